@@ -1,0 +1,125 @@
+//! Packets and the arena that owns them.
+
+use crate::units::Ps;
+
+/// Index of a packet in the [`PacketArena`].
+pub type PktId = u32;
+
+/// What a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// Transport data segment.
+    Data = 0,
+    /// Transport acknowledgement.
+    Ack = 1,
+    /// Open-loop datagram from a packet generator (no transport).
+    Raw = 2,
+}
+
+/// Flag bits of [`Packet::flags`].
+pub mod flags {
+    /// ECN-capable transport (ECT(0)).
+    pub const ECT: u8 = 1;
+    /// Congestion experienced, set by a switch (RFC 3168).
+    pub const CE: u8 = 2;
+    /// ECN echo, set by a receiver on an ACK.
+    pub const ECE: u8 = 4;
+    /// A retransmitted data segment.
+    pub const RETX: u8 = 8;
+}
+
+/// A packet: 56 bytes, copied by value, referenced by [`PktId`].
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Data: offset of the first payload byte. Ack: cumulative ack (next byte expected).
+    pub seq: u64,
+    /// Data: the sender's transmit timestamp. Ack: the echoed timestamp of the data that caused it.
+    pub ts: Ps,
+    /// When the packet entered its current queue (for queueing-delay statistics).
+    pub enq_at: Ps,
+    /// ECMP hash of the packet's 5-tuple (seeded per flow and direction).
+    pub hash: u64,
+    /// Flow slot (data/ack) or generator index (raw).
+    pub flow: u32,
+    /// Unique id of the flow that owns the slot, to recognise stale packets of finished flows.
+    pub flow_uid: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Bytes on the wire (payload plus headers).
+    pub size: u32,
+    /// Payload bytes.
+    pub payload: u32,
+    pub kind: PacketKind,
+    /// Priority class 0..8 (7 is the highest under strict priority).
+    pub class: u8,
+    pub flags: u8,
+}
+
+impl Packet {
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// Owner of every packet in the network; ids are recycled through a free list.
+#[derive(Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<PktId>,
+    live: usize,
+    peak: usize,
+}
+
+impl PacketArena {
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PktId {
+        self.live += 1;
+        if self.live > self.peak {
+            self.peak = self.live;
+        }
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as PktId
+        }
+    }
+    #[inline]
+    pub fn free(&mut self, id: PktId) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+    #[inline]
+    pub fn get(&self, id: PktId) -> &Packet {
+        &self.slots[id as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+    /// Packets currently alive (queued, on a wire, or in a NIC).
+    pub fn live(&self) -> usize {
+        self.live
+    }
+    /// Largest number of packets alive at once.
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_is_compact() {
+        assert!(
+            std::mem::size_of::<Packet>() <= 64,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
+    }
+}

@@ -1,0 +1,117 @@
+//! A port: one end of a full-duplex link, its transmitter, its outgoing wire,
+//! and (on switches) its per-class egress queues.
+//!
+//! Transmission is store-and-forward. A packet of `s` bytes that starts at `t`
+//! occupies the transmitter until `t + s*8/rate` and reaches the far end at
+//! `t + s*8/rate + delay`. Arrivals on one wire are in send order, so the wire
+//! is a FIFO of `(arrival time, packet)` and needs one engine event: the
+//! arrival of its head.
+
+use super::{PktId, NUM_CLASSES};
+use crate::units::{Bytes, Ps, Rate};
+use std::collections::VecDeque;
+
+/// Which node owns a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    Host(u32),
+    Switch(u32),
+}
+
+/// Counters of one egress class queue.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClassCounters {
+    pub enq_pkts: u64,
+    pub enq_bytes: u64,
+    pub drop_pkts: u64,
+    pub drop_bytes: u64,
+    pub ecn_marks: u64,
+    pub deq_pkts: u64,
+    /// Sum over dequeued packets of the time they waited in this queue.
+    pub qdelay_sum: Ps,
+    pub max_bytes: Bytes,
+}
+
+/// One egress class queue.
+#[derive(Debug, Default)]
+pub struct ClassQueue {
+    pub pkts: VecDeque<PktId>,
+    pub bytes: Bytes,
+    pub counters: ClassCounters,
+    /// DWRR deficit counter (bytes).
+    pub deficit: i64,
+}
+
+#[derive(Debug)]
+pub struct Port {
+    pub owner: Owner,
+    /// Index of this port among its node's ports.
+    pub local: u16,
+    /// Global id of the port at the far end of the link.
+    pub peer: u32,
+    pub rate: Rate,
+    pub delay: Ps,
+    /// The transmitter is busy until this time.
+    pub busy_until: Ps,
+    /// A `TxDone` event for this port is pending in the engine.
+    pub tx_event: bool,
+    /// Packets on the outgoing wire with their arrival times at the peer.
+    pub wire: VecDeque<(Ps, PktId)>,
+    /// Per-class egress queues (used on switch ports).
+    pub queues: [ClassQueue; NUM_CLASSES],
+    /// Bit c set when queue c is non-empty.
+    pub nonempty: u8,
+    /// DWRR: the class whose turn it is.
+    pub dwrr_next: u8,
+    pub tx_bytes: u64,
+    pub tx_pkts: u64,
+    pub busy_time: Ps,
+}
+
+impl Port {
+    pub fn new(owner: Owner, local: u16, peer: u32, rate: Rate, delay: Ps) -> Port {
+        Port {
+            owner,
+            local,
+            peer,
+            rate,
+            delay,
+            busy_until: 0,
+            tx_event: false,
+            wire: VecDeque::new(),
+            queues: Default::default(),
+            nonempty: 0,
+            dwrr_next: 0,
+            tx_bytes: 0,
+            tx_pkts: 0,
+            busy_time: 0,
+        }
+    }
+
+    /// Puts a packet of `size` bytes on the wire at `now` (the transmitter must be free).
+    /// Returns `true` when the wire was empty, i.e. the caller must schedule the arrival
+    /// of the new head at the returned time.
+    #[inline]
+    pub fn transmit(&mut self, now: Ps, pkt: PktId, size: u32) -> Option<Ps> {
+        debug_assert!(self.busy_until <= now);
+        let tx = self.rate.tx_time(size as Bytes);
+        self.busy_until = now + tx;
+        self.busy_time += tx;
+        self.tx_bytes += size as u64;
+        self.tx_pkts += 1;
+        let arrival = self.busy_until + self.delay;
+        let was_empty = self.wire.is_empty();
+        self.wire.push_back((arrival, pkt));
+        was_empty.then_some(arrival)
+    }
+
+    #[inline]
+    pub fn is_idle(&self, now: Ps) -> bool {
+        self.busy_until <= now && !self.tx_event
+    }
+
+    /// Total bytes queued over all classes.
+    pub fn queued_bytes(&self) -> Bytes {
+        self.queues.iter().map(|q| q.bytes).sum()
+    }
+}

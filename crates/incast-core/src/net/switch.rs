@@ -1,0 +1,388 @@
+//! An output-queued switch with a shared buffer.
+//!
+//! * **Buffer.** All egress queues of a switch share `buffer` bytes. A packet
+//!   is admitted to class queue `i` of its egress port when the buffer has
+//!   room and the queue is below its threshold: either a static limit, or the
+//!   dynamic threshold of Choudhury and Hahne (IEEE/ACM ToN 1998),
+//!   `q_i < alpha * (B - Q)`, where `Q` is the switch's total occupancy.
+//!   Otherwise the packet is tail-dropped.
+//! * **ECN.** Per class: off, a step at `K` (DCTCP, Alizadeh et al. SIGCOMM
+//!   2010 §3.1: mark when the instantaneous queue exceeds K), or RED on the
+//!   instantaneous queue (`p` rises linearly from 0 at Kmin to Pmax at Kmax,
+//!   and is 1 above Kmax), evaluated at enqueue (the queue the packet finds,
+//!   excluding itself) or at dequeue (the queue it leaves behind, as the HPCC
+//!   simulator does). Only ECN-capable (ECT) packets are marked.
+//! * **Scheduling.** Strict priority (class 7 first) or deficit weighted
+//!   round robin (Shreedhar and Varghese, SIGCOMM 1995) with a per-class
+//!   quantum of `weight x quantum` bytes.
+
+use super::packet::flags;
+use super::port::Port;
+use super::{PacketArena, PktId, NUM_CLASSES};
+use crate::rng::Stream;
+use crate::units::{Bytes, Ps};
+
+/// Per-queue admission rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Admission {
+    /// Choudhury-Hahne dynamic threshold: admit while `q < alpha * (B - Q)`.
+    Dynamic { alpha: f64 },
+    /// Admit while `q + size <= limit`.
+    Static { limit: Bytes },
+}
+
+/// Per-class ECN marking.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ecn {
+    Off,
+    /// RED on the instantaneous queue; a step marker is `kmin == kmax`, `pmax = 1`.
+    Red {
+        kmin: Bytes,
+        kmax: Bytes,
+        pmax: f64,
+        at_dequeue: bool,
+    },
+}
+
+impl Ecn {
+    pub fn step(k: Bytes, at_dequeue: bool) -> Ecn {
+        Ecn::Red {
+            kmin: k,
+            kmax: k,
+            pmax: 1.0,
+            at_dequeue,
+        }
+    }
+    /// Marking probability for queue length `q` bytes.
+    #[inline]
+    pub fn probability(&self, q: Bytes) -> f64 {
+        match *self {
+            Ecn::Off => 0.0,
+            Ecn::Red {
+                kmin, kmax, pmax, ..
+            } => {
+                if q <= kmin {
+                    0.0
+                } else if q > kmax {
+                    1.0
+                } else {
+                    pmax * (q - kmin) as f64 / (kmax - kmin) as f64
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheduler {
+    StrictPriority,
+    Dwrr,
+}
+
+/// Configuration shared by the switches of a scenario.
+#[derive(Clone, Debug)]
+pub struct SwitchParams {
+    pub buffer: Bytes,
+    pub admission: [Admission; NUM_CLASSES],
+    pub ecn: [Ecn; NUM_CLASSES],
+    pub scheduler: Scheduler,
+    /// DWRR quantum of each class, in bytes (at least one MTU).
+    pub quantum: [i64; NUM_CLASSES],
+}
+
+impl Default for SwitchParams {
+    fn default() -> Self {
+        SwitchParams {
+            buffer: 12_000_000,
+            admission: [Admission::Dynamic { alpha: 1.0 }; NUM_CLASSES],
+            ecn: [Ecn::Off; NUM_CLASSES],
+            scheduler: Scheduler::StrictPriority,
+            quantum: [1500; NUM_CLASSES],
+        }
+    }
+}
+
+/// A switch: its shared-buffer occupancy and its marking randomness.
+/// Its ports are ordinary [`Port`]s owned by the simulation.
+pub struct Switch {
+    pub id: u32,
+    /// Bytes currently buffered (all ports, all classes).
+    pub used: Bytes,
+    pub peak_used: Bytes,
+    /// Global ids of this switch's ports, by local index.
+    pub ports: Vec<u32>,
+    rng: Stream,
+}
+
+/// Outcome of offering a packet to an egress queue.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Enqueue {
+    Queued,
+    Dropped,
+}
+
+impl Switch {
+    pub fn new(id: u32, ports: Vec<u32>, seed: u64) -> Switch {
+        Switch {
+            id,
+            used: 0,
+            peak_used: 0,
+            ports,
+            rng: Stream::new(seed, "switch-ecn", id as u64),
+        }
+    }
+
+    #[inline]
+    fn mark(&mut self, ecn: &Ecn, q: Bytes) -> bool {
+        let p = ecn.probability(q);
+        p >= 1.0 || (p > 0.0 && self.rng.chance(p))
+    }
+
+    /// Admission control and enqueue-time marking for packet `id` on `port`.
+    pub fn enqueue(
+        &mut self,
+        params: &SwitchParams,
+        port: &mut Port,
+        arena: &mut PacketArena,
+        id: PktId,
+        now: Ps,
+    ) -> Enqueue {
+        let pkt = arena.get_mut(id);
+        let c = pkt.class as usize;
+        let size = pkt.size as Bytes;
+        let q = port.queues[c].bytes;
+        let fits_buffer = self.used + size <= params.buffer;
+        let below_threshold = match params.admission[c] {
+            Admission::Dynamic { alpha } => (q as f64) < alpha * (params.buffer - self.used) as f64,
+            Admission::Static { limit } => q + size <= limit,
+        };
+        if !(fits_buffer && below_threshold) {
+            let cnt = &mut port.queues[c].counters;
+            cnt.drop_pkts += 1;
+            cnt.drop_bytes += size;
+            return Enqueue::Dropped;
+        }
+        let ecn = params.ecn[c];
+        if let Ecn::Red {
+            at_dequeue: false, ..
+        } = ecn
+        {
+            if pkt.flags & flags::ECT != 0 && pkt.flags & flags::CE == 0 && self.mark(&ecn, q) {
+                pkt.flags |= flags::CE;
+                port.queues[c].counters.ecn_marks += 1;
+            }
+        }
+        pkt.enq_at = now;
+        let queue = &mut port.queues[c];
+        queue.pkts.push_back(id);
+        queue.bytes += size;
+        queue.counters.enq_pkts += 1;
+        queue.counters.enq_bytes += size;
+        if queue.bytes > queue.counters.max_bytes {
+            queue.counters.max_bytes = queue.bytes;
+        }
+        port.nonempty |= 1 << c;
+        self.used += size;
+        if self.used > self.peak_used {
+            self.peak_used = self.used;
+        }
+        Enqueue::Queued
+    }
+
+    /// Removes the next packet to transmit on `port` (scheduler), with dequeue-time marking.
+    pub fn dequeue(
+        &mut self,
+        params: &SwitchParams,
+        port: &mut Port,
+        arena: &mut PacketArena,
+        now: Ps,
+    ) -> Option<PktId> {
+        if port.nonempty == 0 {
+            return None;
+        }
+        let c = match params.scheduler {
+            Scheduler::StrictPriority => 7 - port.nonempty.leading_zeros() as usize,
+            Scheduler::Dwrr => dwrr_pick(params, port, arena),
+        };
+        let queue = &mut port.queues[c];
+        let id = queue.pkts.pop_front().expect("non-empty class queue");
+        let pkt = arena.get_mut(id);
+        let size = pkt.size as Bytes;
+        queue.bytes -= size;
+        queue.counters.deq_pkts += 1;
+        queue.counters.qdelay_sum += now - pkt.enq_at;
+        if queue.pkts.is_empty() {
+            port.nonempty &= !(1 << c);
+        }
+        self.used -= size;
+        let ecn = params.ecn[c];
+        if let Ecn::Red {
+            at_dequeue: true, ..
+        } = ecn
+        {
+            let q = port.queues[c].bytes;
+            let pkt = arena.get_mut(id);
+            if pkt.flags & flags::ECT != 0 && pkt.flags & flags::CE == 0 && self.mark(&ecn, q) {
+                pkt.flags |= flags::CE;
+                port.queues[c].counters.ecn_marks += 1;
+            }
+        }
+        Some(id)
+    }
+}
+
+/// Deficit weighted round robin: returns the class whose head packet goes next
+/// and charges it to that class's deficit. `dwrr_next` is the class being
+/// visited; its quantum is added once per visit (tracked by the top bit).
+fn dwrr_pick(params: &SwitchParams, port: &mut Port, arena: &PacketArena) -> usize {
+    const FRESH: u8 = 0x80;
+    loop {
+        let c = (port.dwrr_next & 0x7) as usize;
+        let visited = port.dwrr_next & FRESH != 0;
+        let q = &mut port.queues[c];
+        match q.pkts.front() {
+            None => {
+                q.deficit = 0;
+                port.dwrr_next = ((c + 1) % NUM_CLASSES) as u8;
+            }
+            Some(&head) => {
+                let size = arena.get(head).size as i64;
+                if q.deficit >= size {
+                    q.deficit -= size;
+                    return c;
+                }
+                if !visited {
+                    q.deficit += params.quantum[c];
+                    port.dwrr_next |= FRESH;
+                } else {
+                    port.dwrr_next = ((c + 1) % NUM_CLASSES) as u8;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{Packet, PacketKind};
+    use crate::net::port::Owner;
+    use crate::units::Rate;
+
+    fn pkt(class: u8, size: u32) -> Packet {
+        Packet {
+            seq: 0,
+            ts: 0,
+            enq_at: 0,
+            hash: 0,
+            flow: 0,
+            flow_uid: 0,
+            dst: 0,
+            size,
+            payload: size,
+            kind: PacketKind::Raw,
+            class,
+            flags: flags::ECT,
+        }
+    }
+
+    fn port() -> Port {
+        Port::new(Owner::Switch(0), 0, 1, Rate::gbps(10), 0)
+    }
+
+    #[test]
+    fn dynamic_threshold_reaches_choudhury_hahne_steady_state() {
+        // V11: one saturated queue, alpha = 1: q = alpha*B/(1+alpha) = B/2.
+        let params = SwitchParams {
+            buffer: 1_200_000,
+            ..Default::default()
+        };
+        let mut sw = Switch::new(0, vec![0], 1);
+        let mut p = port();
+        let mut arena = PacketArena::default();
+        let mut accepted = 0u64;
+        for _ in 0..2000 {
+            let id = arena.alloc(pkt(0, 1000));
+            if sw.enqueue(&params, &mut p, &mut arena, id, 0) == Enqueue::Queued {
+                accepted += 1000;
+            }
+        }
+        // q < B - q  =>  q stops at the first multiple of 1000 at or above B/2.
+        assert_eq!(accepted, 600_000);
+    }
+
+    #[test]
+    fn step_marking_at_enqueue_counts_the_queue_ahead() {
+        let mut params = SwitchParams::default();
+        params.ecn[0] = Ecn::step(3000, false);
+        let mut sw = Switch::new(0, vec![0], 1);
+        let mut p = port();
+        let mut arena = PacketArena::default();
+        let mut marked = vec![];
+        for _ in 0..6 {
+            let id = arena.alloc(pkt(0, 1000));
+            sw.enqueue(&params, &mut p, &mut arena, id, 0);
+            marked.push(arena.get(id).has(flags::CE));
+        }
+        // queue ahead: 0,1000,2000,3000,4000,5000 -> marked when > 3000
+        assert_eq!(marked, vec![false, false, false, false, true, true]);
+    }
+
+    #[test]
+    fn strict_priority_serves_high_class_first() {
+        let params = SwitchParams::default();
+        let mut sw = Switch::new(0, vec![0], 1);
+        let mut p = port();
+        let mut arena = PacketArena::default();
+        for c in [0u8, 3, 7, 3] {
+            let id = arena.alloc(pkt(c, 100));
+            sw.enqueue(&params, &mut p, &mut arena, id, 0);
+        }
+        let mut order = vec![];
+        while let Some(id) = sw.dequeue(&params, &mut p, &mut arena, 0) {
+            order.push(arena.get(id).class);
+        }
+        assert_eq!(order, vec![7, 3, 3, 0]);
+        assert_eq!(sw.used, 0);
+    }
+
+    #[test]
+    fn dwrr_shares_bytes_by_weight() {
+        let mut params = SwitchParams {
+            scheduler: Scheduler::Dwrr,
+            ..Default::default()
+        };
+        params.quantum[1] = 1500;
+        params.quantum[2] = 4500; // weight 3
+        let mut sw = Switch::new(0, vec![0], 1);
+        let mut p = port();
+        let mut arena = PacketArena::default();
+        for _ in 0..400 {
+            for c in [1u8, 2] {
+                let id = arena.alloc(pkt(c, 1500));
+                sw.enqueue(&params, &mut p, &mut arena, id, 0);
+            }
+        }
+        let mut sent = [0u32; 8];
+        for _ in 0..400 {
+            let id = sw.dequeue(&params, &mut p, &mut arena, 0).unwrap();
+            sent[arena.get(id).class as usize] += 1;
+        }
+        // Exactly 1:3 per round of 4 packets while both classes are backlogged.
+        assert_eq!((sent[1], sent[2]), (100, 300));
+    }
+
+    #[test]
+    fn red_probability_ramp() {
+        let e = Ecn::Red {
+            kmin: 100,
+            kmax: 300,
+            pmax: 0.2,
+            at_dequeue: false,
+        };
+        assert_eq!(e.probability(100), 0.0);
+        assert!((e.probability(200) - 0.1).abs() < 1e-12);
+        assert!((e.probability(300) - 0.2).abs() < 1e-12);
+        assert_eq!(e.probability(301), 1.0);
+    }
+}

@@ -1,0 +1,1255 @@
+//! The simulation: builds the network from a [`Scenario`] and runs the event loop.
+//!
+//! Events are few and small ([`Ev`]): the arrival of the head packet of a wire,
+//! the end of a transmission, a transport timer, or a generator's next arrival.
+//! Every handler is a method here that moves packets between the elements of
+//! [`crate::net`] and the flows of [`crate::transport`].
+
+use crate::engine::{EventQueue, TimerFire};
+use crate::metrics::{self, FlowRecord, FlowRecords};
+use crate::metrics_table::{Column, Table};
+use crate::net::host::HostNic;
+use crate::net::packet::flags;
+use crate::net::port::Owner;
+use crate::net::switch::{Enqueue, Switch, SwitchParams};
+use crate::net::{Packet, PacketArena, PacketKind, PktId, Port};
+use crate::rng::{derive_seed, mix64};
+use crate::scenario::{ListedFlow, Process, QueuePorts, Scenario, ScenarioError};
+use crate::topology::{NodeRef, Routes};
+use crate::transport::cc::{CcConfig, CongestionControl};
+use crate::transport::{AckOut, TcpFlow, TcpParams};
+use crate::units::{ps_to_us, Bytes, Ps, Rate, SEC};
+use crate::workload::generators::{FlowRequest, IncastGen, PacketGen, PoissonGen};
+use serde::Serialize;
+use std::time::Instant;
+
+/// Flow kinds in the flow table.
+pub const KIND_POISSON: u8 = 0;
+pub const KIND_INCAST: u8 = 1;
+pub const KIND_LISTED: u8 = 2;
+
+/// An engine event.
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    /// The head packet of port `.0`'s wire reaches the far end.
+    Wire(u32),
+    /// Port `.0` finished a transmission and has more to send.
+    TxDone(u32),
+    Rto(u32),
+    DelAck(u32),
+    Poisson(u32, u32),
+    Incast(u32),
+    Listed,
+    Packets(u32),
+    Sample,
+}
+
+/// Progress of a run, for progress bars.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    pub now_ps: Ps,
+    /// End of the traffic generators' window (or the last listed start).
+    pub horizon_ps: Ps,
+    pub fraction: f64,
+    pub active_flows: u64,
+    pub finished_flows: u64,
+}
+
+/// Engine statistics of a run.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct RunStats {
+    pub events: u64,
+    pub packet_hops: u64,
+    pub sim_time_ps: Ps,
+    pub wall_seconds: f64,
+    pub peak_packets: u64,
+    pub peak_flows: u64,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    pub flows: Table,
+    pub incasts: Table,
+    pub counters: Table,
+    pub ports: Table,
+    pub queues: Table,
+    pub node_names: Vec<String>,
+    pub summary_json: String,
+    pub stats: RunStats,
+    pub conservation: Conservation,
+}
+
+/// Byte accounting for the conservation invariant: every byte sent is
+/// received, dropped or still in the network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Conservation {
+    pub sent_bytes: u64,
+    pub delivered_bytes: u64,
+    pub dropped_bytes: u64,
+    /// Found by walking every queue, wire and NIC at the end of the run.
+    pub in_network_bytes: u64,
+}
+
+struct FlowSlot {
+    uid: u32,
+    active: bool,
+    in_ready: bool,
+    id: u64,
+    src: u32,
+    dst: u32,
+    start: Ps,
+    class: u8,
+    kind: u8,
+    incast: i64,
+    hash: u64,
+    ack_hash: u64,
+    ideal: Ps,
+    tcp: TcpFlow,
+}
+
+struct IncastRecord {
+    receiver: u32,
+    fan_in: u32,
+    bytes: u64,
+    start: Ps,
+    remaining: u32,
+    finish: Option<Ps>,
+}
+
+/// A running simulation.
+pub struct Simulation {
+    q: EventQueue<Ev>,
+    arena: PacketArena,
+    ports: Vec<Port>,
+    switches: Vec<Switch>,
+    sw: SwitchParams,
+    nics: Vec<HostNic>,
+    routes: Routes,
+    tcp: TcpParams,
+    cc: CcConfig,
+    ecn_capable: bool,
+    ack_class: Option<u8>,
+    seed: u64,
+    flows: Vec<FlowSlot>,
+    free_slots: Vec<u32>,
+    next_uid: u32,
+    next_flow_id: u64,
+    next_sport: Vec<u32>,
+    active: u64,
+    peak_active: u64,
+    finished: u64,
+    poisson: Vec<PoissonGen>,
+    incast: Vec<IncastGen>,
+    packets: Vec<PacketGen>,
+    listed: Vec<ListedFlow>,
+    listed_next: usize,
+    generators_live: u64,
+    records: FlowRecords,
+    incasts: Vec<IncastRecord>,
+    warmup: Ps,
+    measure_end: Ps,
+    horizon: Ps,
+    stop: Ps,
+    done: bool,
+    sample_interval: Ps,
+    sampled_ports: Vec<u32>,
+    samples: (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u64>),
+    packet_hops: u64,
+    cons: Conservation,
+    size_buckets: Vec<Bytes>,
+    name: String,
+    node_names: Vec<String>,
+    started: Instant,
+    trace_cc: Vec<(Ps, u64, f64)>,
+}
+
+impl Simulation {
+    /// Builds the network, the flows and the generators of a scenario.
+    pub fn new(sc: &Scenario) -> Result<Simulation, ScenarioError> {
+        let g = &sc.graph;
+        let routes = Routes::compute(g).map_err(|m| ScenarioError::new("topology", m))?;
+        let seed = sc.config.seed;
+        // Global port ids: host ports first (host h owns port h), then switch ports.
+        let mut ports: Vec<Port> = vec![];
+        let mut global = std::collections::HashMap::new();
+        let mut next = 0u32;
+        for h in 0..g.n_hosts() {
+            for l in 0..g.ports(NodeRef::Host(h as u32)).len() {
+                global.insert((NodeRef::Host(h as u32), l), next);
+                next += 1;
+            }
+        }
+        for s in 0..g.n_switches() {
+            for l in 0..g.ports(NodeRef::Switch(s as u32)).len() {
+                global.insert((NodeRef::Switch(s as u32), l), next);
+                next += 1;
+            }
+        }
+        let mut add_ports = |node: NodeRef, owner: Owner| -> Vec<u32> {
+            let mut ids = vec![];
+            for (l, &(link, _side)) in g.ports(node).iter().enumerate() {
+                let (peer_node, peer_local) = g.peer(node, l);
+                let lk = &g.links[link as usize];
+                let id = global[&(node, l)];
+                debug_assert_eq!(id as usize, ports.len());
+                ports.push(Port::new(
+                    owner,
+                    l as u16,
+                    global[&(peer_node, peer_local)],
+                    lk.rate,
+                    lk.delay,
+                ));
+                ids.push(id);
+            }
+            ids
+        };
+        let mut nics = vec![];
+        for h in 0..g.n_hosts() as u32 {
+            let ids = add_ports(NodeRef::Host(h), Owner::Host(h));
+            nics.push(HostNic::new(ids[0]));
+        }
+        let mut switches = vec![];
+        for s in 0..g.n_switches() as u32 {
+            let ids = add_ports(NodeRef::Switch(s), Owner::Switch(s));
+            switches.push(Switch::new(s, ids, seed));
+        }
+        let c = &sc.config;
+        let duration = c.duration.map_or(0, |d| d.0);
+        let host_rates: Vec<Rate> = nics.iter().map(|n| ports[n.port as usize].rate).collect();
+        let class_or = |c: Option<u8>| c.unwrap_or(sc.config.transport.class);
+        let poisson: Vec<PoissonGen> = c
+            .workload
+            .poisson
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                PoissonGen::new(
+                    i,
+                    seed,
+                    sc.poisson_hosts[i].clone(),
+                    &host_rates,
+                    sc.poisson_cdfs[i].clone(),
+                    p.load,
+                    class_or(p.class),
+                    duration,
+                )
+            })
+            .collect();
+        let host_id = |r: &crate::scenario::HostRef| -> u32 {
+            match r {
+                crate::scenario::HostRef::Index(i) => *i,
+                crate::scenario::HostRef::Name(n) => {
+                    g.host_names.iter().position(|x| x == n).expect("validated") as u32
+                }
+            }
+        };
+        let incast: Vec<IncastGen> = c
+            .workload
+            .incast
+            .iter()
+            .enumerate()
+            .map(|(i, inc)| {
+                IncastGen::new(
+                    i,
+                    seed,
+                    sc.incast_hosts[i].clone(),
+                    &host_rates,
+                    sc.incast_mix(i),
+                    inc.bytes_per_sender.0,
+                    inc.load,
+                    inc.times
+                        .as_ref()
+                        .map_or(vec![], |t| t.iter().map(|x| x.0).collect()),
+                    inc.receiver.as_ref().map(host_id),
+                    class_or(inc.class),
+                    duration,
+                )
+            })
+            .collect();
+        let packets: Vec<PacketGen> = c
+            .workload
+            .packets
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                PacketGen::new(
+                    i,
+                    seed,
+                    host_id(&p.src),
+                    host_id(&p.dst),
+                    p.size.0 as u32,
+                    p.rate.0,
+                    p.process == Process::Poisson,
+                    class_or(p.class),
+                    duration,
+                )
+            })
+            .collect();
+        let tcp = sc.tcp_params();
+        let cc = c.transport.cc.clone();
+        let ecn_capable = cc.build().ecn_capable();
+        let horizon = duration.max(sc.listed.last().map_or(0, |f| f.start));
+        let stop = c.stop.map_or(10 * SEC, |s| s.0);
+        let sampled_ports: Vec<u32> = match c.metrics.queue_ports {
+            QueuePorts::None => vec![],
+            QueuePorts::All => (0..ports.len() as u32).collect(),
+            QueuePorts::Switch => switches
+                .iter()
+                .flat_map(|s| s.ports.iter().copied())
+                .collect(),
+        };
+        let mut node_names = g.host_names.clone();
+        node_names.extend(g.switch_names.iter().cloned());
+        let mut sim = Simulation {
+            q: EventQueue::new(),
+            arena: PacketArena::default(),
+            ports,
+            switches,
+            sw: sc.switch_params()?,
+            nics,
+            routes,
+            tcp,
+            cc,
+            ecn_capable,
+            ack_class: c.transport.ack_class,
+            seed,
+            flows: vec![],
+            free_slots: vec![],
+            next_uid: 0,
+            next_flow_id: 0,
+            next_sport: vec![0; g.n_hosts()],
+            active: 0,
+            peak_active: 0,
+            finished: 0,
+            poisson,
+            incast,
+            packets,
+            listed: sc.listed.clone(),
+            listed_next: 0,
+            generators_live: 0,
+            records: FlowRecords::default(),
+            incasts: vec![],
+            warmup: c.metrics.warmup.0,
+            measure_end: if duration > 0 {
+                duration.saturating_sub(c.metrics.cooldown.0)
+            } else {
+                Ps::MAX
+            },
+            horizon,
+            stop,
+            done: false,
+            sample_interval: c.metrics.queue_sample_interval.0,
+            sampled_ports,
+            samples: Default::default(),
+            packet_hops: 0,
+            cons: Conservation::default(),
+            size_buckets: c.metrics.size_buckets.iter().map(|b| b.0).collect(),
+            name: c.name.clone(),
+            node_names,
+            started: Instant::now(),
+            trace_cc: vec![],
+        };
+        sim.schedule_generators(c);
+        Ok(sim)
+    }
+
+    fn schedule_generators(&mut self, c: &crate::scenario::ScenarioConfig) {
+        for (g, cfg) in c.workload.poisson.iter().enumerate() {
+            for i in 0..self.poisson[g].hosts.len() {
+                if let Some(t) = self.poisson[g].next_time(i, cfg.start.0) {
+                    self.q.push(t, Ev::Poisson(g as u32, i as u32));
+                    self.generators_live += 1;
+                }
+            }
+        }
+        for (g, cfg) in c.workload.incast.iter().enumerate() {
+            let first = if cfg.load.is_some() {
+                self.incast[g].next_time(cfg.start.0)
+            } else {
+                self.incast[g].next_time(0)
+            };
+            if let Some(t) = first {
+                self.q.push(t, Ev::Incast(g as u32));
+                self.generators_live += 1;
+            }
+        }
+        for (g, cfg) in c.workload.packets.iter().enumerate() {
+            if let Some(t) = self.packets[g].next_time(cfg.start.0) {
+                self.q.push(t, Ev::Packets(g as u32));
+                self.generators_live += 1;
+            }
+        }
+        if let Some(f) = self.listed.first() {
+            self.q.push(f.start, Ev::Listed);
+            self.generators_live += 1;
+        }
+        if !self.sampled_ports.is_empty() {
+            self.q.push(0, Ev::Sample);
+        }
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Ps {
+        self.q.now()
+    }
+
+    /// Runs at most `max_events` events. Returns `true` when the run is over.
+    pub fn advance(&mut self, max_events: u64) -> bool {
+        for _ in 0..max_events {
+            if self.done {
+                return true;
+            }
+            let Some((t, ev)) = self.q.pop() else {
+                self.done = true;
+                return true;
+            };
+            if t > self.stop {
+                self.done = true;
+                return true;
+            }
+            self.dispatch(t, ev);
+            if self.generators_live == 0 && self.active == 0 && self.arena.live() == 0 {
+                self.done = true;
+            }
+        }
+        self.done
+    }
+
+    /// Runs until `t` (events at exactly `t` included) or the end of the run.
+    pub fn run_until(&mut self, t: Ps) -> bool {
+        while !self.done && self.q.peek_time().is_some_and(|x| x <= t) {
+            self.advance(1);
+        }
+        self.done
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        while !self.advance(1 << 20) {}
+    }
+
+    pub fn progress(&self) -> Progress {
+        let now = self.now();
+        let fraction = if self.done {
+            1.0
+        } else if self.horizon == 0 {
+            0.0
+        } else {
+            (now as f64 / self.horizon as f64).min(0.99)
+        };
+        Progress {
+            now_ps: now,
+            horizon_ps: self.horizon,
+            fraction,
+            active_flows: self.active,
+            finished_flows: self.finished,
+        }
+    }
+
+    #[inline]
+    fn dispatch(&mut self, now: Ps, ev: Ev) {
+        match ev {
+            Ev::Wire(p) => self.on_wire(now, p),
+            Ev::TxDone(p) => {
+                self.ports[p as usize].tx_event = false;
+                match self.ports[p as usize].owner {
+                    Owner::Switch(s) => self.switch_tx(now, s, p),
+                    Owner::Host(h) => self.host_tx(now, h),
+                }
+            }
+            Ev::Rto(slot) => self.on_rto(now, slot),
+            Ev::DelAck(slot) => self.on_delack(now, slot),
+            Ev::Poisson(g, i) => {
+                self.generators_live -= 1;
+                let req = self.poisson[g as usize].flow(i as usize);
+                self.start_flow(now, req, KIND_POISSON, -1);
+                if let Some(t) = self.poisson[g as usize].next_time(i as usize, now) {
+                    self.q.push(t, Ev::Poisson(g, i));
+                    self.generators_live += 1;
+                }
+            }
+            Ev::Incast(g) => {
+                self.generators_live -= 1;
+                self.on_incast(now, g as usize);
+                if let Some(t) = self.incast[g as usize].next_time(now) {
+                    self.q.push(t.max(now), Ev::Incast(g));
+                    self.generators_live += 1;
+                }
+            }
+            Ev::Listed => {
+                self.generators_live -= 1;
+                while let Some(f) = self.listed.get(self.listed_next).copied() {
+                    if f.start > now {
+                        self.q.push(f.start, Ev::Listed);
+                        self.generators_live += 1;
+                        break;
+                    }
+                    self.listed_next += 1;
+                    let req = FlowRequest {
+                        src: f.src,
+                        dst: f.dst,
+                        size: f.size,
+                        class: f.class,
+                    };
+                    self.start_flow(now, req, KIND_LISTED, -1);
+                }
+            }
+            Ev::Packets(g) => {
+                self.generators_live -= 1;
+                let pg = &self.packets[g as usize];
+                let pkt = Packet {
+                    seq: 0,
+                    ts: now,
+                    enq_at: now,
+                    hash: pg.hash,
+                    flow: g,
+                    flow_uid: 0,
+                    dst: pg.dst,
+                    size: pg.size,
+                    payload: pg.size,
+                    kind: PacketKind::Raw,
+                    class: pg.class,
+                    flags: 0,
+                };
+                let src = pg.src;
+                self.cons.sent_bytes += pg.size as u64;
+                let id = self.arena.alloc(pkt);
+                self.nics[src as usize].ctrl.push_back(id);
+                self.host_kick(now, src);
+                if let Some(t) = self.packets[g as usize].next_time(now) {
+                    self.q.push(t, Ev::Packets(g));
+                    self.generators_live += 1;
+                }
+            }
+            Ev::Sample => {
+                for &p in &self.sampled_ports {
+                    let port = &self.ports[p as usize];
+                    let node = match port.owner {
+                        Owner::Host(h) => h,
+                        Owner::Switch(s) => self.nics.len() as u32 + s,
+                    };
+                    self.samples.0.push(now);
+                    self.samples.1.push(node);
+                    self.samples.2.push(port.local as u32);
+                    self.samples.3.push(port.queued_bytes());
+                }
+                if !(self.generators_live == 0 && self.active == 0) {
+                    self.q.push(now + self.sample_interval, Ev::Sample);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- wires and ports
+
+    #[inline]
+    fn on_wire(&mut self, now: Ps, p: u32) {
+        let port = &mut self.ports[p as usize];
+        let (_, pkt) = port
+            .wire
+            .pop_front()
+            .expect("wire event with an empty wire");
+        if let Some(&(t, _)) = port.wire.front() {
+            self.q.push(t, Ev::Wire(p));
+        }
+        let peer = port.peer;
+        self.packet_hops += 1;
+        match self.ports[peer as usize].owner {
+            Owner::Switch(s) => self.switch_receive(now, s, pkt),
+            Owner::Host(h) => self.host_receive(now, h, pkt),
+        }
+    }
+
+    /// Starts a transmission on `p` and schedules what it implies.
+    #[inline]
+    fn transmit(&mut self, now: Ps, p: u32, pkt: PktId) {
+        let size = self.arena.get(pkt).size;
+        if let Some(arrival) = self.ports[p as usize].transmit(now, pkt, size) {
+            self.q.push(arrival, Ev::Wire(p));
+        }
+    }
+
+    #[inline]
+    fn want_tx_done(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if !port.tx_event {
+            port.tx_event = true;
+            let t = port.busy_until;
+            self.q.push(t, Ev::TxDone(p));
+        }
+    }
+
+    fn switch_receive(&mut self, now: Ps, s: u32, pkt: PktId) {
+        let dst = self.arena.get(pkt).dst;
+        let hash = self.arena.get(pkt).hash;
+        let local = self.routes.select(s, dst, hash);
+        let sw = &mut self.switches[s as usize];
+        let out = sw.ports[local as usize];
+        let port = &mut self.ports[out as usize];
+        if sw.enqueue(&self.sw, port, &mut self.arena, pkt, now) == Enqueue::Dropped {
+            self.cons.dropped_bytes += self.arena.get(pkt).size as u64;
+            self.arena.free(pkt);
+            return;
+        }
+        if self.ports[out as usize].is_idle(now) {
+            self.switch_tx(now, s, out);
+        } else {
+            self.want_tx_done(out);
+        }
+    }
+
+    fn switch_tx(&mut self, now: Ps, s: u32, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if port.busy_until > now {
+            self.want_tx_done(p);
+            return;
+        }
+        let Some(pkt) = self.switches[s as usize].dequeue(&self.sw, port, &mut self.arena, now)
+        else {
+            return;
+        };
+        self.transmit(now, p, pkt);
+        if self.ports[p as usize].nonempty != 0 {
+            self.want_tx_done(p);
+        }
+    }
+
+    // ---------------------------------------------------------------- hosts
+
+    /// Tells host `h`'s NIC that it may have something to send.
+    #[inline]
+    fn host_kick(&mut self, now: Ps, h: u32) {
+        let p = self.nics[h as usize].port;
+        if self.ports[p as usize].is_idle(now) {
+            self.host_tx(now, h);
+        } else {
+            self.want_tx_done(p);
+        }
+    }
+
+    fn host_tx(&mut self, now: Ps, h: u32) {
+        let p = self.nics[h as usize].port;
+        if self.ports[p as usize].busy_until > now {
+            self.want_tx_done(p);
+            return;
+        }
+        let pkt = match self.nics[h as usize].ctrl.pop_front() {
+            Some(id) => Some(id),
+            None => self.next_data_packet(now, h),
+        };
+        if let Some(id) = pkt {
+            self.transmit(now, p, id);
+            if self.nics[h as usize].has_work() {
+                self.want_tx_done(p);
+            }
+        }
+    }
+
+    /// Round robin over the host's sendable flows: the next data segment.
+    fn next_data_packet(&mut self, now: Ps, h: u32) -> Option<PktId> {
+        while let Some(slot) = self.nics[h as usize].ready.pop_front() {
+            let f = &mut self.flows[slot as usize];
+            f.in_ready = false;
+            if !f.active {
+                continue;
+            }
+            let Some(seg) = f.tcp.next_segment(&self.tcp) else {
+                continue;
+            };
+            let mut fl = if self.ecn_capable { flags::ECT } else { 0 };
+            if seg.retx {
+                fl |= flags::RETX;
+            }
+            let pkt = Packet {
+                seq: seg.seq,
+                ts: now,
+                enq_at: now,
+                hash: f.hash,
+                flow: slot,
+                flow_uid: f.uid,
+                dst: f.dst,
+                size: seg.len + self.tcp.header,
+                payload: seg.len,
+                kind: PacketKind::Data,
+                class: f.class,
+                flags: fl,
+            };
+            self.cons.sent_bytes += pkt.size as u64;
+            if !f.tcp.rto_timer.is_armed() {
+                let rto = f.tcp.rtt.current(&self.tcp);
+                if let Some(t) = f.tcp.rto_timer.arm(now + rto) {
+                    self.q.push(t, Ev::Rto(slot));
+                }
+            }
+            if f.tcp.can_send(&self.tcp) {
+                f.in_ready = true;
+                self.nics[h as usize].ready.push_back(slot);
+            }
+            return Some(self.arena.alloc(pkt));
+        }
+        None
+    }
+
+    fn host_receive(&mut self, now: Ps, h: u32, id: PktId) {
+        let pkt = *self.arena.get(id);
+        self.cons.delivered_bytes += pkt.size as u64;
+        self.arena.free(id);
+        debug_assert_eq!(pkt.dst, h, "packet delivered to the wrong host");
+        if pkt.kind == PacketKind::Raw {
+            return;
+        }
+        let slot = pkt.flow;
+        let f = &mut self.flows[slot as usize];
+        if !f.active || f.uid != pkt.flow_uid {
+            return; // a late packet of a finished flow
+        }
+        match pkt.kind {
+            PacketKind::Data => {
+                let out = f.tcp.on_data(
+                    now,
+                    pkt.seq,
+                    pkt.payload,
+                    pkt.has(flags::CE),
+                    pkt.ts,
+                    &self.tcp,
+                );
+                if let Some(t) = out.arm_delack {
+                    if let Some(t) = f.tcp.delack_timer.arm(t) {
+                        self.q.push(t, Ev::DelAck(slot));
+                    }
+                }
+                for a in out.acks.into_iter().flatten() {
+                    self.send_ack(slot, a);
+                }
+                if out.acks[0].is_some() {
+                    self.host_kick(now, h);
+                }
+            }
+            PacketKind::Ack => {
+                let r = f
+                    .tcp
+                    .on_ack(now, pkt.seq, pkt.has(flags::ECE), pkt.ts, &self.tcp);
+                if r.completed {
+                    self.complete_flow(now, slot);
+                    return;
+                }
+                if r.advanced {
+                    if f.tcp.outstanding() {
+                        let rto = f.tcp.rtt.current(&self.tcp);
+                        if let Some(t) = f.tcp.rto_timer.arm(now + rto) {
+                            self.q.push(t, Ev::Rto(slot));
+                        }
+                    } else {
+                        f.tcp.rto_timer.disarm();
+                    }
+                }
+                if r.may_send && !f.in_ready {
+                    f.in_ready = true;
+                    let src = f.src;
+                    self.nics[src as usize].ready.push_back(slot);
+                    self.host_kick(now, src);
+                }
+            }
+            PacketKind::Raw => unreachable!(),
+        }
+    }
+
+    fn send_ack(&mut self, slot: u32, a: AckOut) {
+        let f = &self.flows[slot as usize];
+        let pkt = Packet {
+            seq: a.ack,
+            ts: a.ts,
+            enq_at: 0,
+            hash: f.ack_hash,
+            flow: slot,
+            flow_uid: f.uid,
+            dst: f.src,
+            size: self.tcp.ack_size,
+            payload: 0,
+            kind: PacketKind::Ack,
+            class: self.ack_class.unwrap_or(f.class),
+            flags: if a.ece { flags::ECE } else { 0 },
+        };
+        self.cons.sent_bytes += pkt.size as u64;
+        let id = self.arena.alloc(pkt);
+        let dst_host = f.dst;
+        self.nics[dst_host as usize].ctrl.push_back(id);
+    }
+
+    fn on_rto(&mut self, now: Ps, slot: u32) {
+        let f = &mut self.flows[slot as usize];
+        if !f.active {
+            return;
+        }
+        match f.tcp.rto_timer.fire(now) {
+            TimerFire::Stale => {}
+            TimerFire::Reschedule(t) => self.q.push(t, Ev::Rto(slot)),
+            TimerFire::Expired => {
+                if !f.tcp.outstanding() && f.tcp.snd_una >= f.tcp.size {
+                    return;
+                }
+                f.tcp.on_timeout(&self.tcp);
+                let rto = f.tcp.rtt.current(&self.tcp);
+                if let Some(t) = f.tcp.rto_timer.arm(now + rto) {
+                    self.q.push(t, Ev::Rto(slot));
+                }
+                if !f.in_ready && f.tcp.can_send(&self.tcp) {
+                    f.in_ready = true;
+                    let src = f.src;
+                    self.nics[src as usize].ready.push_back(slot);
+                    self.host_kick(now, src);
+                }
+            }
+        }
+    }
+
+    fn on_delack(&mut self, now: Ps, slot: u32) {
+        let f = &mut self.flows[slot as usize];
+        if !f.active {
+            return;
+        }
+        match f.tcp.delack_timer.fire(now) {
+            TimerFire::Stale => {}
+            TimerFire::Reschedule(t) => self.q.push(t, Ev::DelAck(slot)),
+            TimerFire::Expired => {
+                if let Some(a) = f.tcp.on_delack_timeout() {
+                    let h = f.dst;
+                    self.send_ack(slot, a);
+                    self.host_kick(now, h);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- flows
+
+    fn on_incast(&mut self, now: Ps, g: usize) {
+        let ev = self.incast[g].event();
+        let bytes = self.incast[g].bytes;
+        let class = self.incast[g].class;
+        let id = self.incasts.len() as i64;
+        self.incasts.push(IncastRecord {
+            receiver: ev.receiver,
+            fan_in: ev.senders.len() as u32,
+            bytes,
+            start: now,
+            remaining: ev.senders.len() as u32,
+            finish: None,
+        });
+        for s in ev.senders {
+            self.start_flow(
+                now,
+                FlowRequest {
+                    src: s,
+                    dst: ev.receiver,
+                    size: bytes,
+                    class,
+                },
+                KIND_INCAST,
+                id,
+            );
+        }
+    }
+
+    /// The flow's ECMP hash: seeded, from its 5-tuple (source, destination, source port).
+    fn flow_hash(&mut self, src: u32, dst: u32) -> (u64, u64) {
+        let sport = self.next_sport[src as usize];
+        self.next_sport[src as usize] += 1;
+        let key = ((src as u64) << 40) ^ ((dst as u64) << 16) ^ sport as u64;
+        let h = mix64(derive_seed(self.seed, "ecmp", key));
+        (h, mix64(h ^ 0x5bd1_e995))
+    }
+
+    /// HPCC's standalone FCT along the flow's actual ECMP path (see [`crate::metrics`]).
+    fn ideal_fct(&self, src: u32, dst: u32, size: u64, hash: u64) -> Ps {
+        let mut delay = 0;
+        let mut ser = 0;
+        let mut min_rate = Rate(u64::MAX);
+        let mut p = self.nics[src as usize].port;
+        loop {
+            let port = &self.ports[p as usize];
+            delay += port.delay;
+            ser += port.rate.tx_time(self.tcp.mss);
+            min_rate = min_rate.min(port.rate);
+            match self.ports[port.peer as usize].owner {
+                Owner::Host(_) => break,
+                Owner::Switch(s) => {
+                    let local = self.routes.select(s, dst, hash);
+                    p = self.switches[s as usize].ports[local as usize];
+                }
+            }
+        }
+        let packets = size.div_ceil(self.tcp.mss);
+        2 * delay + ser + min_rate.tx_time(size + packets * self.tcp.header as u64)
+    }
+
+    fn start_flow(&mut self, now: Ps, req: FlowRequest, kind: u8, incast: i64) {
+        let (hash, ack_hash) = self.flow_hash(req.src, req.dst);
+        let ideal = self.ideal_fct(req.src, req.dst, req.size, hash);
+        let uid = self.next_uid;
+        self.next_uid = self.next_uid.wrapping_add(1);
+        let id = self.next_flow_id;
+        self.next_flow_id += 1;
+        let slot = FlowSlot {
+            uid,
+            active: true,
+            in_ready: true,
+            id,
+            src: req.src,
+            dst: req.dst,
+            start: now,
+            class: req.class,
+            kind,
+            incast,
+            hash,
+            ack_hash,
+            ideal,
+            tcp: TcpFlow::new(req.size, self.cc.build(), &self.tcp),
+        };
+        let s = match self.free_slots.pop() {
+            Some(s) => {
+                self.flows[s as usize] = slot;
+                s
+            }
+            None => {
+                self.flows.push(slot);
+                (self.flows.len() - 1) as u32
+            }
+        };
+        self.active += 1;
+        self.peak_active = self.peak_active.max(self.active);
+        self.nics[req.src as usize].ready.push_back(s);
+        self.host_kick(now, req.src);
+    }
+
+    fn record(&mut self, slot: u32, finish: Option<Ps>) {
+        let f = &self.flows[slot as usize];
+        self.records.push(FlowRecord {
+            flow_id: f.id,
+            src: f.src,
+            dst: f.dst,
+            size: f.tcp.size,
+            start: f.start,
+            finish,
+            ideal: f.ideal,
+            class: f.class,
+            kind: f.kind,
+            incast: f.incast,
+            retransmits: f.tcp.retransmits,
+            timeouts: f.tcp.timeouts,
+            measured: f.start >= self.warmup && f.start < self.measure_end,
+        });
+    }
+
+    fn complete_flow(&mut self, now: Ps, slot: u32) {
+        self.record(slot, Some(now));
+        let f = &mut self.flows[slot as usize];
+        f.active = false;
+        f.tcp.rto_timer.disarm();
+        f.tcp.delack_timer.disarm();
+        if f.incast >= 0 {
+            let r = &mut self.incasts[f.incast as usize];
+            r.remaining -= 1;
+            if r.remaining == 0 {
+                r.finish = Some(now);
+            }
+        }
+        self.active -= 1;
+        self.finished += 1;
+        self.free_slots.push(slot);
+    }
+
+    /// Samples a scalar of each active flow's congestion control (e.g. DCTCP's alpha)
+    /// into an internal trace; used by validation tests.
+    pub fn trace_cc_now(&mut self) {
+        let now = self.now();
+        for f in self.flows.iter().filter(|f| f.active) {
+            if let Some(v) = f.tcp.cc.trace_value() {
+                self.trace_cc.push((now, f.id, v));
+            }
+        }
+    }
+    /// The congestion-control trace: (time, flow id, value).
+    pub fn cc_trace(&self) -> &[(Ps, u64, f64)] {
+        &self.trace_cc
+    }
+    /// Congestion windows of the active flows: (flow id, cwnd bytes).
+    pub fn cwnds(&self) -> Vec<(u64, u64)> {
+        self.flows
+            .iter()
+            .filter(|f| f.active)
+            .map(|f| (f.id, f.tcp.win.cwnd))
+            .collect()
+    }
+    /// Bytes queued at switch port (switch, local port), all classes.
+    pub fn switch_queue_bytes(&self, switch: u32, local: usize) -> Bytes {
+        self.ports[self.switches[switch as usize].ports[local] as usize].queued_bytes()
+    }
+    /// Bytes transmitted so far by switch port (switch, local port).
+    pub fn switch_port_tx_bytes(&self, switch: u32, local: usize) -> u64 {
+        self.ports[self.switches[switch as usize].ports[local] as usize].tx_bytes
+    }
+
+    fn in_network_bytes(&self) -> u64 {
+        let mut b = 0;
+        for p in &self.ports {
+            for &(_, id) in &p.wire {
+                b += self.arena.get(id).size as u64;
+            }
+            for q in &p.queues {
+                for &id in &q.pkts {
+                    b += self.arena.get(id).size as u64;
+                }
+            }
+        }
+        for n in &self.nics {
+            for &id in &n.ctrl {
+                b += self.arena.get(id).size as u64;
+            }
+        }
+        b
+    }
+
+    /// Ends the run and collects the results.
+    pub fn finish(mut self) -> Results {
+        let end = self.now();
+        // Unfinished flows are recorded too, flagged.
+        let active: Vec<u32> = (0..self.flows.len() as u32)
+            .filter(|&s| self.flows[s as usize].active)
+            .collect();
+        for s in active {
+            self.record(s, None);
+        }
+        self.cons.in_network_bytes = self.in_network_bytes();
+        let records = std::mem::take(&mut self.records);
+        let flows = records.into_table();
+        let n_hosts = self.nics.len() as u32;
+        let node_of = |o: Owner| match o {
+            Owner::Host(h) => h,
+            Owner::Switch(s) => n_hosts + s,
+        };
+
+        let mut ports = Table::default();
+        let mut counters = Table::default();
+        {
+            let (mut node, mut port, mut peer, mut rate, mut txb, mut txp, mut busy, mut util) = (
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+            );
+            let (
+                mut cn,
+                mut cp,
+                mut cc,
+                mut c1,
+                mut c2,
+                mut c3,
+                mut c4,
+                mut c5,
+                mut c6,
+                mut c7,
+                mut c8,
+            ) = (
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+            );
+            for p in &self.ports {
+                node.push(node_of(p.owner));
+                port.push(p.local as u32);
+                peer.push(node_of(self.ports[p.peer as usize].owner));
+                rate.push(p.rate.bits_per_sec());
+                txb.push(p.tx_bytes);
+                txp.push(p.tx_pkts);
+                let b = p.busy_time.min(end);
+                busy.push(b);
+                util.push(if end > 0 { b as f64 / end as f64 } else { 0.0 });
+                if let Owner::Switch(_) = p.owner {
+                    for (class, q) in p.queues.iter().enumerate() {
+                        let k = &q.counters;
+                        if k.enq_pkts == 0 && k.drop_pkts == 0 {
+                            continue;
+                        }
+                        cn.push(node_of(p.owner));
+                        cp.push(p.local as u32);
+                        cc.push(class as u8);
+                        c1.push(k.enq_pkts);
+                        c2.push(k.enq_bytes);
+                        c3.push(k.drop_pkts);
+                        c4.push(k.drop_bytes);
+                        c5.push(k.ecn_marks);
+                        c6.push(k.deq_pkts);
+                        c7.push(k.qdelay_sum);
+                        c8.push(k.max_bytes);
+                    }
+                }
+            }
+            ports.push("node", Column::U32(node));
+            ports.push("port", Column::U32(port));
+            ports.push("peer", Column::U32(peer));
+            ports.push("rate_bps", Column::U64(rate));
+            ports.push("tx_bytes", Column::U64(txb));
+            ports.push("tx_pkts", Column::U64(txp));
+            ports.push("busy_ps", Column::U64(busy));
+            ports.push("utilization", Column::F64(util));
+            counters.push("node", Column::U32(cn));
+            counters.push("port", Column::U32(cp));
+            counters.push("class", Column::U8(cc));
+            counters.push("enq_pkts", Column::U64(c1));
+            counters.push("enq_bytes", Column::U64(c2));
+            counters.push("drop_pkts", Column::U64(c3));
+            counters.push("drop_bytes", Column::U64(c4));
+            counters.push("ecn_marks", Column::U64(c5));
+            counters.push("deq_pkts", Column::U64(c6));
+            counters.push("qdelay_sum_ps", Column::U64(c7));
+            counters.push("max_queue_bytes", Column::U64(c8));
+        }
+        let mut incasts = Table::default();
+        incasts.push(
+            "incast_id",
+            Column::U64((0..self.incasts.len() as u64).collect()),
+        );
+        incasts.push(
+            "receiver",
+            Column::U32(self.incasts.iter().map(|r| r.receiver).collect()),
+        );
+        incasts.push(
+            "fan_in",
+            Column::U32(self.incasts.iter().map(|r| r.fan_in).collect()),
+        );
+        incasts.push(
+            "bytes_per_sender",
+            Column::U64(self.incasts.iter().map(|r| r.bytes).collect()),
+        );
+        incasts.push(
+            "start_ps",
+            Column::U64(self.incasts.iter().map(|r| r.start).collect()),
+        );
+        incasts.push(
+            "finish_ps",
+            Column::U64(self.incasts.iter().map(|r| r.finish.unwrap_or(0)).collect()),
+        );
+        incasts.push(
+            "completion_ps",
+            Column::U64(
+                self.incasts
+                    .iter()
+                    .map(|r| r.finish.map_or(0, |f| f - r.start))
+                    .collect(),
+            ),
+        );
+        incasts.push(
+            "finished",
+            Column::U8(
+                self.incasts
+                    .iter()
+                    .map(|r| r.finish.is_some() as u8)
+                    .collect(),
+            ),
+        );
+        let (t, n, p, b) = std::mem::take(&mut self.samples);
+        let mut queues = Table::default();
+        queues.push("time_ps", Column::U64(t));
+        queues.push("node", Column::U32(n));
+        queues.push("port", Column::U32(p));
+        queues.push("bytes", Column::U64(b));
+
+        let stats = RunStats {
+            events: self.q.events_processed(),
+            packet_hops: self.packet_hops,
+            sim_time_ps: end,
+            wall_seconds: self.started.elapsed().as_secs_f64(),
+            peak_packets: self.arena.peak() as u64,
+            peak_flows: self.peak_active,
+        };
+        let summary = self.summary(&flows, &counters, &ports, &incasts, &stats);
+        Results {
+            flows,
+            incasts,
+            counters,
+            ports,
+            queues,
+            node_names: std::mem::take(&mut self.node_names),
+            summary_json: serde_json::to_string_pretty(&summary).expect("serializable"),
+            stats,
+            conservation: self.cons,
+        }
+    }
+
+    fn summary(
+        &self,
+        flows: &Table,
+        counters: &Table,
+        ports: &Table,
+        incasts: &Table,
+        stats: &RunStats,
+    ) -> serde_json::Value {
+        let (buckets, overall) = metrics::buckets(flows, &self.size_buckets);
+        let fin = flows.u8s("finished");
+        let measured = flows
+            .u8s("measured")
+            .iter()
+            .zip(fin)
+            .filter(|(m, f)| **m == 1 && **f == 1)
+            .count();
+        let sum_u64 = |t: &Table, c: &str| t.u64s(c).iter().sum::<u64>();
+        let sum_u32 = |t: &Table, c: &str| t.u32s(c).iter().map(|&x| x as u64).sum::<u64>();
+        let mut ic: Vec<f64> = incasts
+            .u64s("completion_ps")
+            .iter()
+            .zip(incasts.u8s("finished"))
+            .filter(|(_, f)| **f == 1)
+            .map(|(c, _)| ps_to_us(*c))
+            .collect();
+        let n_hosts = self.nics.len() as u32;
+        let util = ports.f64s("utilization");
+        let nodes = ports.u32s("node");
+        let sw_util: Vec<f64> = util
+            .iter()
+            .zip(nodes)
+            .filter(|(_, n)| **n >= n_hosts)
+            .map(|(u, _)| *u)
+            .collect();
+        serde_json::json!({
+            "scenario": self.name,
+            "seed": self.seed,
+            "sim_time_us": ps_to_us(stats.sim_time_ps),
+            "flows": {
+                "total": fin.len(),
+                "finished": fin.iter().filter(|&&f| f == 1).count(),
+                "unfinished": fin.iter().filter(|&&f| f == 0).count(),
+                "measured": measured,
+            },
+            "buckets": buckets,
+            "overall": overall,
+            "drops": {"packets": sum_u64(counters, "drop_pkts"), "bytes": sum_u64(counters, "drop_bytes")},
+            "ecn_marks": sum_u64(counters, "ecn_marks"),
+            "retransmits": sum_u32(flows, "retransmits"),
+            "timeouts": sum_u32(flows, "timeouts"),
+            "incasts": {
+                "count": incasts.rows(),
+                "finished": ic.len(),
+                "completion_us": metrics::Stats::of(&mut ic),
+            },
+            "utilization": {
+                "max": util.iter().cloned().fold(0.0, f64::max),
+                "mean_switch_ports": if sw_util.is_empty() { 0.0 } else { sw_util.iter().sum::<f64>() / sw_util.len() as f64 },
+            },
+            "engine": {"events": stats.events, "packet_hops": stats.packet_hops, "peak_packets": stats.peak_packets, "peak_flows": stats.peak_flows},
+        })
+    }
+}

@@ -1,0 +1,489 @@
+//! Equal-cost multi-path (ECMP) routing over all shortest paths.
+//!
+//! [`Routes::compute`] finds, for every switch and destination host, the
+//! switch's ports that lie on a shortest path (hop count) to the host. Hosts do
+//! not forward packets, so paths run through switches only.
+//!
+//! The table is flat and compact: the distinct port sets (together with their
+//! distance) are interned once, and each (switch, destination) pair keeps a
+//! `u32` set id. In a fat-tree almost all pairs share a handful of sets, so the
+//! table costs 4 bytes per (switch, host) pair. [`Routes::choices`] and
+//! [`Routes::select`] are two array reads, without hashing or allocation.
+//!
+//! A flow picks one port per switch with [`Routes::select`]: its 64-bit hash is
+//! re-mixed with the switch id ([`ecmp_index`]) so that the choices at
+//! successive tiers are independent. Reusing the same hash bits at every tier
+//! would *polarize*: every flow that took up-link `j` at the edge would take
+//! up-link `j` again at the aggregation switch, leaving most core links idle.
+
+use super::{Graph, NodeRef, MAX_PORTS};
+use crate::rng::mix64;
+use std::collections::HashMap;
+
+/// Odd constant that spreads switch ids before they are mixed into a flow hash.
+const SWITCH_SALT: u64 = 0xD6E8_FEB8_6659_FD93;
+
+/// Which of `n` equal-cost choices switch `sw` gives to a flow with hash `flow_hash`: the hash re-mixed
+/// with the switch id, reduced to `0..n` by a multiply-shift (bias below n / 2^64).
+#[inline]
+pub fn ecmp_index(flow_hash: u64, sw: u32, n: usize) -> usize {
+    let h = mix64(flow_hash ^ u64::from(sw).wrapping_mul(SWITCH_SALT));
+    ((u128::from(h) * n as u128) >> 64) as usize
+}
+
+/// Shortest-path next hops from every switch to every host.
+#[derive(Clone, Debug)]
+pub struct Routes {
+    n_hosts: usize,
+    /// Set id for (switch, destination host), at `switch * n_hosts + host`.
+    table: Vec<u32>,
+    /// The ports of set `i` are `set_ports[set_start[i]..set_start[i + 1]]`, ascending.
+    set_start: Vec<u32>,
+    set_ports: Vec<u16>,
+    /// Hops from a switch using set `i` to the destination host.
+    set_dist: Vec<u32>,
+    /// The node at the other end of each host's link.
+    attach: Vec<NodeRef>,
+}
+
+/// Builds the interned port sets. A key is `[distance, port, port, ...]`.
+struct Interner {
+    ids: HashMap<Vec<u32>, u32>,
+    set_start: Vec<u32>,
+    set_ports: Vec<u16>,
+    set_dist: Vec<u32>,
+}
+
+impl Interner {
+    fn intern(&mut self, key: &[u32]) -> u32 {
+        if let Some(&id) = self.ids.get(key) {
+            return id;
+        }
+        let id = self.set_dist.len() as u32;
+        self.set_dist.push(key[0]);
+        self.set_ports.extend(key[1..].iter().map(|&p| p as u16));
+        self.set_start.push(self.set_ports.len() as u32);
+        self.ids.insert(key.to_vec(), id);
+        id
+    }
+}
+
+impl Routes {
+    /// BFS from every destination host over the graph (hop count metric). For each switch s and
+    /// destination host d, the next hops are the local port indices of s whose peer is one hop closer to d.
+    /// Error if some host cannot reach some other host.
+    ///
+    /// Also an error: a switch that cannot reach some host (it would have no
+    /// route), a host without exactly one link, a switch with more than
+    /// [`MAX_PORTS`] ports, a graph whose port lists are out of date
+    /// ([`Graph::finalize`]). [`Graph::validate`] rules all of these out.
+    ///
+    /// Hosts on the same switch share one search, so the cost is one BFS per
+    /// switch that has hosts, plus writing the `n_switches * n_hosts` table.
+    pub fn compute(g: &Graph) -> Result<Routes, String> {
+        let (nh, ns) = (g.n_hosts(), g.n_switches());
+        if !g.is_finalized() {
+            return Err(
+                "the graph's port lists are out of date; call Graph::finalize() first".into(),
+            );
+        }
+        for s in 0..ns as u32 {
+            if g.ports(NodeRef::Switch(s)).len() > MAX_PORTS {
+                return Err(format!(
+                    "{} has more than {MAX_PORTS} ports",
+                    g.label(NodeRef::Switch(s))
+                ));
+            }
+        }
+        // Each host's one neighbour, and the hosts on each switch.
+        let mut attach = Vec::with_capacity(nh);
+        let mut on_switch: Vec<Vec<u32>> = vec![Vec::new(); ns];
+        for d in 0..nh as u32 {
+            let n = g.ports(NodeRef::Host(d)).len();
+            if n != 1 {
+                return Err(format!(
+                    "{} has {n} links; a host must have exactly one",
+                    g.label(NodeRef::Host(d))
+                ));
+            }
+            let (peer, _) = g.peer(NodeRef::Host(d), 0);
+            match peer {
+                NodeRef::Switch(t) => on_switch[t as usize].push(d),
+                NodeRef::Host(o) => {
+                    // Two hosts linked directly: fine only if they are the whole network.
+                    if nh > 2 || ns > 0 {
+                        let other = if ns > 0 {
+                            g.label(NodeRef::Switch(0))
+                        } else {
+                            g.label(NodeRef::Host(
+                                (0..nh as u32).find(|&x| x != d && x != o).unwrap_or(o),
+                            ))
+                        };
+                        return Err(format!(
+                            "{} is linked directly to {}, so {other} cannot reach it; connect hosts to switches",
+                            g.label(NodeRef::Host(d)),
+                            g.label(peer)
+                        ));
+                    }
+                }
+            }
+            attach.push(peer);
+        }
+
+        let mut sets = Interner {
+            ids: HashMap::new(),
+            set_start: vec![0],
+            set_ports: Vec::new(),
+            set_dist: Vec::new(),
+        };
+        // The switch behind each switch port (NO_SWITCH for a host), as flat
+        // arrays: the searches below only walk switch-to-switch links.
+        const NO_SWITCH: u32 = u32::MAX;
+        let mut nbr_start = Vec::with_capacity(ns + 1);
+        let mut nbr = Vec::new();
+        nbr_start.push(0usize);
+        for s in 0..ns as u32 {
+            for port in 0..g.ports(NodeRef::Switch(s)).len() {
+                nbr.push(match g.peer(NodeRef::Switch(s), port).0 {
+                    NodeRef::Switch(q) => q,
+                    NodeRef::Host(_) => NO_SWITCH,
+                });
+            }
+            nbr_start.push(nbr.len());
+        }
+        let neighbours = |s: usize| &nbr[nbr_start[s]..nbr_start[s + 1]];
+
+        let mut table = vec![u32::MAX; ns * nh];
+        let mut dist = vec![u32::MAX; ns];
+        let mut queue: Vec<u32> = Vec::with_capacity(ns);
+        let mut key: Vec<u32> = Vec::new();
+        for t in 0..ns {
+            let hosts = &on_switch[t];
+            if hosts.is_empty() {
+                continue;
+            }
+            // BFS over switches from t; a host d on t is one hop further than t.
+            dist.fill(u32::MAX);
+            queue.clear();
+            dist[t] = 0;
+            queue.push(t as u32);
+            let mut head = 0;
+            while head < queue.len() {
+                let s = queue[head] as usize;
+                head += 1;
+                for &q in neighbours(s) {
+                    if q != NO_SWITCH && dist[q as usize] == u32::MAX {
+                        dist[q as usize] = dist[s] + 1;
+                        queue.push(q);
+                    }
+                }
+            }
+            if queue.len() < ns {
+                let s = (0..ns).find(|&s| dist[s] == u32::MAX).unwrap_or(0);
+                let what = if on_switch[s].is_empty() {
+                    format!("{} cannot reach", g.label(NodeRef::Switch(s as u32)))
+                } else {
+                    format!("{} cannot reach", g.label(NodeRef::Host(on_switch[s][0])))
+                };
+                return Err(format!(
+                    "the network is disconnected: {what} {}; add links so that every host can reach every other host",
+                    g.label(NodeRef::Host(hosts[0]))
+                ));
+            }
+            for s in 0..ns {
+                if s == t {
+                    // The last hop: the port facing the host itself.
+                    for (port, _) in g.ports(NodeRef::Switch(s as u32)).iter().enumerate() {
+                        if let (NodeRef::Host(d), _) = g.peer(NodeRef::Switch(s as u32), port) {
+                            table[s * nh + d as usize] = sets.intern(&[1, port as u32]);
+                        }
+                    }
+                    continue;
+                }
+                key.clear();
+                key.push(dist[s] + 1);
+                for (port, &q) in neighbours(s).iter().enumerate() {
+                    if q != NO_SWITCH && dist[q as usize] + 1 == dist[s] {
+                        key.push(port as u32);
+                    }
+                }
+                let id = sets.intern(&key);
+                let row = &mut table[s * nh..(s + 1) * nh];
+                for &d in hosts {
+                    row[d as usize] = id;
+                }
+            }
+        }
+        debug_assert!(!table.contains(&u32::MAX));
+        Ok(Routes {
+            n_hosts: nh,
+            table,
+            set_start: sets.set_start,
+            set_ports: sets.set_ports,
+            set_dist: sets.set_dist,
+            attach,
+        })
+    }
+
+    /// The candidate egress ports (local port indices of switch `sw`) toward host `dst`. Non-empty.
+    /// O(1): a flat table, no hashing. Store compactly: many (switch, dst) pairs share the same set, so
+    /// intern the distinct port sets and keep a u32 set-id per (switch, dst).
+    ///
+    /// The ports are in ascending order.
+    #[inline]
+    pub fn choices(&self, sw: u32, dst: u32) -> &[u16] {
+        let id = self.table[sw as usize * self.n_hosts + dst as usize] as usize;
+        &self.set_ports[self.set_start[id] as usize..self.set_start[id + 1] as usize]
+    }
+
+    /// Number of links on a shortest path between two hosts (e.g. 2 through one switch; 0 from a host to itself).
+    pub fn hops(&self, src_host: u32, dst_host: u32) -> u32 {
+        if src_host == dst_host {
+            return 0;
+        }
+        match self.attach[src_host as usize] {
+            NodeRef::Switch(s) => {
+                1 + self.set_dist
+                    [self.table[s as usize * self.n_hosts + dst_host as usize] as usize]
+            }
+            NodeRef::Host(_) => 1,
+        }
+    }
+
+    /// Picks one choice for a flow: `choices(sw,dst)[ecmp_index(hash, sw, n)]` where the flow's 64-bit hash is
+    /// re-mixed with the switch id (so successive tiers do not polarize) with crate::rng::mix64.
+    #[inline]
+    pub fn select(&self, sw: u32, dst: u32, flow_hash: u64) -> u16 {
+        let c = self.choices(sw, dst);
+        if c.len() == 1 {
+            return c[0];
+        }
+        c[ecmp_index(flow_hash, sw, c.len())]
+    }
+
+    /// Number of distinct (port set, distance) entries the table refers to.
+    pub fn distinct_sets(&self) -> usize {
+        self.set_dist.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config_types::{RateValue, TimeValue};
+    use crate::rng::Stream;
+    use crate::topology::builders;
+    use crate::topology::config::{FatTree, LeafSpine};
+    use crate::units::{Rate, US};
+
+    fn fat(k: u32) -> Graph {
+        let r = RateValue(Rate::gbps(100));
+        builders::fat_tree(&FatTree {
+            k,
+            host_rate: r,
+            fabric_rate: r,
+            core_rate: None,
+            delay: TimeValue(US),
+        })
+    }
+
+    fn leaf_spine(leaves: u32, spines: u32, hosts_per_leaf: u32, links_per_spine: u32) -> Graph {
+        let r = RateValue(Rate::gbps(100));
+        builders::leaf_spine(&LeafSpine {
+            leaves,
+            spines,
+            hosts_per_leaf,
+            host_rate: r,
+            fabric_rate: r,
+            host_delay: TimeValue(US),
+            fabric_delay: TimeValue(US),
+            links_per_spine,
+        })
+    }
+
+    /// Forwards a packet from `src` to `dst` with `select` at every switch and
+    /// returns the switches it crossed.
+    fn walk(g: &Graph, r: &Routes, src: u32, dst: u32, hash: u64) -> Vec<u32> {
+        let (mut node, _) = g.peer(NodeRef::Host(src), 0);
+        let mut path = Vec::new();
+        while let NodeRef::Switch(s) = node {
+            path.push(s);
+            assert!(path.len() <= g.n_switches(), "routing loop {path:?}");
+            node = g.peer(node, r.select(s, dst, hash) as usize).0;
+        }
+        assert_eq!(node, NodeRef::Host(dst));
+        path
+    }
+
+    #[test]
+    fn fat_tree_k4_choices_and_hops() {
+        let g = fat(4);
+        let r = Routes::compute(&g).unwrap();
+        // edge0_0 (switch 0) has hosts 0, 1; edge0_1 has hosts 2, 3; pod 1 starts at host 4.
+        assert_eq!(r.choices(0, 0), &[0]);
+        assert_eq!(r.choices(0, 1), &[1]);
+        assert_eq!(r.choices(0, 2), &[2, 3]); // same pod, other edge: via either agg
+        assert_eq!(r.choices(0, 15), &[2, 3]); // other pod
+        for core in 16..20 {
+            for d in 0..16 {
+                assert_eq!(r.choices(core, d).len(), 1);
+            }
+        }
+        // agg0_0 (switch 8): down to the right edge inside its pod, up to both of its cores otherwise
+        assert_eq!(r.choices(8, 3), &[1]);
+        assert_eq!(r.choices(8, 4), &[2, 3]);
+        assert_eq!(r.hops(0, 0), 0);
+        assert_eq!(r.hops(0, 1), 2);
+        assert_eq!(r.hops(0, 3), 4);
+        assert_eq!(r.hops(0, 15), 6);
+        assert_eq!(r.hops(15, 0), 6);
+        for src in 0..16 {
+            for dst in 0..16 {
+                if src != dst {
+                    for hash in [1, 2, 3, 0xfeed] {
+                        assert_eq!(
+                            walk(&g, &r, src, dst, hash).len() as u32 + 1,
+                            r.hops(src, dst)
+                        );
+                    }
+                }
+            }
+        }
+        assert!(r.distinct_sets() < 20, "{}", r.distinct_sets());
+    }
+
+    #[test]
+    fn leaf_spine_choices() {
+        let g = leaf_spine(4, 3, 5, 2);
+        let r = Routes::compute(&g).unwrap();
+        // leaf0 toward a host on leaf2: all 3 spines x 2 parallel links, ports 5..11
+        assert_eq!(r.choices(0, 12), &[5, 6, 7, 8, 9, 10]);
+        assert_eq!(r.choices(0, 3), &[3]);
+        // spine0 (switch 4) toward host 12 (leaf2): its two parallel links to leaf2
+        assert_eq!(r.choices(4, 12), &[4, 5]);
+        assert_eq!((r.hops(0, 4), r.hops(0, 5)), (2, 4));
+        for src in 0..20 {
+            for dst in 0..20 {
+                if src != dst {
+                    assert_eq!(
+                        walk(&g, &r, src, dst, src as u64 * 77 + dst as u64).len() as u32 + 1,
+                        r.hops(src, dst)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn select_is_uniform() {
+        // Leaf 0 of a 2-leaf, 4-spine network has 4 up-links toward a host on leaf 1.
+        let g = leaf_spine(2, 4, 2, 1);
+        let r = Routes::compute(&g).unwrap();
+        let choices = r.choices(0, 3);
+        assert_eq!(choices.len(), 4);
+        let n = 100_000;
+        let mut counts = [0u32; 4];
+        let mut s = Stream::new(1, "ecmp-test", 0);
+        for _ in 0..n {
+            let p = r.select(0, 3, s.next_u64());
+            counts[choices.iter().position(|&c| c == p).unwrap()] += 1;
+        }
+        // Each count is binomial(n = 100000, p = 1/4): mean 25000, standard deviation
+        // sqrt(n p (1-p)) = 137. +-5% of the mean is +-1250, about 9 standard deviations,
+        // so a correct implementation essentially never fails while a biased one (e.g. a
+        // 1% skew, 250 flows) would show up in the deviation check below.
+        let expected = n as f64 / 4.0;
+        for c in counts {
+            assert!((c as f64 - expected).abs() < 0.05 * expected, "{counts:?}");
+        }
+        // Consecutive hashes (a poor flow hash) are spread too.
+        let mut counts = [0u32; 4];
+        for h in 0..n as u64 {
+            counts[choices
+                .iter()
+                .position(|&c| c == r.select(0, 3, h))
+                .unwrap()] += 1;
+        }
+        for c in counts {
+            assert!((c as f64 - expected).abs() < 0.05 * expected, "{counts:?}");
+        }
+    }
+
+    #[test]
+    fn tiers_do_not_polarize() {
+        // k = 8: hosts 0..16 are in pod 0, hosts 16..32 in pod 1. An edge switch has 4
+        // up-links (to the 4 aggs) and each agg 4 up-links (to its 4 cores).
+        let g = fat(8);
+        let r = Routes::compute(&g).unwrap();
+        let (src, dst) = (0u32, 16 + 5);
+        let edge = match g.peer(NodeRef::Host(src), 0).0 {
+            NodeRef::Switch(s) => s,
+            other => panic!("{other:?}"),
+        };
+        let n = 64_000;
+        let mut pairs = [[0u32; 4]; 4];
+        let mut naive = [[0u32; 4]; 4];
+        let mut s = Stream::new(2, "polarization-test", 0);
+        for _ in 0..n {
+            let hash = s.next_u64();
+            let path = walk(&g, &r, src, dst, hash);
+            assert_eq!(path.len(), 5);
+            let up1 = r
+                .choices(edge, dst)
+                .iter()
+                .position(|&p| p == r.select(edge, dst, hash))
+                .unwrap();
+            let agg = path[1];
+            let up2 = r
+                .choices(agg, dst)
+                .iter()
+                .position(|&p| p == r.select(agg, dst, hash))
+                .unwrap();
+            pairs[up1][up2] += 1;
+            // What hashing without the switch id would do: the same index at both tiers.
+            let same = (hash % 4) as usize;
+            naive[same][same] += 1;
+        }
+        // Expected 4000 per pair, standard deviation 61; allow 10% (6.5 sigma).
+        for row in pairs {
+            for c in row {
+                assert!((c as f64 - 4000.0).abs() < 400.0, "{pairs:?}");
+            }
+        }
+        let used = |m: &[[u32; 4]; 4]| m.iter().flatten().filter(|&&c| c > 0).count();
+        assert_eq!(used(&pairs), 16);
+        assert_eq!(used(&naive), 4);
+        assert_eq!(r.hops(src, dst), 6);
+    }
+
+    #[test]
+    fn unreachable_hosts_are_errors() {
+        let mut g = Graph::default();
+        let (a, b, c) = (g.add_host("a"), g.add_host("b"), g.add_host("c"));
+        let (x, y) = (g.add_switch("x", 1), g.add_switch("y", 1));
+        g.add_link(a, x, Rate::gbps(1), US);
+        g.add_link(b, x, Rate::gbps(1), US);
+        g.add_link(c, y, Rate::gbps(1), US);
+        g.finalize();
+        let e = Routes::compute(&g).unwrap_err();
+        assert!(e.contains("host `c` cannot reach host `a`"), "{e}");
+        g.add_link(x, y, Rate::gbps(1), US);
+        g.finalize();
+        let r = Routes::compute(&g).unwrap();
+        assert_eq!((r.hops(0, 1), r.hops(0, 2), r.hops(2, 1)), (2, 3, 3));
+
+        // Two hosts linked directly work on their own ...
+        let mut g = Graph::default();
+        let (a, b) = (g.add_host("a"), g.add_host("b"));
+        g.add_link(a, b, Rate::gbps(1), US);
+        g.finalize();
+        assert_eq!(Routes::compute(&g).unwrap().hops(1, 0), 1);
+        // ... but not next to anything else.
+        let x = g.add_switch("x", 1);
+        let c = g.add_host("c");
+        g.add_link(c, x, Rate::gbps(1), US);
+        g.finalize();
+        let e = Routes::compute(&g).unwrap_err();
+        assert!(e.contains("host `a` is linked directly to host `b`"), "{e}");
+    }
+}

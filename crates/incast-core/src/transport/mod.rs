@@ -1,0 +1,625 @@
+//! A reliable byte-stream transport (TCP-like), sender and receiver.
+//!
+//! The flow is a state machine with no knowledge of the engine: the simulation
+//! asks it for the next segment when the host NIC is free, hands it ACKs and
+//! data, and schedules the timers it asks for. That keeps every rule testable
+//! with scripted packet sequences.
+//!
+//! Sender (RFC 5681, RFC 6582, RFC 6298):
+//! * segments of at most `mss` payload bytes on fixed boundaries, sent while
+//!   the bytes in flight plus the segment fit in `cwnd` (at least one segment
+//!   is always allowed when nothing is in flight);
+//! * cumulative ACKs; three duplicate ACKs trigger fast retransmit and NewReno
+//!   fast recovery with partial-ACK retransmission (RFC 6582 §3.2);
+//! * RTT from the timestamp the receiver echoes (RFC 7323 style, so samples
+//!   from retransmissions are valid), SRTT/RTTVAR per RFC 6298 §2, RTO with a
+//!   configurable floor and exponential backoff (§5.5); on timeout the sender
+//!   goes back to `snd_una` with `cwnd = 1 MSS` (§5.4, RFC 5681 §3.1).
+//!
+//! Receiver: cumulative ACKs with out-of-order buffering, an immediate ACK for
+//! out-of-order data or data that fills a gap (RFC 5681 §4.2), optional
+//! delayed ACKs (every `m` segments or a timeout), and ECN-Echo that mirrors
+//! CE exactly, including DCTCP's rule for delayed ACKs (RFC 8257 §3.2: when
+//! CE changes while an ACK is being delayed, first ACK the data received so
+//! far with the old ECE value).
+
+pub mod cc;
+
+use crate::engine::LazyTimer;
+use crate::units::{Ps, MS, SEC};
+use cc::{AckEvent, AnyCc, CongestionControl, Window};
+
+/// Transport parameters shared by the flows of a scenario.
+#[derive(Clone, Debug)]
+pub struct TcpParams {
+    /// Payload bytes per full segment.
+    pub mss: u64,
+    /// Header bytes added to every data packet on the wire.
+    pub header: u32,
+    /// Size of an ACK on the wire.
+    pub ack_size: u32,
+    /// Initial window, in segments.
+    pub init_cwnd: u64,
+    pub rto_min: Ps,
+    pub rto_initial: Ps,
+    pub rto_max: Ps,
+    pub dupack_threshold: u32,
+    /// Delayed ACKs: (segments per ACK, timeout); `None` ACKs every segment.
+    pub delayed_ack: Option<(u32, Ps)>,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams {
+            mss: 1460,
+            header: 40,
+            ack_size: 64,
+            init_cwnd: 10,
+            rto_min: 10 * MS,
+            rto_initial: 10 * MS,
+            rto_max: 60 * SEC,
+            dupack_threshold: 3,
+            delayed_ack: None,
+        }
+    }
+}
+
+/// RFC 6298 round-trip estimator.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RttEstimator {
+    pub srtt: Option<Ps>,
+    pub rttvar: Ps,
+    /// Current RTO before backoff.
+    pub rto: Ps,
+    pub backoff: u32,
+}
+
+impl RttEstimator {
+    fn new(initial: Ps) -> Self {
+        RttEstimator {
+            srtt: None,
+            rttvar: 0,
+            rto: initial,
+            backoff: 0,
+        }
+    }
+    /// RFC 6298 §2.2-2.3, with clock granularity G = 0 (the simulator's clock is exact).
+    fn sample(&mut self, r: Ps, p: &TcpParams) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(s) => {
+                self.rttvar = (3 * self.rttvar + s.abs_diff(r)) / 4;
+                self.srtt = Some((7 * s + r) / 8);
+            }
+        }
+        self.rto = (self.srtt.unwrap() + 4 * self.rttvar).clamp(p.rto_min, p.rto_max);
+        self.backoff = 0;
+    }
+    /// RTO including exponential backoff (RFC 6298 §5.5), capped at `rto_max`.
+    pub fn current(&self, p: &TcpParams) -> Ps {
+        self.rto
+            .saturating_mul(1u64 << self.backoff.min(40))
+            .min(p.rto_max)
+    }
+}
+
+/// A segment the sender wants transmitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    pub retx: bool,
+}
+
+/// An ACK the receiver wants transmitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckOut {
+    pub ack: u64,
+    pub ece: bool,
+    /// Echoed sender timestamp.
+    pub ts: Ps,
+}
+
+/// What the receiver wants done after a data segment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecvOutcome {
+    /// Up to two ACKs to send now, in order.
+    pub acks: [Option<AckOut>; 2],
+    /// Arm the delayed-ACK timer at this time.
+    pub arm_delack: Option<Ps>,
+}
+
+/// What the sender wants done after an ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckResult {
+    /// New data was acknowledged.
+    pub advanced: bool,
+    /// Every byte of the flow is acknowledged.
+    pub completed: bool,
+    /// The flow may now have something to send.
+    pub may_send: bool,
+}
+
+/// One transport flow: both its sender and its receiver state.
+#[derive(Clone, Debug)]
+pub struct TcpFlow {
+    pub size: u64,
+    // --- sender ---
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// Highest sequence number ever sent (one past the last byte).
+    pub high_tx: u64,
+    pub win: Window,
+    pub cc: AnyCc,
+    pub dupacks: u32,
+    pub in_recovery: bool,
+    pub recover: u64,
+    /// A segment to retransmit before any new data.
+    pub retx_next: Option<u64>,
+    pub rtt: RttEstimator,
+    pub rto_timer: LazyTimer,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    // --- receiver ---
+    pub rcv_nxt: u64,
+    /// Out-of-order byte ranges held by the receiver, sorted and disjoint.
+    ooo: Vec<(u64, u64)>,
+    ce_state: bool,
+    delack_count: u32,
+    delack_ts: Ps,
+    pub delack_timer: LazyTimer,
+}
+
+impl TcpFlow {
+    pub fn new(size: u64, cc: AnyCc, p: &TcpParams) -> TcpFlow {
+        TcpFlow {
+            size,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_tx: 0,
+            win: Window::new(p.init_cwnd, p.mss),
+            cc,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            retx_next: None,
+            rtt: RttEstimator::new(p.rto_initial),
+            rto_timer: LazyTimer::default(),
+            retransmits: 0,
+            timeouts: 0,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            ce_state: false,
+            delack_count: 0,
+            delack_ts: 0,
+            delack_timer: LazyTimer::default(),
+        }
+    }
+
+    fn seg_len(&self, seq: u64, mss: u64) -> u32 {
+        (self.size - seq).min(mss) as u32
+    }
+
+    /// Whether the sender may transmit a segment now.
+    #[inline]
+    pub fn can_send(&self, p: &TcpParams) -> bool {
+        if self.retx_next.is_some() {
+            return true;
+        }
+        if self.snd_nxt >= self.size {
+            return false;
+        }
+        let flight = self.snd_nxt - self.snd_una;
+        flight == 0 || flight + self.seg_len(self.snd_nxt, p.mss) as u64 <= self.win.cwnd
+    }
+
+    /// Takes the next segment to transmit (retransmission first), if any.
+    pub fn next_segment(&mut self, p: &TcpParams) -> Option<Segment> {
+        if let Some(seq) = self.retx_next.take() {
+            if seq >= self.snd_una && seq < self.size {
+                self.retransmits += 1;
+                return Some(Segment {
+                    seq,
+                    len: self.seg_len(seq, p.mss),
+                    retx: true,
+                });
+            }
+        }
+        if !self.can_send(p) {
+            return None;
+        }
+        let seq = self.snd_nxt;
+        let len = self.seg_len(seq, p.mss);
+        let retx = seq < self.high_tx;
+        if retx {
+            self.retransmits += 1;
+        }
+        self.snd_nxt += len as u64;
+        self.high_tx = self.high_tx.max(self.snd_nxt);
+        Some(Segment { seq, len, retx })
+    }
+
+    /// Processes a cumulative ACK at the sender.
+    pub fn on_ack(
+        &mut self,
+        now: Ps,
+        ack: u64,
+        ece: bool,
+        echo_ts: Ps,
+        p: &TcpParams,
+    ) -> AckResult {
+        let mut res = AckResult::default();
+        if ack > self.snd_una {
+            let acked = ack - self.snd_una;
+            self.snd_una = ack;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una; // after a go-back, the receiver already had this data
+            }
+            self.dupacks = 0;
+            self.rtt.sample(now - echo_ts, p);
+            res.advanced = true;
+            let ev = AckEvent {
+                now,
+                acked,
+                ece,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+                rtt: Some(now - echo_ts),
+                in_recovery: self.in_recovery,
+            };
+            let hold = self.cc.on_ack_any(&mut self.win, &ev);
+            if self.in_recovery {
+                if ack >= self.recover {
+                    // RFC 6582 §3.2 step 3, full ACK: deflate the window to ssthresh.
+                    self.in_recovery = false;
+                    self.win.cwnd = self.win.ssthresh.max(p.mss);
+                } else {
+                    // RFC 6582 §3.2 step 3, partial ACK: retransmit the next hole and deflate.
+                    self.retx_next = Some(self.snd_una);
+                    self.win.cwnd = self.win.cwnd.saturating_sub(acked);
+                    if acked >= p.mss {
+                        self.win.cwnd += p.mss;
+                    }
+                    self.win.cwnd = self.win.cwnd.max(p.mss);
+                }
+            } else if !hold {
+                self.cc.on_ack(&mut self.win, &ev);
+            }
+            if self.snd_una >= self.size {
+                res.completed = true;
+                self.rto_timer.disarm();
+            }
+        } else if ack == self.snd_una && self.snd_nxt > self.snd_una {
+            // A duplicate ACK.
+            self.dupacks += 1;
+            let ev = AckEvent {
+                now,
+                acked: 0,
+                ece,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+                rtt: None,
+                in_recovery: self.in_recovery,
+            };
+            self.cc.on_ack_any(&mut self.win, &ev);
+            if !self.in_recovery
+                && self.dupacks == p.dupack_threshold
+                && self.snd_una >= self.recover
+            {
+                // RFC 6582 §3.2 steps 1-2: fast retransmit, enter fast recovery.
+                let flight = self.snd_nxt - self.snd_una;
+                self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, flight);
+                self.win.cwnd = self.win.ssthresh + 3 * p.mss;
+                self.recover = self.snd_nxt;
+                self.in_recovery = true;
+                self.retx_next = Some(self.snd_una);
+            } else if self.in_recovery {
+                // RFC 6582 §3.2 step 4: inflate for each further duplicate.
+                self.win.cwnd += p.mss;
+            }
+        }
+        res.may_send = self.can_send(p);
+        res
+    }
+
+    /// The retransmission timer expired (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4).
+    pub fn on_timeout(&mut self, p: &TcpParams) {
+        self.timeouts += 1;
+        let flight = self.snd_nxt - self.snd_una;
+        self.win.ssthresh = (flight / 2).max(2 * p.mss);
+        self.win.cwnd = p.mss;
+        self.win.ca_acked = 0;
+        self.cc.on_timeout(&mut self.win);
+        self.rtt.backoff += 1;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        // RFC 6582 §3.2 step 1 note: after a timeout, no fast retransmit for data sent before it.
+        self.recover = self.high_tx;
+        self.retx_next = None;
+        self.snd_nxt = self.snd_una;
+    }
+
+    /// Data not yet acknowledged is outstanding.
+    pub fn outstanding(&self) -> bool {
+        self.snd_nxt > self.snd_una
+    }
+
+    /// Processes a data segment at the receiver.
+    pub fn on_data(
+        &mut self,
+        now: Ps,
+        seq: u64,
+        len: u32,
+        ce: bool,
+        ts: Ps,
+        p: &TcpParams,
+    ) -> RecvOutcome {
+        let mut out = RecvOutcome::default();
+        let mut n = 0;
+        // RFC 8257 §3.2: CE changed while an ACK is delayed: ACK what we have, with the old ECE.
+        if p.delayed_ack.is_some() && ce != self.ce_state && self.delack_count > 0 {
+            out.acks[n] = Some(AckOut {
+                ack: self.rcv_nxt,
+                ece: self.ce_state,
+                ts: self.delack_ts,
+            });
+            n += 1;
+            self.delack_count = 0;
+            self.delack_timer.disarm();
+        }
+        self.ce_state = ce;
+        let end = seq + len as u64;
+        let had_gap = !self.ooo.is_empty();
+        let in_order = seq <= self.rcv_nxt && end > self.rcv_nxt;
+        if in_order {
+            self.rcv_nxt = end;
+            while let Some(&(s, e)) = self.ooo.first() {
+                if s > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(e);
+                self.ooo.remove(0);
+            }
+        } else if seq > self.rcv_nxt {
+            self.insert_ooo(seq, end);
+        }
+        let immediate = !in_order || had_gap || !self.ooo.is_empty();
+        match p.delayed_ack {
+            Some((m, timeout)) if !immediate => {
+                self.delack_count += 1;
+                self.delack_ts = ts;
+                if self.delack_count >= m {
+                    self.delack_count = 0;
+                    self.delack_timer.disarm();
+                    out.acks[n] = Some(AckOut {
+                        ack: self.rcv_nxt,
+                        ece: self.ce_state,
+                        ts,
+                    });
+                } else if !self.delack_timer.is_armed() {
+                    out.arm_delack = Some(now + timeout);
+                }
+            }
+            _ => {
+                self.delack_count = 0;
+                self.delack_timer.disarm();
+                out.acks[n] = Some(AckOut {
+                    ack: self.rcv_nxt,
+                    ece: self.ce_state,
+                    ts,
+                });
+            }
+        }
+        out
+    }
+
+    /// The delayed-ACK timer expired.
+    pub fn on_delack_timeout(&mut self) -> Option<AckOut> {
+        if self.delack_count == 0 {
+            return None;
+        }
+        self.delack_count = 0;
+        Some(AckOut {
+            ack: self.rcv_nxt,
+            ece: self.ce_state,
+            ts: self.delack_ts,
+        })
+    }
+
+    fn insert_ooo(&mut self, s: u64, e: u64) {
+        let i = self.ooo.partition_point(|&(_, e0)| e0 < s);
+        let mut ns = s;
+        let mut ne = e;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= ne {
+            ns = ns.min(self.ooo[j].0);
+            ne = ne.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((ns, ne)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cc::CcConfig;
+    use super::*;
+    use crate::units::US;
+
+    fn params() -> TcpParams {
+        TcpParams {
+            mss: 1000,
+            header: 40,
+            init_cwnd: 4,
+            ..Default::default()
+        }
+    }
+
+    fn flow(size: u64) -> TcpFlow {
+        TcpFlow::new(
+            size,
+            CcConfig::by_name("newreno").unwrap().build(),
+            &params(),
+        )
+    }
+
+    #[test]
+    fn sends_initial_window_then_waits() {
+        let p = params();
+        let mut f = flow(10_000);
+        let segs: Vec<_> = std::iter::from_fn(|| f.next_segment(&p)).collect();
+        assert_eq!(segs.len(), 4);
+        assert_eq!(
+            segs[3],
+            Segment {
+                seq: 3000,
+                len: 1000,
+                retx: false
+            }
+        );
+        let r = f.on_ack(10 * US, 1000, false, 0, &p);
+        assert!(r.advanced && r.may_send && !r.completed);
+        // slow start: +1000 per ACK -> cwnd 5000, flight 3000 -> two more segments
+        assert_eq!(std::iter::from_fn(|| f.next_segment(&p)).count(), 2);
+    }
+
+    #[test]
+    fn three_dupacks_fast_retransmit_and_newreno_recovery() {
+        let p = params();
+        let mut f = flow(20_000);
+        f.win.cwnd = 8000;
+        while f.next_segment(&p).is_some() {}
+        assert_eq!(f.snd_nxt, 8000);
+        // segment 0 lost: receiver sends dupacks for 0
+        f.on_ack(1, 0, false, 0, &p); // not a dupack: ack == snd_una but counts as dup
+        f.on_ack(1, 0, false, 0, &p);
+        assert!(!f.in_recovery);
+        f.on_ack(1, 0, false, 0, &p);
+        assert!(f.in_recovery);
+        assert_eq!(f.win.ssthresh, 4000); // flight 8000 / 2
+        assert_eq!(f.win.cwnd, 7000); // ssthresh + 3 MSS
+        assert_eq!(
+            f.next_segment(&p),
+            Some(Segment {
+                seq: 0,
+                len: 1000,
+                retx: true
+            })
+        );
+        // partial ACK up to 3000 (segment 3 was lost too): retransmit 3000
+        f.on_ack(2, 3000, false, 1, &p);
+        assert!(f.in_recovery);
+        assert_eq!(
+            f.next_segment(&p),
+            Some(Segment {
+                seq: 3000,
+                len: 1000,
+                retx: true
+            })
+        );
+        // full ACK: exit recovery with cwnd = ssthresh
+        f.on_ack(3, 8000, false, 2, &p);
+        assert!(!f.in_recovery);
+        assert_eq!(f.win.cwnd, 4000);
+        assert_eq!(f.retransmits, 2);
+    }
+
+    #[test]
+    fn timeout_goes_back_with_one_segment_and_backs_off() {
+        let p = params();
+        let mut f = flow(10_000);
+        while f.next_segment(&p).is_some() {}
+        f.on_ack(100 * US, 1000, false, 0, &p); // srtt = 100us; rto = max(rto_min, ...)
+        assert_eq!(f.rtt.current(&p), p.rto_min);
+        f.on_timeout(&p);
+        assert_eq!(f.win.cwnd, 1000);
+        assert_eq!(f.snd_nxt, 1000);
+        assert_eq!(f.rtt.current(&p), 2 * p.rto_min);
+        assert_eq!(
+            f.next_segment(&p),
+            Some(Segment {
+                seq: 1000,
+                len: 1000,
+                retx: true
+            })
+        );
+        assert_eq!(f.next_segment(&p), None);
+    }
+
+    #[test]
+    fn receiver_buffers_out_of_order_and_acks_immediately() {
+        let p = params();
+        let mut f = flow(5000);
+        let a = f.on_data(0, 0, 1000, false, 7, &p);
+        assert_eq!(
+            a.acks[0],
+            Some(AckOut {
+                ack: 1000,
+                ece: false,
+                ts: 7
+            })
+        );
+        let a = f.on_data(0, 2000, 1000, false, 8, &p);
+        assert_eq!(a.acks[0].unwrap().ack, 1000); // dup ack
+        let a = f.on_data(0, 4000, 1000, false, 9, &p);
+        assert_eq!(a.acks[0].unwrap().ack, 1000);
+        let a = f.on_data(0, 1000, 1000, false, 10, &p);
+        assert_eq!(a.acks[0].unwrap().ack, 3000); // filled the first gap
+        let a = f.on_data(0, 3000, 1000, true, 11, &p);
+        assert_eq!(
+            a.acks[0],
+            Some(AckOut {
+                ack: 5000,
+                ece: true,
+                ts: 11
+            })
+        );
+    }
+
+    #[test]
+    fn delayed_ack_with_dctcp_ce_transition() {
+        let p = TcpParams {
+            delayed_ack: Some((2, 500 * US)),
+            ..params()
+        };
+        let mut f = flow(10_000);
+        let a = f.on_data(0, 0, 1000, false, 1, &p);
+        assert_eq!(a.acks, [None, None]);
+        assert_eq!(a.arm_delack, Some(500 * US));
+        // CE flips while one segment is pending: ACK 1000 with ECE=0 first, then count this one.
+        let a = f.on_data(1, 1000, 1000, true, 2, &p);
+        assert_eq!(
+            a.acks[0],
+            Some(AckOut {
+                ack: 1000,
+                ece: false,
+                ts: 1
+            })
+        );
+        assert_eq!(a.acks[1], None);
+        let a = f.on_data(2, 2000, 1000, true, 3, &p);
+        assert_eq!(
+            a.acks[0],
+            Some(AckOut {
+                ack: 3000,
+                ece: true,
+                ts: 3
+            })
+        );
+    }
+
+    #[test]
+    fn ooo_merge() {
+        let mut f = flow(100_000);
+        f.insert_ooo(5000, 6000);
+        f.insert_ooo(2000, 3000);
+        f.insert_ooo(3000, 5000);
+        assert_eq!(f.ooo, vec![(2000, 6000)]);
+        f.insert_ooo(8000, 9000);
+        f.insert_ooo(1000, 9500);
+        assert_eq!(f.ooo, vec![(1000, 9500)]);
+    }
+}

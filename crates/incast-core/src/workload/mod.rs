@@ -1,0 +1,3 @@
+//! Workloads: flow-size distributions and flow generators.
+pub mod cdf;
+pub mod generators;

@@ -1,0 +1,114 @@
+"""incast: a deterministic packet-level simulator for data-center networks.
+
+The simulator itself is Rust (`incast._core`); this package reads scenarios,
+drives runs, and turns results into pandas DataFrames, Parquet files, plots and
+a terminal report.
+
+    >>> import incast
+    >>> res = incast.run("scenarios/incast_single_switch.toml", seed=7)
+    >>> res.flows[["size_bytes", "fct_us", "slowdown"]].describe()
+    >>> res.to_parquet("out/")
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from . import _core
+from ._core import ScenarioError
+from ._input import ScenarioLike, resolve
+from ._runner import drive, progress_bar
+from .results import Results
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "Results",
+    "ScenarioError",
+    "Simulation",
+    "__version__",
+    "bundled_cdfs",
+    "load_scenario",
+    "run",
+    "schema",
+    "simulation",
+    "validate",
+]
+
+#: The low-level simulation handle (see `incast._core.Simulation`).
+Simulation = _core.Simulation
+
+
+def validate(scenario: ScenarioLike, *, base_dir: str | os.PathLike[str] | None = None) -> dict:
+    """Parse and validate a scenario; return its normalized form as a dict.
+
+    Raises `ScenarioError` (a `ValueError`) with the core's message when the
+    scenario is invalid.
+    """
+    src = resolve(scenario, base_dir)
+    return json.loads(_core.validate(src.text, src.fmt, src.base_dir))
+
+
+def load_scenario(path: str | os.PathLike[str]) -> dict:
+    """Read a .toml or .json scenario file; return it validated and normalized
+    (every default filled in), ready to modify and pass to `run`.
+
+    Relative paths inside it (e.g. CDF files) resolve against the current
+    directory when the dict is run: pass `base_dir=Path(path).parent` to `run`
+    if the file refers to files next to it.
+    """
+    return validate(Path(path))
+
+
+def schema() -> dict:
+    """The JSON Schema of scenario files."""
+    return json.loads(_core.schema())
+
+
+def bundled_cdfs() -> list[str]:
+    """Names of the flow-size distributions built into the core (e.g. "websearch")."""
+    fn = getattr(_core, "bundled_cdfs", None)
+    if fn is None:  # a core built before CDFs were bundled
+        return []
+    return list(fn())
+
+
+def simulation(
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
+) -> Simulation:
+    """Build a low-level `Simulation` (for driving a run step by step)."""
+    src = resolve(scenario, base_dir)
+    return _core.Simulation(src.text, src.fmt, src.base_dir, seed)
+
+
+def run(
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    progress: bool = False,
+    base_dir: str | os.PathLike[str] | None = None,
+) -> Results:
+    """Run a scenario to completion and return its `Results`.
+
+    `scenario` is a path to a .toml or .json file, TOML (or JSON) text, or a
+    dict of plain data; `seed` overrides the scenario's seed; `progress` shows
+    a progress bar on stderr; `base_dir` is where relative paths inside the
+    scenario resolve (default: the file's directory, else the current one).
+    """
+    t0 = time.perf_counter()
+    sim = simulation(scenario, seed=seed, base_dir=base_dir)
+    if progress:
+        from rich.console import Console
+
+        with progress_bar(Console(stderr=True), sim.name) as update:
+            drive(sim, update)
+    else:
+        drive(sim)
+    raw = sim.finish()
+    return Results(raw, wall_seconds=time.perf_counter() - t0)

@@ -1,0 +1,5 @@
+"""`python -m incast` is the `incast` command."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,94 @@
+"""Driving a `Simulation` in chunks, optionally with a rich progress bar."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import Any, Callable
+
+ProgressCallback = Callable[[dict], None]
+
+#: Events per `advance` call at the start; adapted so each call takes about
+#: `TARGET_SECONDS` of wall time (progress updates and Ctrl-C stay responsive).
+INITIAL_CHUNK = 200_000
+TARGET_SECONDS = 0.2
+MIN_CHUNK = 1_000
+MAX_CHUNK = 100_000_000
+
+
+def drive(
+    sim: Any,
+    on_progress: ProgressCallback | None = None,
+    *,
+    chunk: int = INITIAL_CHUNK,
+    target_seconds: float = TARGET_SECONDS,
+) -> None:
+    """Call `sim.advance` until it reports completion.
+
+    The chunk size adapts so that one call takes about `target_seconds`; the
+    GIL is released inside `advance`, and KeyboardInterrupt is seen between
+    chunks.
+    """
+    done = False
+    while not done:
+        t0 = time.perf_counter()
+        done = bool(sim.advance(chunk))
+        dt = time.perf_counter() - t0
+        if dt > 0:
+            factor = min(max(target_seconds / dt, 0.25), 4.0)
+            chunk = int(min(max(chunk * factor, MIN_CHUNK), MAX_CHUNK))
+        else:
+            chunk = min(chunk * 4, MAX_CHUNK)
+        if on_progress is not None:
+            on_progress(sim.progress())
+
+
+def format_ps(ps: float) -> str:
+    """A simulated time in picoseconds, in the most readable unit."""
+    ps = float(ps)
+    for unit, scale in (("s", 1e12), ("ms", 1e9), ("us", 1e6), ("ns", 1e3)):
+        if abs(ps) >= scale:
+            return f"{ps / scale:.4g} {unit}"
+    return f"{ps:.0f} ps"
+
+
+@contextlib.contextmanager
+def progress_bar(
+    console: Any = None, description: str = "simulating"
+) -> Iterator[ProgressCallback]:
+    """A rich progress bar; yields the callback that `drive` feeds."""
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(bar_width=24),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[simtime]}"),
+        TextColumn("[dim]{task.fields[flows]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False, refresh_per_second=8) as bar:
+        task = bar.add_task(description, total=1.0, simtime="", flows="")
+
+        def update(p: dict) -> None:
+            fraction = float(p.get("fraction", 0.0) or 0.0)
+            fraction = min(max(fraction, 0.0), 1.0)
+            now, horizon = p.get("now_ps", 0), p.get("horizon_ps", 0)
+            if horizon and now > horizon:
+                simtime = f"{format_ps(now)} (draining)"
+            else:
+                simtime = format_ps(now) + (f" / {format_ps(horizon)}" if horizon else "")
+            flows = f"flows: {p.get('finished_flows', 0)} done, {p.get('active_flows', 0)} active"
+            bar.update(task, completed=fraction, simtime=simtime, flows=flows)
+
+        yield update
+        bar.update(task, completed=1.0)

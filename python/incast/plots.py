@@ -1,0 +1,180 @@
+"""Standard plots of a run (matplotlib, Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.ticker import LogFormatter  # noqa: E402
+
+#: How many ports `queue_length.png` shows (those with the largest max queue).
+TOP_QUEUES = 4
+
+_PCTS = (("p50", "p50"), ("p95", "p95"), ("p99", "p99"))
+
+
+def _skip(notes: list | None, msg: str) -> None:
+    if notes is None:
+        warnings.warn(msg, stacklevel=3)
+    else:
+        notes.append(msg)
+
+
+def _save(fig: Any, path: Path) -> Path:
+    fig.tight_layout()
+    # No date/software metadata: the PNGs are reproducible too.
+    fig.savefig(path, dpi=120, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def _plain_log_ticks(axis: Any) -> None:
+    """Log-scale tick labels as plain numbers (2, 5, 10) rather than 2x10^0."""
+    axis.set_major_formatter(LogFormatter())
+    axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+
+
+def _buckets(summary: dict) -> list:
+    return [b for b in summary.get("buckets") or [] if isinstance(b, dict)]
+
+
+def plot_slowdown_by_size(results: Any, path: Path, notes: list | None = None) -> Path | None:
+    """p50/p95/p99 slowdown per flow-size bucket (log y)."""
+    rows = []
+    for b in _buckets(results.summary):
+        sd = b.get("slowdown")
+        if b.get("count") and isinstance(sd, dict):
+            rows.append((str(b.get("label", "?")), sd))
+    if not rows:
+        _skip(notes, "slowdown_by_size.png skipped: no size bucket has measured flows")
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    x = np.arange(len(rows))
+    width = 0.8 / len(_PCTS)
+    for i, (key, label) in enumerate(_PCTS):
+        vals = [float(sd.get(key) or np.nan) for _, sd in rows]
+        ax.bar(x + (i - (len(_PCTS) - 1) / 2) * width, vals, width, label=label)
+    ax.set_xticks(x)
+    ax.set_xticklabels([label for label, _ in rows])
+    ax.set_yscale("log")
+    _plain_log_ticks(ax.yaxis)
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("flow size bucket (bytes)")
+    ax.set_ylabel("slowdown (FCT / ideal FCT, log scale)")
+    ax.set_title(f"Slowdown by flow size: {results.scenario_name} (seed {results.seed})")
+    ax.legend(title="percentile")
+    ax.grid(axis="y", which="both", alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_fct_cdf(results: Any, path: Path, notes: list | None = None) -> Path | None:
+    """CDF of slowdown per size bucket (finished, measured flows)."""
+    flows = results.flows
+    if len(flows) == 0 or "slowdown" not in flows.columns:
+        _skip(notes, "fct_cdf.png skipped: no flows")
+        return None
+    mask = np.isfinite(flows["slowdown"].to_numpy(dtype=float))
+    if "finished" in flows.columns:
+        mask &= flows["finished"].to_numpy() != 0
+    if "measured" in flows.columns and (flows["measured"].to_numpy()[mask] != 0).any():
+        mask &= flows["measured"].to_numpy() != 0
+    done = flows[mask]
+    if len(done) == 0:
+        _skip(notes, "fct_cdf.png skipped: no finished flows")
+        return None
+    sizes = done["size_bytes"].to_numpy() if "size_bytes" in done.columns else None
+    slow = done["slowdown"].to_numpy(dtype=float)
+    groups = []
+    if sizes is not None:
+        for b in _buckets(results.summary):
+            lo = b.get("lo") or 0
+            hi = b.get("hi")
+            sel = (sizes >= lo) & (sizes < hi if hi is not None else True)
+            if sel.any():
+                groups.append((str(b.get("label", f">={lo}")), slow[sel]))
+    if len(groups) != 1:
+        groups.append(("all flows", slow))
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for label, vals in groups:
+        v = np.sort(vals)
+        y = np.arange(1, len(v) + 1) / len(v)
+        style = {"color": "black", "ls": "--", "lw": 1.0} if label == "all flows" else {}
+        marker = "o" if len(v) <= 20 else None
+        ax.step(
+            np.r_[v[0], v],
+            np.r_[0.0, y],
+            where="post",
+            marker=marker,
+            markersize=3,
+            label=f"{label} (n={len(v)})",
+            **style,
+        )
+    ax.set_xscale("log")
+    _plain_log_ticks(ax.xaxis)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("slowdown (FCT / ideal FCT, log scale)")
+    ax.set_ylabel("fraction of flows (CDF)")
+    ax.set_title(f"Slowdown CDF by flow size: {results.scenario_name}")
+    ax.legend(title="size bucket", fontsize="small")
+    ax.grid(which="both", alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_queue_length(results: Any, path: Path, notes: list | None = None) -> Path | None:
+    """Queue occupancy over time for the ports with the largest max queue."""
+    q = results.queues
+    needed = {"time_ps", "node", "port", "bytes"}
+    if len(q) == 0 or not needed <= set(q.columns):
+        _skip(notes, "queue_length.png skipped: no queue samples")
+        return None
+    peak = q.groupby(["node", "port"], sort=True)["bytes"].max()
+    peak = peak[peak > 0].sort_values(ascending=False, kind="stable")
+    if len(peak) == 0:
+        _skip(notes, "queue_length.png skipped: every sampled queue stayed empty")
+        return None
+    names = results.node_names
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for node, port in peak.index[:TOP_QUEUES]:
+        s = q[(q["node"] == node) & (q["port"] == port)].sort_values("time_ps", kind="stable")
+        name = names[node] if 0 <= node < len(names) else f"node {node}"
+        t_us = s["time_ps"].to_numpy(dtype=float) / 1e6
+        ax.step(
+            t_us, s["bytes"].to_numpy(dtype=float) / 1e3, where="post", label=f"{name} port {port}"
+        )
+    ax.set_xlabel("simulated time (us)")
+    ax.set_ylabel("queue length (KB)")
+    shown = min(TOP_QUEUES, len(peak))
+    ax.set_title(f"Queue length, {shown} fullest port(s): {results.scenario_name}")
+    ax.legend(title="port", fontsize="small")
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_all(
+    results: Any, out_dir: str | os.PathLike[str], notes: list | None = None
+) -> list[Path]:
+    """Write slowdown_by_size.png, fct_cdf.png and queue_length.png into `out_dir`.
+
+    A plot whose data is empty is skipped: a note is appended to `notes` (or
+    issued as a warning when `notes` is None). Returns the paths written.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fn, name in (
+        (plot_slowdown_by_size, "slowdown_by_size.png"),
+        (plot_fct_cdf, "fct_cdf.png"),
+        (plot_queue_length, "queue_length.png"),
+    ):
+        path = fn(results, out / name, notes)
+        if path is not None:
+            written.append(path)
+    return written

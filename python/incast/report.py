@@ -1,0 +1,211 @@
+"""The terminal summary of a run (rich)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ._runner import format_ps
+
+_PCTS = (("mean", "mean"), ("p50", "p50"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"))
+
+# Top-level summary keys rendered by a dedicated section.
+_KNOWN = {
+    "scenario",
+    "seed",
+    "sim_time_us",
+    "flows",
+    "buckets",
+    "overall",
+    "drops",
+    "ecn_marks",
+    "retransmits",
+    "timeouts",
+    "incasts",
+    "utilization",
+    "engine",
+}
+
+
+def _num(x: Any, digits: int = 2) -> str:
+    """A number for display; '-' for missing or NaN."""
+    if x is None or isinstance(x, bool):
+        return "-" if x is None else str(x)
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "-"
+        if x != 0 and abs(x) < 10**-digits:
+            return f"{x:.{digits}g}"
+        if abs(x) >= 1e4:
+            return f"{x:,.0f}"
+        return f"{x:,.{digits}f}"
+    return str(x)
+
+
+def _si(x: float) -> str:
+    """1234567 -> '1.23M'."""
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{unit}"
+    return f"{x:.3g}"
+
+
+def _get(d: Any, *keys: str) -> Any:
+    for k in keys:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(k)
+    return d
+
+
+def _bucket_row(label: str, b: dict) -> list[str]:
+    sd = b.get("slowdown") if isinstance(b.get("slowdown"), dict) else {}
+    fct = b.get("fct_us") if isinstance(b.get("fct_us"), dict) else {}
+    return (
+        [escape(label), _num(b.get("count"))]
+        + [_num(sd.get(k)) for k, _ in _PCTS]
+        + [_num(fct.get("mean"), 1)]
+    )
+
+
+def bucket_table(summary: dict) -> Table | None:
+    """Slowdown percentiles and mean FCT per flow-size bucket, plus an overall row."""
+    buckets = [b for b in summary.get("buckets") or [] if isinstance(b, dict)]
+    overall = summary.get("overall") if isinstance(summary.get("overall"), dict) else None
+    if not buckets and not overall:
+        return None
+    table = Table(
+        title="Slowdown (FCT / ideal FCT) by flow size", title_justify="left", box=box.SIMPLE_HEAVY
+    )
+    table.add_column("size bucket")
+    table.add_column("flows", justify="right")
+    for _, head in _PCTS:
+        table.add_column(f"{head}", justify="right")
+    table.add_column("mean FCT (us)", justify="right")
+    for b in buckets:
+        table.add_row(*_bucket_row(str(b.get("label", "?")), b))
+    if overall:
+        table.add_row(*_bucket_row("all", overall), style="bold", end_section=False)
+    return table
+
+
+def _totals(summary: dict) -> Table:
+    t = Table(show_header=False, box=None, pad_edge=False, title="Totals", title_justify="left")
+    t.add_column(style="dim")
+    t.add_column(justify="right")
+    flows = summary.get("flows")
+    if isinstance(flows, dict):
+        t.add_row("flows", _num(flows.get("total")))
+        for k, v in flows.items():
+            if k != "total":
+                t.add_row(f"  {escape(str(k))}", _num(v))
+    drops = summary.get("drops")
+    if isinstance(drops, dict):
+        t.add_row("drops", f"{_num(drops.get('packets'))} pkts, {_num(drops.get('bytes'))} B")
+    elif drops is not None:
+        t.add_row("drops", _num(drops))
+    for key, label in (("ecn_marks", "ECN marks"), ("retransmits", "retransmissions")):
+        if key in summary:
+            t.add_row(label, _num(summary[key]))
+    if "timeouts" in summary:
+        t.add_row("timeouts", _num(summary["timeouts"]))
+    util = summary.get("utilization")
+    if isinstance(util, dict):
+        for k, v in util.items():
+            label = "max port utilization" if k == "max" else f"utilization ({k})"
+            t.add_row(label, f"{v * 100:.1f} %" if isinstance(v, (int, float)) else _num(v))
+    return t
+
+
+def _incasts(summary: dict) -> Table | None:
+    inc = summary.get("incasts")
+    if not isinstance(inc, dict) or not inc.get("count"):
+        return None
+    t = Table(title="Incast completion time (us)", title_justify="left", box=box.SIMPLE_HEAVY)
+    t.add_column("incasts", justify="right")
+    t.add_column("finished", justify="right")
+    ct = inc.get("completion_us") if isinstance(inc.get("completion_us"), dict) else {}
+    for _, head in _PCTS:
+        t.add_column(head, justify="right")
+    t.add_row(
+        _num(inc.get("count")), _num(inc.get("finished")), *[_num(ct.get(k), 1) for k, _ in _PCTS]
+    )
+    return t
+
+
+def _flatten(prefix: str, v: Any, out: list) -> None:
+    if isinstance(v, dict):
+        for k, sub in v.items():
+            _flatten(f"{prefix}.{k}" if prefix else str(k), sub, out)
+    elif isinstance(v, list):
+        out.append((prefix, f"[{len(v)} items]"))
+    else:
+        out.append((prefix, _num(v)))
+
+
+def _others(summary: dict) -> Table | None:
+    rows: list = []
+    for k, v in summary.items():
+        if k not in _KNOWN:
+            _flatten(k, v, rows)
+    if not rows:
+        return None
+    t = Table(show_header=False, box=None, pad_edge=False, title="Other", title_justify="left")
+    t.add_column(style="dim")
+    t.add_column(justify="right")
+    for k, v in rows:
+        t.add_row(escape(k), escape(v))
+    return t
+
+
+def header_text(results: Any) -> str:
+    s = results.summary
+    stats = results.stats or {}
+    name = escape(str(s.get("scenario") or "?"))
+    seed = s.get("seed", "?")
+    sim_us = s.get("sim_time_us")
+    if isinstance(sim_us, (int, float)):
+        simtime = format_ps(sim_us * 1e6)
+    elif stats.get("sim_time_ps") is not None:
+        simtime = format_ps(stats["sim_time_ps"])
+    else:
+        simtime = "?"
+    wall = stats.get("wall_seconds")
+    events = stats.get("events", _get(s, "engine", "events"))
+    line1 = f"[bold]{name}[/bold]  seed {seed}"
+    line2 = f"simulated {simtime}"
+    if isinstance(wall, (int, float)) and wall > 0:
+        line2 += f" in {wall:.2f} s of wall time"
+    if isinstance(events, (int, float)):
+        line2 += f", {_si(events)} events"
+        if isinstance(wall, (int, float)) and wall > 0:
+            line2 += f" ({_si(events / wall)} events/s)"
+    return f"{line1}\n{line2}"
+
+
+def print_summary(results: Any, console: Console | None = None) -> None:
+    """Print the run summary: header, slowdown by size bucket, totals,
+    incast completion times and anything else the core reported."""
+    console = console or Console()
+    summary = results.summary if isinstance(results.summary, dict) else {}
+    console.rule("[bold]incast results")
+    console.print(header_text(results), highlight=False)
+    table = bucket_table(summary)
+    if table is not None:
+        console.print(table)
+    else:
+        console.print("[dim]no measured flows: no slowdown statistics[/dim]")
+    inc = _incasts(summary)
+    if inc is not None:
+        console.print(inc)
+    console.print(_totals(summary))
+    other = _others(summary)
+    if other is not None:
+        console.print(other)

@@ -1,0 +1,85 @@
+"""Shared scenarios and helpers for the Python tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SCENARIOS = REPO / "scenarios"
+INCAST_SCENARIO = SCENARIOS / "incast_single_switch.toml"
+
+TINY_TOML = """\
+name = "tiny"
+seed = 1
+[topology]
+kind = "single_switch"
+hosts = 4
+link_rate = "10Gbps"
+link_delay = "1us"
+[[workload.flows]]
+src = 0
+dst = 3
+size = "100KB"
+start = "0us"
+[[workload.flows]]
+src = 1
+dst = 3
+size = "100KB"
+start = "0us"
+"""
+
+# The same scenario as plain data.
+TINY_DICT = {
+    "name": "tiny",
+    "seed": 1,
+    "topology": {
+        "kind": "single_switch",
+        "hosts": 4,
+        "link_rate": "10Gbps",
+        "link_delay": "1us",
+    },
+    "workload": {
+        "flows": [
+            {"src": 0, "dst": 3, "size": "100KB", "start": "0us"},
+            {"src": 1, "dst": 3, "size": "100KB", "start": "0us"},
+        ]
+    },
+}
+
+# About 20 flows in 1 ms of Poisson arrivals (websearch flows average ~1.6 MB).
+POISSON_TOML = """\
+name = "poisson"
+seed = 1
+duration = "1ms"
+[topology]
+kind = "single_switch"
+hosts = 8
+link_rate = "100Gbps"
+link_delay = "1us"
+[[workload.poisson]]
+load = 0.3
+cdf = "websearch"
+"""
+
+UNKNOWN_KEY_TOML = TINY_TOML.replace("hosts = 4\n", "hosts = 4\nbogus_knob = 3\n")
+
+
+@pytest.fixture
+def tiny_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY_TOML)
+    return path
+
+
+@pytest.fixture
+def unknown_key_file(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.toml"
+    path.write_text(UNKNOWN_KEY_TOML)
+    return path
+
+
+def file_bytes(directory: Path) -> dict[str, bytes]:
+    """Every file in a directory, by name."""
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}

@@ -1,0 +1,144 @@
+"""The Python API end to end, against the real core."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import incast
+from conftest import POISSON_TOML, TINY_DICT, TINY_TOML, UNKNOWN_KEY_TOML, file_bytes
+from incast.results import TABLES
+
+
+def test_run_tiny_finishes_both_flows():
+    res = incast.run(TINY_TOML)
+    assert isinstance(res, incast.Results)
+    flows = res.flows
+    assert len(flows) == 2
+    assert (flows["finished"] == 1).all()
+    assert (flows["slowdown"] >= 1.0).all()
+    assert (flows["size_bytes"] == 100_000).all()
+    assert (flows["fct_ps"] >= flows["ideal_fct_ps"]).all()
+    np.testing.assert_allclose(flows["fct_us"], flows["fct_ps"] / 1e6)
+    assert res.summary["scenario"] == "tiny"
+    assert res.summary["seed"] == 1
+    assert res.summary["flows"]["finished"] == 2
+    assert res.stats["events"] > 0
+
+
+def test_results_tables_and_names():
+    res = incast.run(TINY_TOML)
+    for name in TABLES:
+        assert isinstance(getattr(res, name), pd.DataFrame)
+    assert len(res.node_names) >= 5  # 4 hosts and a switch
+    for name in ("counters", "ports"):
+        df = getattr(res, name)
+        assert len(df) > 0
+        assert "node_name" in df.columns
+        assert set(df["node_name"]) <= set(res.node_names)
+    ports = res.ports
+    assert ((ports["utilization"] >= 0) & (ports["utilization"] <= 1.0 + 1e-9)).all()
+    assert ports["tx_bytes"].sum() > 0
+
+
+def test_seed_override_is_reported():
+    res = incast.run(TINY_TOML, seed=42)
+    assert res.summary["seed"] == 42
+
+
+def test_parquet_is_byte_identical_across_runs(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    incast.run(TINY_TOML).to_parquet(a)
+    incast.run(TINY_TOML).to_parquet(b)
+    files = file_bytes(a)
+    assert set(files) == {f"{t}.parquet" for t in TABLES} | {"summary.json"}
+    assert files == file_bytes(b)
+    summary = json.loads((a / "summary.json").read_text())
+    assert summary["flows"]["finished"] == 2
+
+
+def test_poisson_seed_changes_flows(tmp_path):
+    runs = {}
+    for label, seed in (("s1", 1), ("s1again", 1), ("s2", 2)):
+        res = incast.run(POISSON_TOML, seed=seed)
+        assert len(res.flows) > 0
+        res.to_parquet(tmp_path / label)
+        runs[label] = (tmp_path / label / "flows.parquet").read_bytes()
+    assert runs["s1"] == runs["s1again"]
+    assert runs["s1"] != runs["s2"]
+
+
+def test_dict_input_matches_toml():
+    from_toml = incast.run(TINY_TOML)
+    from_dict = incast.run(TINY_DICT)
+    pd.testing.assert_frame_equal(from_toml.flows, from_dict.flows)
+    assert from_toml.summary == from_dict.summary
+
+
+def test_path_input(tiny_file):
+    by_path = incast.run(tiny_file)
+    by_str = incast.run(str(tiny_file))
+    pd.testing.assert_frame_equal(by_path.flows, by_str.flows)
+
+
+def test_validate_returns_normalized_dict():
+    normalized = incast.validate(TINY_TOML)
+    assert normalized["name"] == "tiny"
+    assert normalized["seed"] == 1
+    # The normalized form is itself a valid scenario.
+    assert incast.validate(normalized)["name"] == "tiny"
+
+
+def test_load_scenario(tiny_file):
+    scenario = incast.load_scenario(tiny_file)
+    assert scenario["name"] == "tiny"
+    scenario["name"] = "renamed"
+    assert incast.run(scenario).summary["scenario"] == "renamed"
+
+
+def test_unknown_key_is_a_scenario_error():
+    with pytest.raises(incast.ScenarioError) as info:
+        incast.validate(UNKNOWN_KEY_TOML)
+    assert "bogus_knob" in str(info.value)
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(incast.ScenarioError):
+        incast.run(UNKNOWN_KEY_TOML)
+
+
+def test_bad_dict_is_a_scenario_error():
+    bad = dict(TINY_DICT, topology=dict(TINY_DICT["topology"], link_rate="fast"))
+    with pytest.raises(incast.ScenarioError):
+        incast.validate(bad)
+
+
+def test_schema_is_json_schema():
+    schema = incast.schema()
+    assert "properties" in schema
+    assert "topology" in schema["properties"]
+
+
+def test_low_level_simulation():
+    sim = incast.simulation(TINY_TOML)
+    assert sim.name == "tiny"
+    p = sim.progress()
+    assert set(p) >= {"now_ps", "horizon_ps", "fraction", "active_flows", "finished_flows"}
+    steps = 0
+    while not sim.advance(1_000):
+        steps += 1
+        assert steps < 1_000_000
+    p = sim.progress()
+    assert p["finished_flows"] == 2
+    assert math.isclose(p["fraction"], 1.0) or p["fraction"] <= 1.0
+    raw = sim.finish()
+    assert set(raw) >= {"flows", "incasts", "counters", "ports", "queues", "node_names"}
+    dtype, data = raw["flows"]["flow_id"]
+    assert dtype == "<u8" and len(data) == 16
+    assert json.loads(raw["summary"])["scenario"] == "tiny"
+    with pytest.raises(RuntimeError):
+        sim.finish()
+    with pytest.raises(RuntimeError):
+        sim.advance(10)
