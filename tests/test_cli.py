@@ -41,14 +41,11 @@ def test_run_seed_and_no_plots(tmp_path, tiny_file):
     assert json.loads((out / "summary.json").read_text())["seed"] == 9
 
 
-def test_run_default_out_dir(tmp_path, tiny_file):
-    runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=tmp_path):
-        result = runner.invoke(cli, ["run", str(tiny_file), "--no-plots"])
-        assert result.exit_code == 0, result.output
-        from pathlib import Path
-
-        assert Path("incast-out/tiny/flows.parquet").is_file()
+def test_run_default_out_dir(tmp_path, monkeypatch, tiny_file):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["run", str(tiny_file), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "incast-out" / "tiny" / "flows.parquet").is_file()
 
 
 def test_validate_ok(tiny_file):

@@ -58,6 +58,7 @@ def progress_bar(
     console: Any = None, description: str = "simulating"
 ) -> Iterator[ProgressCallback]:
     """A rich progress bar; yields the callback that `drive` feeds."""
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         Progress,
@@ -67,15 +68,21 @@ def progress_bar(
         TimeRemainingColumn,
     )
 
-    columns = (
+    console = console or Console(stderr=True)
+    wide = console.width >= 110
+    columns = [
         TextColumn("[bold]{task.description}"),
-        BarColumn(bar_width=24),
+        BarColumn(bar_width=24 if wide else 16),
         TaskProgressColumn(),
         TextColumn("{task.fields[simtime]}"),
-        TextColumn("[dim]{task.fields[flows]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
+    ]
+    if wide:
+        columns.append(TextColumn("[dim]{task.fields[flows]}"))
+    columns.append(TimeElapsedColumn())
+    if wide:
+        columns.append(TimeRemainingColumn())
+    if len(description) > 24:
+        description = description[:23] + "…"
     with Progress(*columns, console=console, transient=False, refresh_per_second=8) as bar:
         task = bar.add_task(description, total=1.0, simtime="", flows="")
 

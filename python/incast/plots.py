@@ -141,15 +141,17 @@ def plot_queue_length(results: Any, path: Path, notes: list | None = None) -> Pa
         _skip(notes, "queue_length.png skipped: every sampled queue stayed empty")
         return None
     names = results.node_names
+    t_max_us = float(q["time_ps"].max()) / 1e6
+    unit, scale = ("ms", 1e9) if t_max_us >= 10_000 else ("us", 1e6)
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for node, port in peak.index[:TOP_QUEUES]:
         s = q[(q["node"] == node) & (q["port"] == port)].sort_values("time_ps", kind="stable")
         name = names[node] if 0 <= node < len(names) else f"node {node}"
-        t_us = s["time_ps"].to_numpy(dtype=float) / 1e6
+        t = s["time_ps"].to_numpy(dtype=float) / scale
         ax.step(
-            t_us, s["bytes"].to_numpy(dtype=float) / 1e3, where="post", label=f"{name} port {port}"
+            t, s["bytes"].to_numpy(dtype=float) / 1e3, where="post", label=f"{name} port {port}"
         )
-    ax.set_xlabel("simulated time (us)")
+    ax.set_xlabel(f"simulated time ({unit})")
     ax.set_ylabel("queue length (KB)")
     shown = min(TOP_QUEUES, len(peak))
     ax.set_title(f"Queue length, {shown} fullest port(s): {results.scenario_name}")

@@ -84,11 +84,11 @@ def bucket_table(summary: dict) -> Table | None:
     table = Table(
         title="Slowdown (FCT / ideal FCT) by flow size", title_justify="left", box=box.SIMPLE_HEAVY
     )
-    table.add_column("size bucket")
+    table.add_column("size")
     table.add_column("flows", justify="right")
     for _, head in _PCTS:
         table.add_column(f"{head}", justify="right")
-    table.add_column("mean FCT (us)", justify="right")
+    table.add_column("mean FCT us", justify="right", no_wrap=True)
     for b in buckets:
         table.add_row(*_bucket_row(str(b.get("label", "?")), b))
     if overall:
