@@ -984,7 +984,11 @@ impl Simulation {
     }
     /// Bytes acknowledged so far of each active flow: (flow id, snd_una).
     pub fn acked_bytes(&self) -> Vec<(u64, u64)> {
-        self.flows.iter().filter(|f| f.active).map(|f| (f.id, f.tcp.snd_una)).collect()
+        self.flows
+            .iter()
+            .filter(|f| f.active)
+            .map(|f| (f.id, f.tcp.snd_una))
+            .collect()
     }
     /// Bytes queued at switch port (switch, local port), all classes.
     pub fn switch_queue_bytes(&self, switch: u32, local: usize) -> Bytes {

@@ -150,9 +150,11 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "Mbps" | "M" => 1_000_000,
         "Gbps" | "G" => 1_000_000_000,
         "Tbps" | "T" => 1_000_000_000_000,
-        "" => return Err(format!(
+        "" => {
+            return Err(format!(
             "rate `{s}` has no unit; write e.g. \"100Gbps\" (units: bps, Kbps, Mbps, Gbps, Tbps)"
-        )),
+        ))
+        }
         u => {
             return Err(format!(
                 "unknown rate unit `{u}` in `{s}`; use bps, Kbps, Mbps, Gbps or Tbps"

@@ -39,8 +39,16 @@ fn idle_multi_hop_path_fct_is_exact() {
         cc = "newreno"
         init_cwnd = 1000
     "#;
-    let hops = [(Rate::gbps(100), US), (Rate::gbps(40), 2 * US), (Rate::gbps(10), 500 * NS)];
-    let back = [(Rate::gbps(10), 500 * NS), (Rate::gbps(40), 2 * US), (Rate::gbps(100), US)];
+    let hops = [
+        (Rate::gbps(100), US),
+        (Rate::gbps(40), 2 * US),
+        (Rate::gbps(10), 500 * NS),
+    ];
+    let back = [
+        (Rate::gbps(10), 500 * NS),
+        (Rate::gbps(40), 2 * US),
+        (Rate::gbps(100), US),
+    ];
     for size in [1u64, 1000, 1460, 1461, 14_600, 100_000, 1_000_000] {
         let r = run(&format!(
             "{topo}\n[[workload.flows]]\nsrc = \"h0\"\ndst = \"h1\"\nsize = {size}\nstart = \"3us\"\n"
@@ -55,12 +63,18 @@ fn idle_multi_hop_path_fct_is_exact() {
         let acks_at_tx = tandem(&data_at_rx, &vec![64; n], &back);
         let expected_fct = acks_at_tx[n - 1] - 3 * US;
         let fct = r.flows.u64s("fct_ps")[0];
-        assert_eq!(fct, expected_fct, "size {size}: simulated {fct} ps vs closed form {expected_fct} ps");
+        assert_eq!(
+            fct, expected_fct,
+            "size {size}: simulated {fct} ps vs closed form {expected_fct} ps"
+        );
         assert_eq!(r.flows.u32s("retransmits")[0], 0);
         // The HPCC ideal FCT is a close lower bound of this exact value for large flows.
         let ideal = r.flows.u64s("ideal_fct_ps")[0];
         if size >= 100_000 {
-            assert!((fct as f64 / ideal as f64) < 1.05, "size {size}: fct {fct} ideal {ideal}");
+            assert!(
+                (fct as f64 / ideal as f64) < 1.05,
+                "size {size}: fct {fct} ideal {ideal}"
+            );
         }
     }
 }
@@ -96,7 +110,9 @@ fn md1_mean_wait(rho: f64) -> (f64, f64) {
     ));
     let c = &r.counters;
     // The switch's port toward dst carries every packet.
-    let i = (0..c.rows()).max_by_key(|&i| c.u64s("deq_pkts")[i]).unwrap();
+    let i = (0..c.rows())
+        .max_by_key(|&i| c.u64s("deq_pkts")[i])
+        .unwrap();
     let mean_wait = c.u64s("qdelay_sum_ps")[i] as f64 / c.u64s("deq_pkts")[i] as f64;
     let s = 1.2e6; // service time, ps
     let formula = rho * s / (2.0 * (1.0 - rho)); // Pollaczek-Khinchine for deterministic service
@@ -109,7 +125,10 @@ fn md1_waiting_time_at_half_load() {
     // rho = 0.5 (autocorrelation time ~ 1/(1-rho)^2 services), so 5 % is ~10 sigma.
     let (w, f) = md1_mean_wait(0.5);
     eprintln!("M/D/1 rho=0.5: measured {w:.0} ps, formula {f:.0} ps");
-    assert!((w / f - 1.0).abs() < 0.05, "mean wait {w:.0} ps vs M/D/1 {f:.0} ps");
+    assert!(
+        (w / f - 1.0).abs() < 0.05,
+        "mean wait {w:.0} ps vs M/D/1 {f:.0} ps"
+    );
 }
 
 #[test]
@@ -117,7 +136,10 @@ fn md1_waiting_time_at_load_0_8() {
     // At rho = 0.8 the standard error is about 1.3 % for 1e6 packets: 5 % is ~4 sigma.
     let (w, f) = md1_mean_wait(0.8);
     eprintln!("M/D/1 rho=0.8: measured {w:.0} ps, formula {f:.0} ps");
-    assert!((w / f - 1.0).abs() < 0.05, "mean wait {w:.0} ps vs M/D/1 {f:.0} ps");
+    assert!(
+        (w / f - 1.0).abs() < 0.05,
+        "mean wait {w:.0} ps vs M/D/1 {f:.0} ps"
+    );
 }
 
 /// N long flows from N senders to one receiver through one switch; returns each flow's
@@ -143,7 +165,11 @@ fn long_flows(cc: &str, ecn: &str, buffer: &str, n: usize, t1: Ps, t2: Ps) -> (V
         n + 1
     );
     for s in 0..n {
-        toml += &format!("[[workload.flows]]\nsrc = {}\ndst = 0\nsize = \"10GB\"\nstart = \"{}us\"\n", s + 1, s * 7);
+        toml += &format!(
+            "[[workload.flows]]\nsrc = {}\ndst = 0\nsize = \"10GB\"\nstart = \"{}us\"\n",
+            s + 1,
+            s * 7
+        );
     }
     let sc = scenario(&toml);
     let mut sim = Simulation::new(&sc).unwrap();
@@ -172,7 +198,14 @@ fn long_flows(cc: &str, ecn: &str, buffer: &str, n: usize, t1: Ps, t2: Ps) -> (V
 fn newreno_long_flows_get_max_min_fair_shares() {
     // 4 flows, drop-tail 300 KB queue: each within 5 % of C/4 over 1 s (about 2000 RTTs and
     // hundreds of loss cycles, so per-flow averages settle).
-    let (shares, util) = long_flows("newreno", "{ kind = \"off\" }", "300KB", 4, 200 * MS, 1200 * MS);
+    let (shares, util) = long_flows(
+        "newreno",
+        "{ kind = \"off\" }",
+        "300KB",
+        4,
+        200 * MS,
+        1200 * MS,
+    );
     for s in &shares {
         assert!((s * 4.0 - 1.0).abs() < 0.05, "shares {shares:?}");
     }
@@ -182,8 +215,14 @@ fn newreno_long_flows_get_max_min_fair_shares() {
 #[test]
 fn dctcp_long_flows_fair_and_fully_utilized() {
     // K = 65 packets at 10G (DCTCP guideline K > C*RTT/7 with RTT ~ 22 us: C*RTT ~ 18 pkts).
-    let (shares, util) =
-        long_flows("dctcp", "{ kind = \"step\", k = \"97500B\" }", "4MB", 4, 100 * MS, 600 * MS);
+    let (shares, util) = long_flows(
+        "dctcp",
+        "{ kind = \"step\", k = \"97500B\" }",
+        "4MB",
+        4,
+        100 * MS,
+        600 * MS,
+    );
     for s in &shares {
         assert!((s * 4.0 - 1.0).abs() < 0.05, "shares {shares:?}");
     }

@@ -55,10 +55,16 @@ fn dctcp_queue_and_alpha_match_the_fluid_model() {
     // averaged over 1000 windows.
     let amps: Vec<f64> = q
         .chunks(1000)
-        .map(|c| c.iter().cloned().fold(f64::MIN, f64::max) - c.iter().cloned().fold(f64::MAX, f64::min))
+        .map(|c| {
+            c.iter().cloned().fold(f64::MIN, f64::max) - c.iter().cloned().fold(f64::MAX, f64::min)
+        })
         .collect();
     let amp = amps.iter().sum::<f64>() / amps.len() as f64;
-    let qmax = q.chunks(1000).map(|c| c.iter().cloned().fold(f64::MIN, f64::max)).sum::<f64>() / amps.len() as f64;
+    let qmax = q
+        .chunks(1000)
+        .map(|c| c.iter().cloned().fold(f64::MIN, f64::max))
+        .sum::<f64>()
+        / amps.len() as f64;
     let mean_q = q.iter().sum::<f64>() / q.len() as f64;
     let alphas: Vec<f64> = sim.cc_trace().iter().map(|x| x.2).collect();
     let alpha = alphas.iter().sum::<f64>() / alphas.len() as f64;
@@ -68,10 +74,22 @@ fn dctcp_queue_and_alpha_match_the_fluid_model() {
     );
     // Tolerance 20 % (the figure): the fluid model ignores packetization and the
     // one-RTT marking delay, both a few packets at this scale.
-    assert!((amp / amp_model - 1.0).abs() < 0.2, "amplitude {amp} vs {amp_model}");
-    assert!((alpha / alpha_model - 1.0).abs() < 0.2, "alpha {alpha} vs {alpha_model}");
-    assert!((qmax / qmax_model - 1.0).abs() < 0.2, "Qmax {qmax} vs {qmax_model}");
-    assert!(mean_q > k - amp_model && mean_q < qmax_model + 2.0, "the queue oscillates around K: mean {mean_q}");
+    assert!(
+        (amp / amp_model - 1.0).abs() < 0.2,
+        "amplitude {amp} vs {amp_model}"
+    );
+    assert!(
+        (alpha / alpha_model - 1.0).abs() < 0.2,
+        "alpha {alpha} vs {alpha_model}"
+    );
+    assert!(
+        (qmax / qmax_model - 1.0).abs() < 0.2,
+        "Qmax {qmax} vs {qmax_model}"
+    );
+    assert!(
+        mean_q > k - amp_model && mean_q < qmax_model + 2.0,
+        "the queue oscillates around K: mean {mean_q}"
+    );
 }
 
 /// Goodput (payload bits / completion time) of an incast of `fan_in` x 64 KB, and timeouts.
@@ -102,7 +120,12 @@ fn incast(cc: &str, fan_in: u32) -> (f64, u64) {
     ));
     let i = &r.incasts;
     assert_eq!(i.rows(), 5);
-    let mean_ct: f64 = i.u64s("completion_ps").iter().map(|&c| c as f64).sum::<f64>() / 5.0;
+    let mean_ct: f64 = i
+        .u64s("completion_ps")
+        .iter()
+        .map(|&c| c as f64)
+        .sum::<f64>()
+        / 5.0;
     let goodput = fan_in as f64 * 64_000.0 * 8.0 / (mean_ct / SEC as f64);
     let timeouts: u64 = r.flows.u32s("timeouts").iter().map(|&t| t as u64).sum();
     (goodput / 1e9, timeouts)
@@ -123,7 +146,10 @@ fn incast_collapses_newreno_but_not_dctcp() {
     let best_small = reno[..3].iter().map(|r| r.0).fold(0.0, f64::max);
     for (f, (g, t)) in fans.iter().zip(&reno).skip(3) {
         assert!(*t > 0, "NewReno should time out at fan-in {f}");
-        assert!(*g < 0.4 * best_small, "NewReno should collapse at fan-in {f}: {reno:?}");
+        assert!(
+            *g < 0.4 * best_small,
+            "NewReno should collapse at fan-in {f}: {reno:?}"
+        );
     }
     // DCTCP: no timeouts at any fan-in here, and goodput never falls below 75 % of the 10G
     // link (fan-in 4 is itself limited by slow start to ~8 Gb/s; the payload ceiling is 9.7).

@@ -52,8 +52,15 @@ fn every_byte_is_received_dropped_or_in_flight() {
     let mid = sim.finish();
     let c = mid.conservation;
     assert!(c.in_network_bytes > 0, "{c:?}");
-    assert!(c.dropped_bytes > 0, "the scenario is meant to drop packets: {c:?}");
-    assert_eq!(c.sent_bytes, c.delivered_bytes + c.dropped_bytes + c.in_network_bytes, "{c:?}");
+    assert!(
+        c.dropped_bytes > 0,
+        "the scenario is meant to drop packets: {c:?}"
+    );
+    assert_eq!(
+        c.sent_bytes,
+        c.delivered_bytes + c.dropped_bytes + c.in_network_bytes,
+        "{c:?}"
+    );
     // Run to the end: nothing is left in the network and every flow finished.
     let end = run(LOSSY);
     let c = end.conservation;
@@ -97,26 +104,40 @@ fn unknown_key_is_named() {
     assert!(e.contains("unknown field `colour`"), "{e}");
     let e = err(&BASE.replace("link_rate", "link_rat"));
     assert!(e.contains("link_rat"), "{e}");
-    let e = err(&format!("{BASE}\n[transport]\ncc = \"dctcp\"\nmss = 1000\n"));
-    assert!(e.contains("transport") && e.contains("unknown field `mss`"), "{e}");
+    let e = err(&format!(
+        "{BASE}\n[transport]\ncc = \"dctcp\"\nmss = 1000\n"
+    ));
+    assert!(
+        e.contains("transport") && e.contains("unknown field `mss`"),
+        "{e}"
+    );
 }
 
 #[test]
 fn wrong_units_and_negative_values_say_what_to_write() {
     let e = err(&BASE.replace("\"10Gbps\"", "10"));
-    assert!(e.contains("topology") && e.contains("has no unit") && e.contains("100Gbps"), "{e}");
+    assert!(
+        e.contains("topology") && e.contains("has no unit") && e.contains("100Gbps"),
+        "{e}"
+    );
     let e = err(&BASE.replace("\"10Gbps\"", "\"10Gbits\""));
     assert!(e.contains("unknown rate unit `Gbits`"), "{e}");
     let e = err(&BASE.replace("\"10Gbps\"", "\"-10Gbps\""));
     assert!(e.contains("negative"), "{e}");
     let e = err(&format!("{BASE}\n[transport]\nrto_min = 5\n"));
-    assert!(e.contains("transport.rto_min") && e.contains("has no unit"), "{e}");
+    assert!(
+        e.contains("transport.rto_min") && e.contains("has no unit"),
+        "{e}"
+    );
 }
 
 #[test]
 fn missing_host_is_named() {
     let e = err(&BASE.replace("dst = 1", "dst = 9"));
-    assert!(e.contains("workload.flows[0].dst") && e.contains("host 9 does not exist"), "{e}");
+    assert!(
+        e.contains("workload.flows[0].dst") && e.contains("host 9 does not exist"),
+        "{e}"
+    );
     let e = err(&BASE.replace("dst = 1", "dst = \"h77\""));
     assert!(e.contains("unknown host `h77`"), "{e}");
     let e = err(&BASE.replace("dst = 1", "dst = 0"));
@@ -127,7 +148,10 @@ fn missing_host_is_named() {
 fn load_above_one_and_missing_duration() {
     let p = "[[workload.poisson]]\nload = 1.5\ncdf = \"websearch\"\n";
     let e = err(&format!("duration = \"1ms\"\n{BASE}{p}"));
-    assert!(e.contains("workload.poisson[0].load") && e.contains("(0, 1]"), "{e}");
+    assert!(
+        e.contains("workload.poisson[0].load") && e.contains("(0, 1]"),
+        "{e}"
+    );
     let p2 = "[[workload.poisson]]\nload = 0.6\ncdf = \"websearch\"\n";
     let e = err(&format!("duration = \"1ms\"\n{BASE}{p2}{p2}"));
     assert!(e.contains("total load of 1.200"), "{e}");
@@ -141,23 +165,41 @@ fn cdf_not_monotone_or_unknown() {
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.cdf");
     std::fs::write(&bad, "100 0\n200 0.5\n150 0.7\n300 1\n").unwrap();
-    let p = format!("[[workload.poisson]]\nload = 0.5\ncdf = \"{}\"\n", bad.display());
+    let p = format!(
+        "[[workload.poisson]]\nload = 0.5\ncdf = \"{}\"\n",
+        bad.display()
+    );
     let e = err(&format!("duration = \"1ms\"\n{BASE}{p}"));
-    assert!(e.contains("workload.poisson[0].cdf") && e.contains("line 3") && e.contains("monotone"), "{e}");
+    assert!(
+        e.contains("workload.poisson[0].cdf") && e.contains("line 3") && e.contains("monotone"),
+        "{e}"
+    );
     let p = "[[workload.poisson]]\nload = 0.5\ncdf = \"websurch\"\n";
     let e = err(&format!("duration = \"1ms\"\n{BASE}{p}"));
-    assert!(e.contains("unknown CDF `websurch`") && e.contains("websearch"), "{e}");
+    assert!(
+        e.contains("unknown CDF `websurch`") && e.contains("websearch"),
+        "{e}"
+    );
 }
 
 #[test]
 fn other_semantic_errors() {
     let e = err(&format!("{BASE}\n[switch]\necn = {{ kind = \"red\", kmin = \"200KB\", kmax = \"100KB\", pmax = 0.1 }}\n"));
-    assert!(e.contains("switch.ecn.kmin") && e.contains("must not exceed"), "{e}");
+    assert!(
+        e.contains("switch.ecn.kmin") && e.contains("must not exceed"),
+        "{e}"
+    );
     let e = err(&format!("{BASE}\n[transport]\ncc = \"bbr\"\n"));
-    assert!(e.contains("unknown congestion control `bbr`") && e.contains("dctcp"), "{e}");
+    assert!(
+        e.contains("unknown congestion control `bbr`") && e.contains("dctcp"),
+        "{e}"
+    );
     let inc = "[[workload.incast]]\nfan_in = 8\nbytes_per_sender = \"1KB\"\ntimes = [\"1us\"]\n";
     let e = err(&format!("{BASE}{inc}"));
-    assert!(e.contains("workload.incast[0].fan_in") && e.contains("4 hosts"), "{e}");
+    assert!(
+        e.contains("workload.incast[0].fan_in") && e.contains("4 hosts"),
+        "{e}"
+    );
     let inc = "[[workload.incast]]\nfan_in_mix = [[1, 0.5], [2, 0.3]]\nbytes_per_sender = \"1KB\"\ntimes = [\"1us\"]\n";
     let e = err(&format!("{BASE}{inc}"));
     assert!(e.contains("add up to 0.8"), "{e}");
@@ -169,7 +211,15 @@ fn other_semantic_errors() {
 fn json_schema_is_exported() {
     let s: serde_json::Value = serde_json::from_str(&incast_core::Scenario::json_schema()).unwrap();
     let props = &s["properties"];
-    for key in ["topology", "switch", "transport", "workload", "metrics", "duration", "seed"] {
+    for key in [
+        "topology",
+        "switch",
+        "transport",
+        "workload",
+        "metrics",
+        "duration",
+        "seed",
+    ] {
         assert!(props.get(key).is_some(), "schema lacks {key}");
     }
 }

@@ -5,7 +5,8 @@ use incast_core::{Results, Scenario, ScenarioError, Simulation};
 use std::path::Path;
 
 pub fn scenario(toml: &str) -> Scenario {
-    Scenario::from_toml_str(toml, Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"))
+    Scenario::from_toml_str(toml, Path::new(env!("CARGO_MANIFEST_DIR")))
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 pub fn scenario_err(toml: &str) -> ScenarioError {
