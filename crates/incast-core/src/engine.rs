@@ -28,13 +28,14 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 struct Entry<E> {
-    key: u128, // (time << 64) | seq: one integer compare orders by time, then insertion
+    time: Ps,
+    seq: u64,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
+        (self.time, self.seq) == (other.time, other.seq)
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -45,7 +46,7 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key) // min-heap
+        (other.time, other.seq).cmp(&(self.time, self.seq)) // min-heap
     }
 }
 
@@ -80,15 +81,18 @@ impl<E> EventQueue<E> {
             "event scheduled in the past: {t} < {}",
             self.now
         );
-        let key = ((t as u128) << 64) | self.seq as u128;
+        self.heap.push(Entry {
+            time: t,
+            seq: self.seq,
+            event,
+        });
         self.seq += 1;
-        self.heap.push(Entry { key, event });
     }
     /// Removes and returns the earliest event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
         let e = self.heap.pop()?;
-        let t = (e.key >> 64) as Ps;
+        let t = e.time;
         self.now = t;
         self.popped += 1;
         Some((t, e.event))
@@ -96,7 +100,7 @@ impl<E> EventQueue<E> {
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Ps> {
-        self.heap.peek().map(|e| (e.key >> 64) as Ps)
+        self.heap.peek().map(|e| e.time)
     }
     /// The current simulated time: the time of the last event popped.
     #[inline]

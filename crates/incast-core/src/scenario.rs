@@ -695,6 +695,12 @@ impl Scenario {
             listed.extend(self.read_flow_file(file)?);
         }
         listed.sort_by_key(|f| f.start);
+        if w.poisson.len() > u16::MAX as usize {
+            return Err(ScenarioError::new(
+                "workload.poisson",
+                "at most 65535 poisson generators",
+            ));
+        }
         let mut cdfs = vec![];
         let mut poisson_hosts = vec![];
         for (i, p) in w.poisson.iter().enumerate() {
@@ -1111,7 +1117,7 @@ fn incast_mix(inc: &IncastConfig, path: &str) -> Result<Vec<(u32, f64)>, Scenari
         }
     };
     let total: f64 = mix.iter().map(|m| m.1).sum();
-    if mix.iter().any(|m| m.0 == 0 || !(m.1 >= 0.0)) {
+    if mix.iter().any(|m| m.0 == 0 || m.1.is_nan() || m.1 < 0.0) {
         return Err(ScenarioError::new(
             format!("{path}.fan_in_mix"),
             "each fan-in must be at least 1 and each probability non-negative",

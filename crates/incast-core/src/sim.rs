@@ -37,7 +37,7 @@ enum Ev {
     TxDone(u32),
     Rto(u32),
     DelAck(u32),
-    Poisson(u32, u32),
+    Poisson(u16, u32),
     Incast(u32),
     Listed,
     Packets(u32),
@@ -358,7 +358,7 @@ impl Simulation {
         for (g, cfg) in c.workload.poisson.iter().enumerate() {
             for i in 0..self.poisson[g].hosts.len() {
                 if let Some(t) = self.poisson[g].next_time(i, cfg.start.0) {
-                    self.q.push(t, Ev::Poisson(g as u32, i as u32));
+                    self.q.push(t, Ev::Poisson(g as u16, i as u32));
                     self.generators_live += 1;
                 }
             }

@@ -63,6 +63,11 @@ impl Rate {
         let num = bytes as u128 * 8 * SEC as u128;
         num.div_ceil(self.0 as u128) as Ps
     }
+    /// Picoseconds per byte when that is a whole number (e.g. 80 at 100 Gb/s), else `None`.
+    pub fn exact_ps_per_byte(self) -> Option<Ps> {
+        let num = 8 * SEC;
+        (self.0 > 0 && num % self.0 == 0).then(|| num / self.0)
+    }
     /// Bytes that this rate carries in `t` picoseconds (rounded down).
     pub fn bytes_in(self, t: Ps) -> Bytes {
         (self.0 as u128 * t as u128 / (8 * SEC as u128)) as Bytes

@@ -50,6 +50,8 @@ pub struct Port {
     /// Global id of the port at the far end of the link.
     pub peer: u32,
     pub rate: Rate,
+    /// `rate.tx_time` as a multiplication when the rate allows it (0: use `tx_time`).
+    ps_per_byte: Ps,
     pub delay: Ps,
     /// The transmitter is busy until this time.
     pub busy_until: Ps,
@@ -75,6 +77,7 @@ impl Port {
             local,
             peer,
             rate,
+            ps_per_byte: rate.exact_ps_per_byte().unwrap_or(0),
             delay,
             busy_until: 0,
             tx_event: false,
@@ -89,12 +92,16 @@ impl Port {
     }
 
     /// Puts a packet of `size` bytes on the wire at `now` (the transmitter must be free).
-    /// Returns `true` when the wire was empty, i.e. the caller must schedule the arrival
-    /// of the new head at the returned time.
+    /// Returns the arrival time when the wire was empty: the caller must then schedule
+    /// the arrival of the new head.
     #[inline]
     pub fn transmit(&mut self, now: Ps, pkt: PktId, size: u32) -> Option<Ps> {
         debug_assert!(self.busy_until <= now);
-        let tx = self.rate.tx_time(size as Bytes);
+        let tx = if self.ps_per_byte > 0 {
+            size as Ps * self.ps_per_byte
+        } else {
+            self.rate.tx_time(size as Bytes)
+        };
         self.busy_until = now + tx;
         self.busy_time += tx;
         self.tx_bytes += size as u64;

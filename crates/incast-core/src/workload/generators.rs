@@ -37,6 +37,7 @@ pub struct PoissonGen {
 }
 
 impl PoissonGen {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         index: usize,
         seed: u64,
