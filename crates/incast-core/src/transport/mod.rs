@@ -494,7 +494,7 @@ mod tests {
         while f.next_segment(&p).is_some() {}
         assert_eq!(f.snd_nxt, 8000);
         // segment 0 lost: receiver sends dupacks for 0
-        f.on_ack(1, 0, false, 0, &p); // not a dupack: ack == snd_una but counts as dup
+        f.on_ack(1, 0, false, 0, &p); // dupack 1 (ack == snd_una with data outstanding)
         f.on_ack(1, 0, false, 0, &p);
         assert!(!f.in_recovery);
         f.on_ack(1, 0, false, 0, &p);
