@@ -172,31 +172,33 @@ impl Simulation {
         let seed = sc.config.seed;
         // Global port ids: host ports first (host h owns port h), then switch ports.
         let mut ports: Vec<Port> = vec![];
-        let mut global = std::collections::HashMap::new();
+        // First global id of each node's ports: hosts 0..H, then switches.
+        let n_hosts = g.n_hosts();
+        let node_index = |n: NodeRef| match n {
+            NodeRef::Host(h) => h as usize,
+            NodeRef::Switch(s) => n_hosts + s as usize,
+        };
+        let mut base = Vec::with_capacity(n_hosts + g.n_switches());
         let mut next = 0u32;
-        for h in 0..g.n_hosts() {
-            for l in 0..g.ports(NodeRef::Host(h as u32)).len() {
-                global.insert((NodeRef::Host(h as u32), l), next);
-                next += 1;
-            }
+        let nodes = (0..n_hosts as u32)
+            .map(NodeRef::Host)
+            .chain((0..g.n_switches() as u32).map(NodeRef::Switch));
+        for n in nodes {
+            base.push(next);
+            next += g.ports(n).len() as u32;
         }
-        for s in 0..g.n_switches() {
-            for l in 0..g.ports(NodeRef::Switch(s as u32)).len() {
-                global.insert((NodeRef::Switch(s as u32), l), next);
-                next += 1;
-            }
-        }
+        let global = |n: NodeRef, local: usize| base[node_index(n)] + local as u32;
         let mut add_ports = |node: NodeRef, owner: Owner| -> Vec<u32> {
             let mut ids = vec![];
             for (l, &(link, _side)) in g.ports(node).iter().enumerate() {
                 let (peer_node, peer_local) = g.peer(node, l);
                 let lk = &g.links[link as usize];
-                let id = global[&(node, l)];
+                let id = global(node, l);
                 debug_assert_eq!(id as usize, ports.len());
                 ports.push(Port::new(
                     owner,
                     l as u16,
-                    global[&(peer_node, peer_local)],
+                    global(peer_node, peer_local),
                     lk.rate,
                     lk.delay,
                 ));

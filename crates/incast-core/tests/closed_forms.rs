@@ -194,6 +194,14 @@ fn long_flows(cc: &str, ecn: &str, buffer: &str, n: usize, t1: Ps, t2: Ps) -> (V
     (shares, util)
 }
 
+/// Each of N flows within 5 % of the max-min fair share C/N.
+fn assert_fair(shares: &[f64]) {
+    let n = shares.len() as f64;
+    for s in shares {
+        assert!((s * n - 1.0).abs() < 0.05, "shares {shares:?}");
+    }
+}
+
 #[test]
 fn newreno_long_flows_get_max_min_fair_shares() {
     // 4 flows, drop-tail 300 KB queue: each within 5 % of C/4 over 1 s (about 2000 RTTs and
@@ -206,9 +214,7 @@ fn newreno_long_flows_get_max_min_fair_shares() {
         200 * MS,
         1200 * MS,
     );
-    for s in &shares {
-        assert!((s * 4.0 - 1.0).abs() < 0.05, "shares {shares:?}");
-    }
+    assert_fair(&shares);
     assert!(util > 0.9, "utilization {util}");
 }
 
@@ -223,8 +229,6 @@ fn dctcp_long_flows_fair_and_fully_utilized() {
         100 * MS,
         600 * MS,
     );
-    for s in &shares {
-        assert!((s * 4.0 - 1.0).abs() < 0.05, "shares {shares:?}");
-    }
+    assert_fair(&shares);
     assert!(util > 0.95, "utilization {util}");
 }
