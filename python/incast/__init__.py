@@ -21,6 +21,7 @@ from . import _core
 from ._core import ScenarioError
 from ._input import ScenarioLike, resolve
 from ._runner import drive, progress_bar
+from .hpcc import import_hpcc, run_hpcc
 from .results import Results
 
 __version__: str = _core.__version__
@@ -31,8 +32,10 @@ __all__ = [
     "Simulation",
     "__version__",
     "bundled_cdfs",
+    "import_hpcc",
     "load_scenario",
     "run",
+    "run_hpcc",
     "schema",
     "simulation",
     "validate",

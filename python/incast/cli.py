@@ -1,4 +1,4 @@
-"""The `incast` command line: run, validate, schema, cdfs."""
+"""The `incast` command line: run, validate, schema, cdfs, import-hpcc."""
 
 from __future__ import annotations
 
@@ -50,7 +50,27 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("file", type=click.Path(exists=True, dir_okay=False), required=False)
+@click.option(
+    "--hpcc",
+    "hpcc_config",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Run an HPCC simulator config.txt instead of a scenario FILE; also writes "
+    "fct.txt and pfc.txt in HPCC's formats (see docs/hpcc-interop.md).",
+)
+@click.option(
+    "--topology",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="With --hpcc: the topology file to use instead of the config's TOPOLOGY_FILE.",
+)
+@click.option(
+    "--flows",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="With --hpcc: the flow file to use instead of the config's FLOW_FILE.",
+)
 @click.option(
     "--out",
     "out_dir",
@@ -66,21 +86,43 @@ def cli() -> None:
 )
 @click.option("--no-plots", is_flag=True, help="Do not write the PNG plots.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary; errors only.")
-def run(file: str, out_dir: str | None, seed: int | None, no_plots: bool, quiet: bool) -> None:
-    """Run the scenario FILE (.toml or .json); write Parquet tables,
-    summary.json and plots, and print a summary."""
+def run(
+    file: str | None,
+    hpcc_config: str | None,
+    topology: str | None,
+    flows: str | None,
+    out_dir: str | None,
+    seed: int | None,
+    no_plots: bool,
+    quiet: bool,
+) -> None:
+    """Run the scenario FILE (.toml or .json), or an HPCC simulator experiment
+    with --hpcc CONFIG; write Parquet tables, summary.json and plots, and print
+    a summary."""
     from .results import Results
 
+    if (file is None) == (hpcc_config is None):
+        raise click.UsageError("give a scenario FILE or --hpcc CONFIG (exactly one)")
+    if hpcc_config is None and (topology or flows):
+        raise click.UsageError("--topology and --flows go with --hpcc")
     console = Console(stderr=True, quiet=quiet)
     out_console = Console(quiet=quiet)
-    src = _load(file)
     sim = None
     try:
         t0 = time.perf_counter()
-        try:
-            sim = _core.Simulation(src.text, src.fmt, src.base_dir, seed)
-        except ScenarioError as e:
-            _fail(f"invalid scenario {file}: {e}")
+        if hpcc_config is not None:
+            from .hpcc import hpcc_simulation
+
+            try:
+                sim = hpcc_simulation(hpcc_config, topology=topology, flows=flows, seed=seed)
+            except ScenarioError as e:
+                _fail(f"invalid HPCC experiment {hpcc_config}: {e}")
+        else:
+            src = _load(file)
+            try:
+                sim = _core.Simulation(src.text, src.fmt, src.base_dir, seed)
+            except ScenarioError as e:
+                _fail(f"invalid scenario {file}: {e}")
         if quiet:
             drive(sim)
         else:
@@ -90,6 +132,10 @@ def run(file: str, out_dir: str | None, seed: int | None, no_plots: bool, quiet:
         results = Results(raw, wall_seconds=time.perf_counter() - t0)
         out = Path(out_dir) if out_dir else Path("incast-out") / _safe_dirname(sim.name)
         written = results.to_parquet(out)
+        if hpcc_config is not None:
+            from .hpcc import write_hpcc_outputs
+
+            written += write_hpcc_outputs(raw, out)
         notes: list = []
         if not no_plots:
             from .plots import plot_all
@@ -168,6 +214,43 @@ def schema(out_file: str | None) -> None:
         click.echo(f"wrote {out_file}", err=True)
     else:
         click.echo(text, nl=False)
+
+
+@cli.command("import-hpcc")
+@click.argument("config", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The scenario file to write [default: ./<config stem>.toml]; the flows go to "
+    "<stem>_flows.csv next to it.",
+)
+@click.option(
+    "--topology",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="The topology file to use instead of the config's TOPOLOGY_FILE.",
+)
+@click.option(
+    "--flows",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="The flow file to use instead of the config's FLOW_FILE.",
+)
+def import_hpcc(config: str, out_file: str | None, topology: str | None, flows: str | None) -> None:
+    """Convert an HPCC simulator experiment (CONFIG, with its topology and flow
+    files) into an incast scenario file and a flows CSV."""
+    from .hpcc import import_hpcc as convert
+
+    out = Path(out_file) if out_file else Path(f"{Path(config).stem}.toml")
+    try:
+        toml_path, csv_path = convert(config, out, topology=topology, flows=flows)
+    except ScenarioError as e:
+        _fail(f"cannot convert {config}: {e}")
+    except OSError as e:
+        _fail(f"cannot write {out}: {e.strerror or e}")
+    click.echo(f"wrote {toml_path} and {csv_path}")
 
 
 @cli.command()

@@ -25,7 +25,15 @@ fn peak_rss_kib() -> u64 {
 }
 
 fn run_one(path: &str) -> Result<serde_json::Value, String> {
-    let sc = Scenario::from_file(Path::new(path)).map_err(|e| e.to_string())?;
+    // A `.txt` file is an HPCC simulator config (with its topology and flow files).
+    let sc = if path.ends_with(".txt") {
+        let p = Path::new(path);
+        let imp = incast_core::hpcc_format::import(p, None, None).map_err(|e| e.to_string())?;
+        imp.runnable(p.parent().unwrap_or(Path::new(".")))
+            .map_err(|e| e.to_string())?
+    } else {
+        Scenario::from_file(Path::new(path)).map_err(|e| e.to_string())?
+    };
     let t0 = Instant::now();
     let mut sim = Simulation::new(&sc).map_err(|e| e.to_string())?;
     sim.run();

@@ -33,9 +33,11 @@
 
 pub mod config_types;
 pub mod engine;
+pub mod hpcc_format;
 pub mod metrics;
 pub mod metrics_table;
 pub mod net;
+pub mod rdma;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

@@ -31,8 +31,10 @@
 //! so that a [`crate::Simulation`] never sees invalid input.
 
 use crate::config_types::{RateValue, SizeValue, TimeValue};
-use crate::net::switch::{Admission, Ecn, Scheduler, SwitchParams};
+use crate::net::pfc::PfcConfig;
+use crate::net::switch::{Admission, Ecn, EcnRule, Scheduler, SwitchParams};
 use crate::net::NUM_CLASSES;
+use crate::rdma::RdmaConfig;
 use crate::topology::{Graph, TopologyConfig};
 use crate::transport::cc::{deserialize_cc, CcConfig};
 use crate::transport::TcpParams;
@@ -104,6 +106,9 @@ pub struct ScenarioConfig {
     pub workload: WorkloadConfig,
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// RDMA NICs: when present, every flow is a RoCEv2 queue pair with rate-based
+    /// congestion control instead of a TCP connection.
+    pub rdma: Option<RdmaConfig>,
 }
 
 /// Where an ECN decision is taken.
@@ -118,12 +123,20 @@ pub enum MarkPoint {
 }
 
 /// ECN marking of one class.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum EcnConfig {
     /// No marking.
     #[default]
     Off,
+    /// RED with thresholds chosen by the egress link's rate (HPCC simulator
+    /// `KMIN_MAP`/`KMAX_MAP`/`PMAX_MAP`): the level with the largest `rate` not above the
+    /// port's rate applies (the smallest level if none).
+    RedByRate {
+        levels: Vec<RedLevel>,
+        #[serde(default)]
+        at: MarkPoint,
+    },
     /// Mark every ECT packet when the instantaneous queue exceeds `k` (DCTCP).
     Step {
         k: SizeValue,
@@ -138,6 +151,16 @@ pub enum EcnConfig {
         #[serde(default)]
         at: MarkPoint,
     },
+}
+
+/// One level of [`EcnConfig::RedByRate`].
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedLevel {
+    pub rate: RateValue,
+    pub kmin: SizeValue,
+    pub kmax: SizeValue,
+    pub pmax: f64,
 }
 
 /// Buffer admission of one class queue.
@@ -197,6 +220,8 @@ pub struct SwitchConfig {
     pub dwrr_quantum: Option<SizeValue>,
     /// Per-class overrides.
     pub classes: Vec<ClassConfig>,
+    /// Priority flow control (IEEE 802.1Qbb) for the lossless classes.
+    pub pfc: Option<PfcConfig>,
 }
 
 impl Default for SwitchConfig {
@@ -208,6 +233,7 @@ impl Default for SwitchConfig {
             scheduler: SchedulerKind::Strict,
             dwrr_quantum: None,
             classes: vec![],
+            pfc: None,
         }
     }
 }
@@ -643,6 +669,7 @@ impl Scenario {
                 format!("mtu {} is below 64 B", t.mtu),
             ));
         }
+        self.validate_rdma_pfc()?;
         if t.init_cwnd == 0 {
             return Err(ScenarioError::new(
                 "transport.init_cwnd",
@@ -950,6 +977,95 @@ impl Scenario {
         Ok(out)
     }
 
+    fn validate_rdma_pfc(&self) -> Result<(), ScenarioError> {
+        if let Some(pc) = &self.config.switch.pfc {
+            if pc.classes.is_empty() {
+                return Err(ScenarioError::new(
+                    "switch.pfc.classes",
+                    "list at least one lossless class, e.g. classes = [3]",
+                ));
+            }
+            for (i, c) in pc.classes.iter().enumerate() {
+                check_class(*c, &format!("switch.pfc.classes[{i}]"))?;
+            }
+            match pc.threshold {
+                crate::net::pfc::PfcThreshold::Dynamic { alpha, .. }
+                    if !(alpha > 0.0 && alpha.is_finite()) =>
+                {
+                    return Err(ScenarioError::new(
+                        "switch.pfc.threshold.alpha",
+                        format!("alpha must be positive, got {alpha}"),
+                    ));
+                }
+                crate::net::pfc::PfcThreshold::Static { xoff } if xoff.0 == 0 => {
+                    return Err(ScenarioError::new(
+                        "switch.pfc.threshold.xoff",
+                        "the XOFF threshold must be positive",
+                    ));
+                }
+                _ => {}
+            }
+            if pc.pause_quanta == 0 {
+                return Err(ScenarioError::new(
+                    "switch.pfc.pause_quanta",
+                    "an XOFF must carry at least 1 quantum (0 means XON)",
+                ));
+            }
+            if let Some(w) = pc.watchdog {
+                if w.limit.0 == 0 {
+                    return Err(ScenarioError::new(
+                        "switch.pfc.watchdog.limit",
+                        "the watchdog limit must be positive",
+                    ));
+                }
+                if w.drop {
+                    return Err(ScenarioError::new(
+                        "switch.pfc.watchdog.drop",
+                        "the dropping watchdog is not implemented yet; use drop = false (report only)",
+                    ));
+                }
+            }
+        }
+        if let Some(r) = &self.config.rdma {
+            check_class(r.data_class, "rdma.data_class")?;
+            check_class(r.ctrl_class, "rdma.ctrl_class")?;
+            if r.payload == 0 {
+                return Err(ScenarioError::new(
+                    "rdma.payload",
+                    "must be at least 1 byte",
+                ));
+            }
+            if r.ack_interval == 0 {
+                return Err(ScenarioError::new(
+                    "rdma.ack_interval",
+                    "must be at least 1 (acknowledge every packet)",
+                ));
+            }
+            if r.chunk == 0 {
+                return Err(ScenarioError::new("rdma.chunk", "must be positive"));
+            }
+            if r.rto.0 == 0 {
+                return Err(ScenarioError::new("rdma.rto", "must be positive"));
+            }
+            if r.cnp_interval.0 == 0 && r.cnp_mode == crate::rdma::CnpMode::Paced {
+                return Err(ScenarioError::new(
+                    "rdma.cnp_interval",
+                    "must be positive (50us in the DCQCN paper)",
+                ));
+            }
+            if r.cc.name() == "dctcp" && r.cnp_mode != crate::rdma::CnpMode::AckFlag {
+                return Err(ScenarioError::new(
+                    "rdma.cnp_mode",
+                    "rate-based DCTCP reads ECN echoes on ACKs: set cnp_mode = \"ack_flag\"",
+                ));
+            }
+            if !self.config.workload.packets.is_empty() {
+                // Raw datagrams are fine; nothing to check.
+            }
+        }
+        Ok(())
+    }
+
     /// The switch parameters, checked.
     pub fn switch_params(&self) -> Result<SwitchParams, ScenarioError> {
         let s = &self.config.switch;
@@ -978,7 +1094,7 @@ impl Scenario {
         let adm = admission(&s.admission, "switch.admission")?;
         let ecn = ecn_of(&s.ecn, "switch.ecn")?;
         p.admission = [adm; NUM_CLASSES];
-        p.ecn = [ecn; NUM_CLASSES];
+        p.ecn = std::array::from_fn(|_| ecn.clone());
         p.quantum = [quantum; NUM_CLASSES];
         for (i, c) in s.classes.iter().enumerate() {
             let path = format!("switch.classes[{i}]");
@@ -1073,9 +1189,39 @@ fn admission(a: &AdmissionConfig, path: &str) -> Result<Admission, ScenarioError
     }
 }
 
-fn ecn_of(e: &EcnConfig, path: &str) -> Result<Ecn, ScenarioError> {
+fn ecn_of(e: &EcnConfig, path: &str) -> Result<EcnRule, ScenarioError> {
+    Ok(match e {
+        EcnConfig::RedByRate { levels, at } => {
+            if levels.is_empty() {
+                return Err(ScenarioError::new(
+                    format!("{path}.levels"),
+                    "give at least one level { rate, kmin, kmax, pmax }",
+                ));
+            }
+            let mut out = vec![];
+            for (i, l) in levels.iter().enumerate() {
+                let one = EcnConfig::Red {
+                    kmin: l.kmin,
+                    kmax: l.kmax,
+                    pmax: l.pmax,
+                    at: *at,
+                };
+                match ecn_of(&one, &format!("{path}.levels[{i}]"))? {
+                    EcnRule::Fixed(e) => out.push((l.rate.0.bits_per_sec(), e)),
+                    EcnRule::ByRate(_) => unreachable!(),
+                }
+            }
+            out.sort_by_key(|x| x.0);
+            EcnRule::ByRate(out)
+        }
+        other => EcnRule::Fixed(ecn_fixed(other, path)?),
+    })
+}
+
+fn ecn_fixed(e: &EcnConfig, path: &str) -> Result<Ecn, ScenarioError> {
     Ok(match *e {
         EcnConfig::Off => Ecn::Off,
+        EcnConfig::RedByRate { .. } => unreachable!("handled by ecn_of"),
         EcnConfig::Step { k, at } => Ecn::step(k.0, at == MarkPoint::Dequeue),
         EcnConfig::Red {
             kmin,

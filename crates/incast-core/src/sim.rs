@@ -10,9 +10,13 @@ use crate::metrics::{self, FlowRecord, FlowRecords};
 use crate::metrics_table::{Column, Table};
 use crate::net::host::HostNic;
 use crate::net::packet::flags;
+use crate::net::pfc::{self, Charge, Ingress, PauseMode, PfcConfig, PfcState};
 use crate::net::port::Owner;
 use crate::net::switch::{Enqueue, Switch, SwitchParams};
 use crate::net::{Packet, PacketArena, PacketKind, PktId, Port};
+use crate::rdma::cc::{CcCtx, IntHop, RateCc};
+use crate::rdma::qp::{RdmaQp, SendState};
+use crate::rdma::{BaseRtt, RdmaConfig};
 use crate::rng::{derive_seed, mix64};
 use crate::scenario::{ListedFlow, Process, QueuePorts, Scenario, ScenarioError};
 use crate::topology::{NodeRef, Routes};
@@ -42,6 +46,16 @@ enum Ev {
     Listed,
     Packets(u32),
     Sample,
+    /// RDMA: a QP's congestion-control timer.
+    CcTimer(u32),
+    /// RDMA: a receiver's pending-CNP timer.
+    CnpTimer(u32),
+    /// RDMA: host `.0`'s NIC may send a paced packet.
+    NicWake(u32),
+    /// PFC: a pause on port `.0` may have expired.
+    PauseExpire(u32),
+    /// PFC: XOFFs sent out of port `.0` need refreshing.
+    PfcRefresh(u32),
 }
 
 /// Progress of a run, for progress bars.
@@ -70,6 +84,11 @@ pub struct RunStats {
 #[derive(Clone, Debug, Default)]
 pub struct Results {
     pub flows: Table,
+    /// PFC events at the ports that obey them: time_ps, node, port, class,
+    /// event (1 = paused, 0 = resumed).
+    pub pfc: Table,
+    /// Packets of lossless classes dropped (must be 0 with adequate headroom).
+    pub lossless_drops: u64,
     pub incasts: Table,
     pub counters: Table,
     pub ports: Table,
@@ -106,6 +125,8 @@ struct FlowSlot {
     ack_hash: u64,
     ideal: Ps,
     tcp: TcpFlow,
+    /// RDMA queue pair (when the scenario has `[rdma]`).
+    qp: Option<Box<RdmaQp>>,
 }
 
 struct IncastRecord {
@@ -116,6 +137,9 @@ struct IncastRecord {
     remaining: u32,
     finish: Option<Ps>,
 }
+
+/// Columns of the PFC event log: time, node, local port, class, event.
+type PfcLog = (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>);
 
 /// A running simulation.
 pub struct Simulation {
@@ -162,6 +186,16 @@ pub struct Simulation {
     node_names: Vec<String>,
     started: Instant,
     trace_cc: Vec<(Ps, u64, f64)>,
+    rdma: Option<RdmaConfig>,
+    /// Base RTT and BDP given to RDMA congestion control (max over host pairs).
+    rdma_ctx: Option<CcCtx>,
+    pfc: Option<PfcConfig>,
+    /// PFC event log: time, node, local port, class, 1 = paused / 0 = resumed.
+    pfc_log: PfcLog,
+    /// Packets of a lossless class dropped (headroom overflow or full buffer).
+    lossless_drops: u64,
+    /// RDMA data packet bytes beyond the payload (header, INT).
+    rdma_overhead: u32,
 }
 
 impl Simulation {
@@ -303,12 +337,68 @@ impl Simulation {
         };
         let mut node_names = g.host_names.clone();
         node_names.extend(g.switch_names.iter().cloned());
+        let sw = sc.switch_params()?;
+        for p in ports.iter_mut() {
+            if let Owner::Switch(_) = p.owner {
+                let bps = p.rate.bits_per_sec();
+                p.ecn = std::array::from_fn(|c| sw.ecn[c].at_rate(bps));
+            }
+        }
+        let mut sw = sw;
+        let pfc_cfg = c.switch.pfc.clone();
+        if let Some(pc) = &pfc_cfg {
+            let mtu = match &c.rdma {
+                Some(r) => r.data_wire(r.payload),
+                None => c.transport.mtu,
+            };
+            let min_host_rate = host_rates
+                .iter()
+                .map(|r| r.bits_per_sec())
+                .min()
+                .unwrap_or(1);
+            for cls in &pc.classes {
+                sw.lossless |= 1 << cls;
+            }
+            for s in switches.iter_mut() {
+                let mut st = PfcState {
+                    ingress: vec![[Ingress::default(); 8]; s.ports.len()],
+                    alpha: vec![0.0; s.ports.len()],
+                    ..Default::default()
+                };
+                for (l, &gp) in s.ports.iter().enumerate() {
+                    let port = &ports[gp as usize];
+                    let h = pc.headroom.map_or_else(
+                        || pfc::headroom_formula(port.rate, port.delay, mtu, pc.response_time.0),
+                        |h| h.0,
+                    );
+                    for cls in &pc.classes {
+                        st.ingress[l][*cls as usize].headroom = h;
+                        st.total_headroom += h;
+                        st.total_reserve += pc.reserve.0;
+                    }
+                    st.alpha[l] = match pc.threshold {
+                        pfc::PfcThreshold::Dynamic {
+                            alpha,
+                            scale_with_rate,
+                        } => {
+                            if scale_with_rate {
+                                alpha * port.rate.bits_per_sec() as f64 / min_host_rate as f64
+                            } else {
+                                alpha
+                            }
+                        }
+                        pfc::PfcThreshold::Static { .. } => 0.0,
+                    };
+                }
+                s.pfc = st;
+            }
+        }
         let mut sim = Simulation {
             q: EventQueue::new(),
             arena: PacketArena::default(),
             ports,
             switches,
-            sw: sc.switch_params()?,
+            sw,
             nics,
             routes,
             tcp,
@@ -351,7 +441,20 @@ impl Simulation {
             node_names,
             started: Instant::now(),
             trace_cc: vec![],
+            rdma: c.rdma.clone(),
+            rdma_ctx: None,
+            pfc: pfc_cfg,
+            pfc_log: Default::default(),
+            lossless_drops: 0,
+            rdma_overhead: c.rdma.as_ref().map_or(0, |r| r.data_wire(0)),
         };
+        if let Some(r) = &sim.rdma {
+            let ctx = sim.rdma_base_ctx(r);
+            if r.cc.build(&ctx).needs_int() {
+                sim.arena.enable_int();
+            }
+            sim.rdma_ctx = Some(ctx);
+        }
         sim.schedule_generators(c);
         Ok(sim)
     }
@@ -460,7 +563,23 @@ impl Simulation {
                     Owner::Host(h) => self.host_tx(now, h),
                 }
             }
-            Ev::Rto(slot) => self.on_rto(now, slot),
+            Ev::Rto(slot) => {
+                if self.flows[slot as usize].qp.is_some() {
+                    self.on_qp_rto(now, slot)
+                } else {
+                    self.on_rto(now, slot)
+                }
+            }
+            Ev::CcTimer(slot) => self.on_cc_timer(now, slot),
+            Ev::CnpTimer(slot) => self.on_cnp_timer(now, slot),
+            Ev::NicWake(h) => {
+                let n = &mut self.nics[h as usize];
+                if n.wake.fire(now) == TimerFire::Expired {
+                    self.host_kick(now, h);
+                }
+            }
+            Ev::PauseExpire(p) => self.on_pause_expire(now, p),
+            Ev::PfcRefresh(p) => self.on_pfc_refresh(now, p),
             Ev::DelAck(slot) => self.on_delack(now, slot),
             Ev::Poisson(g, i) => {
                 self.generators_live -= 1;
@@ -513,6 +632,7 @@ impl Simulation {
                     kind: PacketKind::Raw,
                     class: pg.class,
                     flags: 0,
+                    in_port: 0,
                 };
                 let src = pg.src;
                 self.cons.sent_bytes += pg.size as u64;
@@ -557,8 +677,15 @@ impl Simulation {
         }
         let peer = port.peer;
         self.packet_hops += 1;
+        if self.arena.get(pkt).kind == PacketKind::Pause {
+            self.on_pause_frame(now, peer, pkt);
+            return;
+        }
         match self.ports[peer as usize].owner {
-            Owner::Switch(s) => self.switch_receive(now, s, pkt),
+            Owner::Switch(s) => {
+                let local = self.ports[peer as usize].local;
+                self.switch_receive(now, s, pkt, local)
+            }
             Owner::Host(h) => self.host_receive(now, h, pkt),
         }
     }
@@ -582,15 +709,50 @@ impl Simulation {
         }
     }
 
-    fn switch_receive(&mut self, now: Ps, s: u32, pkt: PktId) {
-        let dst = self.arena.get(pkt).dst;
-        let hash = self.arena.get(pkt).hash;
+    fn switch_receive(&mut self, now: Ps, s: u32, pkt: PktId, in_local: u16) {
+        let p = self.arena.get_mut(pkt);
+        p.in_port = in_local;
+        let (dst, hash, class, size) = (p.dst, p.hash, p.class as usize, p.size as Bytes);
         let local = self.routes.select(s, dst, hash);
+        let lossless = self.sw.lossless & (1 << class) != 0;
+        if lossless {
+            let cfg = self.pfc.as_ref().expect("lossless implies pfc");
+            let sw = &mut self.switches[s as usize];
+            let full = sw.used + size > self.sw.buffer;
+            if full
+                || sw
+                    .pfc
+                    .charge(cfg, self.sw.buffer, in_local as usize, class, size)
+                    == Charge::Violation
+            {
+                // A lossless violation: headroom (or the whole buffer) overflowed.
+                self.lossless_drops += 1;
+                let out = sw.ports[local as usize];
+                let cnt = &mut self.ports[out as usize].queues[class].counters;
+                cnt.drop_pkts += 1;
+                cnt.drop_bytes += size;
+                self.cons.dropped_bytes += size;
+                self.arena.free(pkt);
+                return;
+            }
+            let ing = &sw.pfc.ingress[in_local as usize][class];
+            if !ing.paused
+                && sw
+                    .pfc
+                    .should_pause(cfg, self.sw.buffer, in_local as usize, class)
+            {
+                self.send_pfc(now, s, in_local, class as u8, true);
+            }
+        }
         let sw = &mut self.switches[s as usize];
         let out = sw.ports[local as usize];
         let port = &mut self.ports[out as usize];
         if sw.enqueue(&self.sw, port, &mut self.arena, pkt, now) == Enqueue::Dropped {
-            self.cons.dropped_bytes += self.arena.get(pkt).size as u64;
+            if lossless {
+                let cfg = self.pfc.as_ref().expect("pfc");
+                sw.pfc.release(cfg, in_local as usize, class, size);
+            }
+            self.cons.dropped_bytes += size;
             self.arena.free(pkt);
             return;
         }
@@ -607,13 +769,231 @@ impl Simulation {
             self.want_tx_done(p);
             return;
         }
+        if let Some(pkt) = port.ctrl.pop_front() {
+            // PFC frames go first and are never paused (802.1Qbb §36.1.3.2).
+            self.transmit(now, p, pkt);
+            let port = &self.ports[p as usize];
+            if !port.ctrl.is_empty() || port.nonempty & !port.paused != 0 {
+                self.want_tx_done(p);
+            }
+            return;
+        }
         let Some(pkt) = self.switches[s as usize].dequeue(&self.sw, port, &mut self.arena, now)
         else {
             return;
         };
+        let (class, in_local, size, kind) = {
+            let k = self.arena.get(pkt);
+            (k.class as usize, k.in_port, k.size as Bytes, k.kind)
+        };
+        if self.sw.lossless & (1 << class) != 0 {
+            let cfg = self.pfc.as_ref().expect("pfc");
+            let sw = &mut self.switches[s as usize];
+            sw.pfc.release(cfg, in_local as usize, class, size);
+            if sw.pfc.ingress[in_local as usize][class].paused
+                && sw
+                    .pfc
+                    .should_resume(cfg, self.sw.buffer, in_local as usize, class)
+            {
+                self.send_pfc(now, s, in_local, class as u8, false);
+            }
+        }
+        if kind == PacketKind::Data && self.arena.int_enabled() {
+            // HPCC INT (Li et al. 2019 §3.2): the egress port's state at dequeue.
+            let port = &self.ports[p as usize];
+            let hop = IntHop {
+                ts: now,
+                tx_bytes: port.tx_bytes + size,
+                qlen: port.queued_bytes(),
+                rate_bps: port.rate.bits_per_sec(),
+            };
+            self.arena.int_mut(pkt).push(hop);
+        }
         self.transmit(now, p, pkt);
-        if self.ports[p as usize].nonempty != 0 {
+        let port = &self.ports[p as usize];
+        if port.nonempty & !port.paused != 0 || !port.ctrl.is_empty() {
             self.want_tx_done(p);
+        }
+    }
+
+    // ---------------------------------------------------------------- PFC
+
+    /// Sends an XOFF (`pause`) or XON for `class` out of switch `s`'s local port `l`.
+    fn send_pfc(&mut self, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
+        let cfg = self.pfc.as_ref().expect("pfc");
+        let quanta = if pause { cfg.pause_quanta } else { 0 };
+        let mode = cfg.mode;
+        let sw = &mut self.switches[s as usize];
+        sw.pfc.ingress[l as usize][class as usize].paused = pause;
+        let gp = sw.ports[l as usize];
+        let frame = Packet {
+            seq: quanta as u64,
+            ts: now,
+            enq_at: now,
+            hash: 0,
+            flow: 0,
+            flow_uid: 0,
+            dst: u32::MAX,
+            size: pfc::PFC_FRAME_BYTES,
+            payload: class as u32,
+            kind: PacketKind::Pause,
+            class,
+            flags: 0,
+            in_port: 0,
+        };
+        self.cons.sent_bytes += frame.size as u64;
+        let id = self.arena.alloc(frame);
+        let port = &mut self.ports[gp as usize];
+        port.ctrl.push_back(id);
+        if pause {
+            port.pfc.xoff_tx[class as usize] += 1;
+            if mode == PauseMode::Quanta && quanta > 0 {
+                // Refresh at half the pause time while still congested (spec §2.1).
+                let half = quanta as Ps * pfc::quantum(port.rate) / 2;
+                if let Some(t) = port.pfc.refresh.arm(now + half.max(1)) {
+                    self.q.push(t, Ev::PfcRefresh(gp));
+                }
+            }
+        } else {
+            port.pfc.xon_tx[class as usize] += 1;
+        }
+        if self.ports[gp as usize].is_idle(now) {
+            self.switch_tx(now, s, gp);
+        } else {
+            self.want_tx_done(gp);
+        }
+    }
+
+    fn on_pfc_refresh(&mut self, now: Ps, gp: u32) {
+        match self.ports[gp as usize].pfc.refresh.fire(now) {
+            TimerFire::Stale => return,
+            TimerFire::Reschedule(t) => {
+                self.q.push(t, Ev::PfcRefresh(gp));
+                return;
+            }
+            TimerFire::Expired => {}
+        }
+        let Owner::Switch(s) = self.ports[gp as usize].owner else {
+            return;
+        };
+        let l = self.ports[gp as usize].local;
+        let classes = self.pfc.as_ref().expect("pfc").classes.clone();
+        for c in classes {
+            if self.switches[s as usize].pfc.ingress[l as usize][c as usize].paused {
+                self.send_pfc(now, s, l, c, true);
+            }
+        }
+    }
+
+    /// A PFC frame reached port `gp` (whose transmitter it pauses or resumes).
+    fn on_pause_frame(&mut self, now: Ps, gp: u32, id: PktId) {
+        let pkt = *self.arena.get(id);
+        self.cons.delivered_bytes += pkt.size as u64;
+        self.arena.free(id);
+        let class = pkt.payload as usize;
+        let quanta = pkt.seq;
+        let cfg = self.pfc.as_ref().expect("pfc frames imply pfc");
+        let mode = cfg.mode;
+        if matches!(self.ports[gp as usize].owner, Owner::Host(_)) && !cfg.hosts_obey {
+            return;
+        }
+        let port = &mut self.ports[gp as usize];
+        if quanta > 0 {
+            port.pfc.xoff_rx[class] += 1;
+            let until = match mode {
+                PauseMode::UntilResume => Ps::MAX,
+                PauseMode::Quanta => now + quanta * pfc::quantum(port.rate),
+            };
+            port.pfc.pause_until[class] = until;
+            if port.paused & (1 << class) == 0 {
+                port.paused |= 1 << class;
+                port.pfc.paused_since[class] = now;
+                self.log_pfc(now, gp, class as u8, 1);
+            }
+            let port = &mut self.ports[gp as usize];
+            if until != Ps::MAX {
+                if let Some(t) = port.pfc.expiry.arm(until) {
+                    self.q.push(t, Ev::PauseExpire(gp));
+                }
+            }
+        } else {
+            port.pfc.xon_rx[class] += 1;
+            if port.paused & (1 << class) != 0 {
+                self.resume(now, gp, class);
+            }
+        }
+    }
+
+    fn resume(&mut self, now: Ps, gp: u32, class: usize) {
+        let limit = self
+            .pfc
+            .as_ref()
+            .and_then(|c| c.watchdog)
+            .map(|w| w.limit.0);
+        let port = &mut self.ports[gp as usize];
+        port.paused &= !(1 << class);
+        let d = now - port.pfc.paused_since[class];
+        port.pfc.paused_time[class] += d;
+        port.pfc.longest_pause[class] = port.pfc.longest_pause[class].max(d);
+        if limit.is_some_and(|l| d > l) {
+            port.pfc.watchdog_trips += 1;
+        }
+        self.log_pfc(now, gp, class as u8, 0);
+        self.kick_port(now, gp);
+    }
+
+    fn on_pause_expire(&mut self, now: Ps, gp: u32) {
+        match self.ports[gp as usize].pfc.expiry.fire(now) {
+            TimerFire::Stale => return,
+            TimerFire::Reschedule(t) => {
+                self.q.push(t, Ev::PauseExpire(gp));
+                return;
+            }
+            TimerFire::Expired => {}
+        }
+        let mut next = Ps::MAX;
+        for c in 0..8 {
+            let port = &self.ports[gp as usize];
+            if port.paused & (1 << c) == 0 {
+                continue;
+            }
+            if port.pfc.pause_until[c] <= now {
+                self.resume(now, gp, c);
+            } else {
+                next = next.min(port.pfc.pause_until[c]);
+            }
+        }
+        if next != Ps::MAX {
+            if let Some(t) = self.ports[gp as usize].pfc.expiry.arm(next) {
+                self.q.push(t, Ev::PauseExpire(gp));
+            }
+        }
+    }
+
+    fn log_pfc(&mut self, now: Ps, gp: u32, class: u8, ev: u8) {
+        let port = &self.ports[gp as usize];
+        let node = match port.owner {
+            Owner::Host(h) => h,
+            Owner::Switch(s) => self.nics.len() as u32 + s,
+        };
+        self.pfc_log.0.push(now);
+        self.pfc_log.1.push(node);
+        self.pfc_log.2.push(port.local as u32);
+        self.pfc_log.3.push(class);
+        self.pfc_log.4.push(ev);
+    }
+
+    /// Something may be sendable on port `gp` again.
+    fn kick_port(&mut self, now: Ps, gp: u32) {
+        match self.ports[gp as usize].owner {
+            Owner::Host(h) => self.host_kick(now, h),
+            Owner::Switch(s) => {
+                if self.ports[gp as usize].is_idle(now) {
+                    self.switch_tx(now, s, gp);
+                } else {
+                    self.want_tx_done(gp);
+                }
+            }
         }
     }
 
@@ -636,9 +1016,17 @@ impl Simulation {
             self.want_tx_done(p);
             return;
         }
-        let pkt = match self.nics[h as usize].ctrl.pop_front() {
-            Some(id) => Some(id),
-            None => self.next_data_packet(now, h),
+        let paused = self.ports[p as usize].paused;
+        let ctrl_ok = self.nics[h as usize]
+            .ctrl
+            .front()
+            .is_some_and(|&id| paused & (1 << self.arena.get(id).class) == 0);
+        let pkt = if ctrl_ok {
+            self.nics[h as usize].ctrl.pop_front()
+        } else if self.rdma.is_some() {
+            self.next_rdma_packet(now, h)
+        } else {
+            self.next_data_packet(now, h)
         };
         if let Some(id) = pkt {
             self.transmit(now, p, id);
@@ -648,12 +1036,265 @@ impl Simulation {
         }
     }
 
+    /// Round robin over the host's QPs: the next paced data packet, if one may
+    /// leave now; otherwise arm the NIC's wake-up for the earliest pacing deadline.
+    fn next_rdma_packet(&mut self, now: Ps, h: u32) -> Option<PktId> {
+        let cfg = self.rdma.as_ref().expect("rdma");
+        let p = self.nics[h as usize].port;
+        if self.ports[p as usize].paused & (1 << cfg.data_class) != 0 {
+            return None; // PFC: resumed by XON or expiry, which kicks the NIC
+        }
+        let mut wake = Ps::MAX;
+        let n = self.nics[h as usize].ready.len();
+        for _ in 0..n {
+            let slot = self.nics[h as usize].ready.pop_front().expect("len");
+            let f = &mut self.flows[slot as usize];
+            if !f.active {
+                f.in_ready = false;
+                continue;
+            }
+            let qp = f.qp.as_mut().expect("rdma flow");
+            self.nics[h as usize].ready.push_back(slot);
+            match qp.send_state(cfg, now) {
+                SendState::Blocked => continue,
+                SendState::WaitUntil(t) => {
+                    wake = wake.min(t);
+                    continue;
+                }
+                SendState::Ready => {}
+            }
+            let overhead = self.rdma_overhead;
+            let (seq, len, retx) = qp.take_segment(cfg, now, |pl| pl + overhead);
+            let mut fl = if qp.cc.ecn_capable() { flags::ECT } else { 0 };
+            if retx {
+                fl |= flags::RETX;
+            }
+            let pkt = Packet {
+                seq,
+                ts: now,
+                enq_at: now,
+                hash: f.hash,
+                flow: slot,
+                flow_uid: f.uid,
+                dst: f.dst,
+                size: len + overhead,
+                payload: len,
+                kind: PacketKind::Data,
+                class: f.class,
+                flags: fl,
+                in_port: 0,
+            };
+            self.cons.sent_bytes += pkt.size as u64;
+            if !qp.rto_timer.is_armed() {
+                if let Some(t) = qp.rto_timer.arm(now + cfg.rto.0) {
+                    self.q.push(t, Ev::Rto(slot));
+                }
+            }
+            Self::arm_cc_timer(&mut self.q, qp, slot);
+            return Some(self.arena.alloc(pkt));
+        }
+        if wake != Ps::MAX {
+            if let Some(t) = self.nics[h as usize].wake.arm(wake) {
+                self.q.push(t, Ev::NicWake(h));
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn arm_cc_timer(q: &mut EventQueue<Ev>, qp: &mut RdmaQp, slot: u32) {
+        match qp.cc.next_timer() {
+            Some(t) => {
+                if let Some(t) = qp.cc_timer.arm(t.max(q.now())) {
+                    q.push(t, Ev::CcTimer(slot));
+                }
+            }
+            None => qp.cc_timer.disarm(),
+        }
+    }
+
+    fn on_cc_timer(&mut self, now: Ps, slot: u32) {
+        let f = &mut self.flows[slot as usize];
+        if !f.active {
+            return;
+        }
+        let Some(qp) = f.qp.as_mut() else { return };
+        match qp.cc_timer.fire(now) {
+            TimerFire::Stale => {}
+            TimerFire::Reschedule(t) => self.q.push(t, Ev::CcTimer(slot)),
+            TimerFire::Expired => {
+                qp.on_cc_timer(now);
+                Self::arm_cc_timer(&mut self.q, qp, slot);
+                let src = f.src;
+                self.host_kick(now, src);
+            }
+        }
+    }
+
+    fn on_qp_rto(&mut self, now: Ps, slot: u32) {
+        let f = &mut self.flows[slot as usize];
+        if !f.active {
+            return;
+        }
+        let cfg = self.rdma.as_ref().expect("rdma");
+        let qp = f.qp.as_mut().expect("rdma");
+        match qp.rto_timer.fire(now) {
+            TimerFire::Stale => {}
+            TimerFire::Reschedule(t) => self.q.push(t, Ev::Rto(slot)),
+            TimerFire::Expired => {
+                if !qp.outstanding() {
+                    return;
+                }
+                qp.on_timeout();
+                if let Some(t) = qp.rto_timer.arm(now + cfg.rto.0) {
+                    self.q.push(t, Ev::Rto(slot));
+                }
+                let src = f.src;
+                self.host_kick(now, src);
+            }
+        }
+    }
+
+    fn on_cnp_timer(&mut self, now: Ps, slot: u32) {
+        let f = &mut self.flows[slot as usize];
+        if !f.active {
+            return;
+        }
+        let qp = f.qp.as_mut().expect("rdma");
+        if qp.cnp_timer.fire(now) == TimerFire::Expired && qp.on_cnp_timer(now) {
+            self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None);
+            let h = self.flows[slot as usize].dst;
+            self.host_kick(now, h);
+        }
+    }
+
+    /// Queues an ACK, NACK or CNP at the receiver of flow `slot`, towards its sender.
+    fn send_rdma_ctrl(
+        &mut self,
+        slot: u32,
+        kind: PacketKind,
+        seq: u64,
+        ts: Ps,
+        ece: bool,
+        int_from: Option<PktId>,
+    ) {
+        let cfg = self.rdma.as_ref().expect("rdma");
+        let f = &self.flows[slot as usize];
+        let pkt = Packet {
+            seq,
+            ts,
+            enq_at: 0,
+            hash: f.ack_hash,
+            flow: slot,
+            flow_uid: f.uid,
+            dst: f.src,
+            size: if kind == PacketKind::Cnp {
+                cfg.cnp_size
+            } else {
+                cfg.ack_size
+            },
+            payload: 0,
+            kind,
+            class: cfg.ctrl_class,
+            flags: if ece { flags::ECE } else { 0 },
+            in_port: 0,
+        };
+        self.cons.sent_bytes += pkt.size as u64;
+        let id = self.arena.alloc(pkt);
+        if let Some(from) = int_from {
+            if self.arena.int_enabled() {
+                // The receiver echoes the data packet's INT records (HPCC §3.2).
+                let st = *self.arena.int(from);
+                *self.arena.int_mut(id) = st;
+            }
+        }
+        let dst_host = f.dst;
+        self.nics[dst_host as usize].ctrl.push_back(id);
+    }
+
+    fn rdma_receive(&mut self, now: Ps, h: u32, id: PktId) {
+        let pkt = *self.arena.get(id);
+        let slot = pkt.flow;
+        let f = &mut self.flows[slot as usize];
+        if !f.active || f.uid != pkt.flow_uid {
+            self.arena.free(id);
+            return;
+        }
+        let cfg = self.rdma.as_ref().expect("rdma");
+        let qp = f.qp.as_mut().expect("rdma flow");
+        match pkt.kind {
+            PacketKind::Data => {
+                let out = qp.on_data(cfg, now, pkt.seq, pkt.payload, pkt.has(flags::CE));
+                if let Some(t) = out.cnp_timer {
+                    if let Some(t) = qp.cnp_timer.arm(t) {
+                        self.q.push(t, Ev::CnpTimer(slot));
+                    }
+                }
+                if out.cnp {
+                    self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None);
+                }
+                if let Some((ack, ece)) = out.ack {
+                    self.send_rdma_ctrl(slot, PacketKind::Ack, ack, pkt.ts, ece, Some(id));
+                }
+                if let Some(e) = out.nack {
+                    self.send_rdma_ctrl(slot, PacketKind::Nack, e, pkt.ts, false, None);
+                }
+                self.arena.free(id);
+                if out.cnp || out.ack.is_some() || out.nack.is_some() {
+                    self.host_kick(now, h);
+                }
+            }
+            PacketKind::Ack | PacketKind::Nack => {
+                let int = if self.arena.int_enabled() {
+                    *self.arena.int(id)
+                } else {
+                    Default::default()
+                };
+                self.arena.free(id);
+                if pkt.kind == PacketKind::Nack {
+                    qp.on_nack(cfg, pkt.seq);
+                }
+                let done = qp.on_ack(now, pkt.seq, pkt.ts, pkt.has(flags::ECE), int.hops());
+                if done {
+                    self.complete_flow(now, slot);
+                    return;
+                }
+                if let Some(t) = qp.rto_timer.arm(now + cfg.rto.0) {
+                    self.q.push(t, Ev::Rto(slot));
+                }
+                Self::arm_cc_timer(&mut self.q, qp, slot);
+                let src = f.src;
+                self.host_kick(now, src);
+            }
+            PacketKind::Cnp => {
+                self.arena.free(id);
+                qp.on_cnp(now);
+                Self::arm_cc_timer(&mut self.q, qp, slot);
+                let src = f.src;
+                self.host_kick(now, src);
+            }
+            _ => unreachable!("not an RDMA packet"),
+        }
+    }
+
     /// Round robin over the host's sendable flows: the next data segment.
     fn next_data_packet(&mut self, now: Ps, h: u32) -> Option<PktId> {
+        let paused = self.ports[self.nics[h as usize].port as usize].paused;
+        let mut tries = self.nics[h as usize].ready.len();
         while let Some(slot) = self.nics[h as usize].ready.pop_front() {
             let f = &mut self.flows[slot as usize];
             f.in_ready = false;
             if !f.active {
+                continue;
+            }
+            if paused & (1 << f.class) != 0 {
+                // PFC: this flow's class is paused; the resume kicks the NIC.
+                f.in_ready = true;
+                self.nics[h as usize].ready.push_back(slot);
+                tries -= 1;
+                if tries == 0 {
+                    return None;
+                }
                 continue;
             }
             let Some(seg) = f.tcp.next_segment(&self.tcp) else {
@@ -676,6 +1317,7 @@ impl Simulation {
                 kind: PacketKind::Data,
                 class: f.class,
                 flags: fl,
+                in_port: 0,
             };
             self.cons.sent_bytes += pkt.size as u64;
             if !f.tcp.rto_timer.is_armed() {
@@ -696,6 +1338,10 @@ impl Simulation {
     fn host_receive(&mut self, now: Ps, h: u32, id: PktId) {
         let pkt = *self.arena.get(id);
         self.cons.delivered_bytes += pkt.size as u64;
+        if self.rdma.is_some() && pkt.kind != PacketKind::Raw {
+            self.rdma_receive(now, h, id);
+            return;
+        }
         self.arena.free(id);
         debug_assert_eq!(pkt.dst, h, "packet delivered to the wrong host");
         if pkt.kind == PacketKind::Raw {
@@ -753,7 +1399,7 @@ impl Simulation {
                     self.host_kick(now, src);
                 }
             }
-            PacketKind::Raw => unreachable!(),
+            _ => unreachable!("not a TCP packet"),
         }
     }
 
@@ -772,6 +1418,7 @@ impl Simulation {
             kind: PacketKind::Ack,
             class: self.ack_class.unwrap_or(f.class),
             flags: if a.ece { flags::ECE } else { 0 },
+            in_port: 0,
         };
         self.cons.sent_bytes += pkt.size as u64;
         let id = self.arena.alloc(pkt);
@@ -863,8 +1510,19 @@ impl Simulation {
         (h, mix64(h ^ 0x5bd1_e995))
     }
 
-    /// HPCC's standalone FCT along the flow's actual ECMP path (see [`crate::metrics`]).
-    fn ideal_fct(&self, src: u32, dst: u32, size: u64, hash: u64) -> Ps {
+    /// The packet size unit and header of the flows (RDMA payload or TCP MSS).
+    fn segment_and_header(&self) -> (u64, u64) {
+        match &self.rdma {
+            Some(r) => (r.payload as u64, r.header as u64),
+            None => (self.tcp.mss, self.tcp.header as u64),
+        }
+    }
+
+    /// Base RTT of a path as the HPCC simulator defines it (`pairRtt`): twice the
+    /// propagation delay plus one full segment's serialization on every hop; and
+    /// the path's slowest link.
+    fn path_base_rtt(&self, src: u32, dst: u32, hash: u64) -> (Ps, Rate) {
+        let (seg, _) = self.segment_and_header();
         let mut delay = 0;
         let mut ser = 0;
         let mut min_rate = Rate(u64::MAX);
@@ -872,7 +1530,7 @@ impl Simulation {
         loop {
             let port = &self.ports[p as usize];
             delay += port.delay;
-            ser += port.rate.tx_time(self.tcp.mss);
+            ser += port.rate.tx_time(seg);
             min_rate = min_rate.min(port.rate);
             match self.ports[port.peer as usize].owner {
                 Owner::Host(_) => break,
@@ -882,8 +1540,54 @@ impl Simulation {
                 }
             }
         }
-        let packets = size.div_ceil(self.tcp.mss);
-        2 * delay + ser + min_rate.tx_time(size + packets * self.tcp.header as u64)
+        (2 * delay + ser, min_rate)
+    }
+
+    /// Congestion-control context with the largest base RTT over all host pairs
+    /// (HPCC simulator `GLOBAL_T 1`), the line rate of host 0's NIC.
+    fn rdma_base_ctx(&self, r: &RdmaConfig) -> CcCtx {
+        let n = self.nics.len() as u32;
+        let mut t = 0;
+        // Paths between two racks are the longest: probing every source against
+        // every destination costs O(hosts^2 x hops), a fraction of a second at 10^4 hosts.
+        for a in 0..n {
+            for b in 0..n {
+                if a != b {
+                    t = t.max(self.path_base_rtt(a, b, 0).0);
+                }
+            }
+        }
+        let line = self.ports[self.nics[0].port as usize].rate;
+        CcCtx {
+            line_rate: line.bits_per_sec() as f64,
+            base_rtt: t,
+            mtu: r.payload as u64,
+            bdp: line.bytes_in(t),
+        }
+    }
+
+    /// HPCC's standalone FCT along the flow's actual ECMP path (see [`crate::metrics`]).
+    fn ideal_fct(&self, src: u32, dst: u32, size: u64, hash: u64) -> Ps {
+        let (seg, header) = self.segment_and_header();
+        let mut delay = 0;
+        let mut ser = 0;
+        let mut min_rate = Rate(u64::MAX);
+        let mut p = self.nics[src as usize].port;
+        loop {
+            let port = &self.ports[p as usize];
+            delay += port.delay;
+            ser += port.rate.tx_time(seg);
+            min_rate = min_rate.min(port.rate);
+            match self.ports[port.peer as usize].owner {
+                Owner::Host(_) => break,
+                Owner::Switch(s) => {
+                    let local = self.routes.select(s, dst, hash);
+                    p = self.switches[s as usize].ports[local as usize];
+                }
+            }
+        }
+        let packets = size.div_ceil(seg);
+        2 * delay + ser + min_rate.tx_time(size + packets * header)
     }
 
     fn start_flow(&mut self, now: Ps, req: FlowRequest, kind: u8, incast: i64) {
@@ -908,6 +1612,16 @@ impl Simulation {
             ack_hash,
             ideal,
             tcp: TcpFlow::new(req.size, self.cc.build(), &self.tcp),
+            qp: self.rdma.as_ref().map(|r| {
+                let mut ctx = self.rdma_ctx.expect("rdma ctx");
+                let line = self.ports[self.nics[req.src as usize].port as usize].rate;
+                ctx.line_rate = line.bits_per_sec() as f64;
+                if r.base_rtt == BaseRtt::PerPair {
+                    ctx.base_rtt = self.path_base_rtt(req.src, req.dst, hash).0;
+                }
+                ctx.bdp = line.bytes_in(ctx.base_rtt);
+                Box::new(RdmaQp::new(req.size, r.cc.build(&ctx), ctx))
+            }),
         };
         let s = match self.free_slots.pop() {
             Some(s) => {
@@ -938,8 +1652,8 @@ impl Simulation {
             class: f.class,
             kind: f.kind,
             incast: f.incast,
-            retransmits: f.tcp.retransmits,
-            timeouts: f.tcp.timeouts,
+            retransmits: f.qp.as_ref().map_or(f.tcp.retransmits, |q| q.retransmits),
+            timeouts: f.qp.as_ref().map_or(f.tcp.timeouts, |q| q.timeouts),
             measured: f.start >= self.warmup && f.start < self.measure_end,
         });
     }
@@ -950,6 +1664,15 @@ impl Simulation {
         f.active = false;
         f.tcp.rto_timer.disarm();
         f.tcp.delack_timer.disarm();
+        if let Some(q) = f.qp.as_mut() {
+            q.rto_timer.disarm();
+            q.cc_timer.disarm();
+            q.cnp_timer.disarm();
+            // QPs stay in their NIC's round robin while active: remove this one
+            // now, before its slot is reused by a flow of another host.
+            let src = f.src;
+            self.nics[src as usize].ready.retain(|&x| x != slot);
+        }
         if f.incast >= 0 {
             let r = &mut self.incasts[f.incast as usize];
             r.remaining -= 1;
@@ -989,7 +1712,7 @@ impl Simulation {
         self.flows
             .iter()
             .filter(|f| f.active)
-            .map(|f| (f.id, f.tcp.snd_una))
+            .map(|f| (f.id, f.qp.as_ref().map_or(f.tcp.snd_una, |q| q.snd_una)))
             .collect()
     }
     /// Bytes queued at switch port (switch, local port), all classes.
@@ -1005,6 +1728,9 @@ impl Simulation {
         let mut b = 0;
         for p in &self.ports {
             for &(_, id) in &p.wire {
+                b += self.arena.get(id).size as u64;
+            }
+            for &id in &p.ctrl {
                 b += self.arena.get(id).size as u64;
             }
             for q in &p.queues {
@@ -1116,6 +1842,40 @@ impl Simulation {
             ports.push("tx_pkts", Column::U64(txp));
             ports.push("busy_ps", Column::U64(busy));
             ports.push("utilization", Column::F64(util));
+            let pf = |f: &dyn Fn(&crate::net::port::PortPfc) -> u64| -> Column {
+                Column::U64(self.ports.iter().map(|p| f(&p.pfc)).collect())
+            };
+            let end_now = end;
+            ports.push("pause_tx", pf(&|p| p.xoff_tx.iter().sum()));
+            ports.push("resume_tx", pf(&|p| p.xon_tx.iter().sum()));
+            ports.push("pause_rx", pf(&|p| p.xoff_rx.iter().sum()));
+            ports.push("resume_rx", pf(&|p| p.xon_rx.iter().sum()));
+            // Paused time, including pauses still in force at the end.
+            ports.push(
+                "paused_ps",
+                Column::U64(
+                    self.ports
+                        .iter()
+                        .map(|p| {
+                            (0..8)
+                                .map(|c| {
+                                    p.pfc.paused_time[c]
+                                        + if p.paused & (1 << c) != 0 {
+                                            end_now - p.pfc.paused_since[c]
+                                        } else {
+                                            0
+                                        }
+                                })
+                                .sum()
+                        })
+                        .collect(),
+                ),
+            );
+            ports.push(
+                "longest_pause_ps",
+                pf(&|p| *p.longest_pause.iter().max().unwrap_or(&0)),
+            );
+            ports.push("watchdog_trips", pf(&|p| p.watchdog_trips));
             counters.push("node", Column::U32(cn));
             counters.push("port", Column::U32(cp));
             counters.push("class", Column::U8(cc));
@@ -1178,6 +1938,14 @@ impl Simulation {
         queues.push("port", Column::U32(p));
         queues.push("bytes", Column::U64(b));
 
+        let (t, n, p, c, e) = std::mem::take(&mut self.pfc_log);
+        let mut pfc_events = Table::default();
+        pfc_events.push("time_ps", Column::U64(t));
+        pfc_events.push("node", Column::U32(n));
+        pfc_events.push("port", Column::U32(p));
+        pfc_events.push("class", Column::U8(c));
+        pfc_events.push("event", Column::U8(e));
+
         let stats = RunStats {
             events: self.q.events_processed(),
             packet_hops: self.packet_hops,
@@ -1189,6 +1957,8 @@ impl Simulation {
         let summary = self.summary(&flows, &counters, &ports, &incasts, &stats);
         Results {
             flows,
+            pfc: pfc_events,
+            lossless_drops: self.lossless_drops,
             incasts,
             counters,
             ports,
@@ -1248,6 +2018,12 @@ impl Simulation {
             "overall": overall,
             "drops": {"packets": sum_u64(counters, "drop_pkts"), "bytes": sum_u64(counters, "drop_bytes")},
             "ecn_marks": sum_u64(counters, "ecn_marks"),
+            "pfc": {
+                "pause_frames": sum_u64(ports, "pause_tx"),
+                "resume_frames": sum_u64(ports, "resume_tx"),
+                "paused_time_us": ps_to_us(sum_u64(ports, "paused_ps")),
+                "lossless_drops": self.lossless_drops,
+            },
             "retransmits": sum_u32(flows, "retransmits"),
             "timeouts": sum_u32(flows, "timeouts"),
             "incasts": {

@@ -5,11 +5,12 @@
 //! a dict `{column: (numpy dtype string, little-endian bytes)}` that the Python
 //! side turns into numpy arrays with `np.frombuffer` (no per-row objects).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
+use incast_core::hpcc_format::{self, HpccImport};
 use incast_core::metrics_table::Table;
-use incast_core::{Scenario, Simulation};
+use incast_core::{Results, Scenario, Simulation};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -117,6 +118,23 @@ fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDic
     Ok(dict)
 }
 
+/// The results of a run as the dict `Simulation.finish()` returns.
+fn results_to_py<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("flows", table_to_py(py, &results.flows)?)?;
+    out.set_item("incasts", table_to_py(py, &results.incasts)?)?;
+    out.set_item("counters", table_to_py(py, &results.counters)?)?;
+    out.set_item("ports", table_to_py(py, &results.ports)?)?;
+    out.set_item("queues", table_to_py(py, &results.queues)?)?;
+    out.set_item("pfc", table_to_py(py, &results.pfc)?)?;
+    out.set_item("node_names", PyList::new(py, &results.node_names)?)?;
+    out.set_item("summary", &results.summary_json)?;
+    let stats = serde_json::to_value(results.stats)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot serialize run stats: {e}")))?;
+    out.set_item("stats", json_to_py(py, &stats)?)?;
+    Ok(out)
+}
+
 /// A running simulation.
 ///
 /// `Simulation(text, fmt, base_dir, seed=None)` parses the scenario (raising
@@ -143,6 +161,19 @@ impl PySimulation {
                 "the simulation panicked earlier and cannot be used any more",
             )),
         }
+    }
+}
+
+/// Lock a simulation slot without ever blocking while holding the GIL.
+fn lock_sim(m: &Mutex<Option<Simulation>>) -> PyResult<MutexGuard<'_, Option<Simulation>>> {
+    match m.try_lock() {
+        Ok(guard) => Ok(guard),
+        Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err(
+            "the simulation is busy in another thread",
+        )),
+        Err(TryLockError::Poisoned(_)) => Err(PyRuntimeError::new_err(
+            "the simulation panicked earlier and cannot be used any more",
+        )),
     }
 }
 
@@ -219,24 +250,171 @@ impl PySimulation {
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = self.lock()?.take().ok_or_else(finished_err)?;
         let results = py.allow_threads(move || sim.finish());
-        let out = PyDict::new(py);
-        out.set_item("flows", table_to_py(py, &results.flows)?)?;
-        out.set_item("incasts", table_to_py(py, &results.incasts)?)?;
-        out.set_item("counters", table_to_py(py, &results.counters)?)?;
-        out.set_item("ports", table_to_py(py, &results.ports)?)?;
-        out.set_item("queues", table_to_py(py, &results.queues)?)?;
-        out.set_item("node_names", PyList::new(py, &results.node_names)?)?;
-        out.set_item("summary", &results.summary_json)?;
-        let stats = serde_json::to_value(results.stats)
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot serialize run stats: {e}")))?;
-        out.set_item("stats", json_to_py(py, &stats)?)?;
-        Ok(out)
+        results_to_py(py, &results)
     }
 
     fn __repr__(&self) -> String {
         format!(
             "<incast._core.Simulation {:?} seed={}>",
             self.name, self.seed
+        )
+    }
+}
+
+/// Convert an HPCC simulator experiment (config, topology and flow files).
+///
+/// Returns `(toml_text, csv_text)`: the scenario, whose `workload.flow_file` is
+/// `flow_file` (default `<config stem>_flows.csv`), and the flows CSV to write
+/// next to it. `topology` / `flows` override the files the configuration names.
+/// Raises `ScenarioError` naming the configuration key at fault.
+#[pyfunction]
+#[pyo3(signature = (config, topology=None, flows=None, flow_file=None))]
+fn import_hpcc(
+    py: Python<'_>,
+    config: PathBuf,
+    topology: Option<PathBuf>,
+    flows: Option<PathBuf>,
+    flow_file: Option<String>,
+) -> PyResult<(String, String)> {
+    let mut imp = py
+        .allow_threads(|| hpcc_format::import(&config, topology.as_deref(), flows.as_deref()))
+        .map_err(|e| scenario_err(py, e))?;
+    if let Some(name) = flow_file {
+        imp.set_flow_file(&name);
+    }
+    let toml = imp.to_toml().map_err(|e| scenario_err(py, e))?;
+    Ok((toml, std::mem::take(&mut imp.flows_csv)))
+}
+
+/// A running simulation of an HPCC simulator experiment.
+///
+/// `HpccRun(config, topology=None, flows=None, seed=None)` imports the
+/// experiment (raising `ScenarioError`) and builds the network. Drive it like a
+/// `Simulation`; `finish()` returns the same dict plus `"hpcc_fct"` and
+/// `"hpcc_pfc"`: the texts of HPCC's fct.txt and pfc.txt.
+#[pyclass(name = "HpccRun", module = "incast._core", frozen)]
+struct PyHpccRun {
+    inner: Mutex<Option<Simulation>>,
+    import: HpccImport,
+    name: String,
+    seed: u64,
+}
+
+#[pymethods]
+impl PyHpccRun {
+    #[new]
+    #[pyo3(signature = (config, topology=None, flows=None, seed=None))]
+    fn new(
+        py: Python<'_>,
+        config: PathBuf,
+        topology: Option<PathBuf>,
+        flows: Option<PathBuf>,
+        seed: Option<u64>,
+    ) -> PyResult<Self> {
+        let imp = py
+            .allow_threads(|| hpcc_format::import(&config, topology.as_deref(), flows.as_deref()))
+            .map_err(|e| scenario_err(py, e))?;
+        let base = config
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let mut scenario = imp.runnable(&base).map_err(|e| scenario_err(py, e))?;
+        if let Some(seed) = seed {
+            scenario.set_seed(seed);
+        }
+        let sim = Simulation::new(&scenario).map_err(|e| scenario_err(py, e))?;
+        Ok(PyHpccRun {
+            inner: Mutex::new(Some(sim)),
+            import: imp,
+            name: scenario.name().to_string(),
+            seed: scenario.seed(),
+        })
+    }
+
+    /// The experiment's name (the configuration file's stem).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The seed in use.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Number of flows in the flow file.
+    #[getter]
+    fn n_flows(&self) -> usize {
+        self.import.flows.len()
+    }
+
+    /// The imported scenario as TOML (its flow_file names `<stem>_flows.csv`).
+    fn scenario_toml(&self, py: Python<'_>) -> PyResult<String> {
+        self.import.to_toml().map_err(|e| scenario_err(py, e))
+    }
+
+    /// The flows CSV of the imported scenario.
+    fn flows_csv(&self) -> &str {
+        &self.import.flows_csv
+    }
+
+    /// Process up to `max_events` events with the GIL released; True when finished.
+    fn advance(&self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
+        let mut guard = lock_sim(&self.inner)?;
+        let sim = guard.as_mut().ok_or_else(finished_err)?;
+        Ok(py.allow_threads(|| sim.advance(max_events)))
+    }
+
+    /// A dict: now_ps, horizon_ps, fraction, active_flows, finished_flows.
+    fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let guard = lock_sim(&self.inner)?;
+        let sim = guard.as_ref().ok_or_else(finished_err)?;
+        let p = sim.progress();
+        let dict = PyDict::new(py);
+        dict.set_item("now_ps", p.now_ps)?;
+        dict.set_item("horizon_ps", p.horizon_ps)?;
+        dict.set_item("fraction", p.fraction)?;
+        dict.set_item("active_flows", p.active_flows)?;
+        dict.set_item("finished_flows", p.finished_flows)?;
+        Ok(dict)
+    }
+
+    /// Whether `finish()` has been called.
+    #[getter]
+    fn consumed(&self) -> PyResult<bool> {
+        Ok(lock_sim(&self.inner)?.is_none())
+    }
+
+    /// Consume the run; return the results dict of `Simulation.finish()` plus
+    /// "hpcc_fct" and "hpcc_pfc" (the texts of fct.txt and pfc.txt).
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = lock_sim(&self.inner)?.take().ok_or_else(finished_err)?;
+        let imp = &self.import;
+        let (results, written) = py.allow_threads(move || {
+            let results = sim.finish();
+            let mut fct = Vec::new();
+            let mut pfc = Vec::new();
+            let r = hpcc_format::write_fct(imp, &results, &mut fct)
+                .and_then(|_| hpcc_format::write_pfc(&results, &mut pfc))
+                .map(|_| (fct, pfc));
+            (results, r)
+        });
+        let (fct, pfc) = written
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot write fct.txt / pfc.txt: {e}")))?;
+        let out = results_to_py(py, &results)?;
+        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+        out.set_item("hpcc_fct", text(fct))?;
+        out.set_item("hpcc_pfc", text(pfc))?;
+        Ok(out)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<incast._core.HpccRun {:?} flows={} seed={}>",
+            self.name,
+            self.import.flows.len(),
+            self.seed
         )
     }
 }
@@ -250,5 +428,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(bundled_cdfs, m)?)?;
     m.add_class::<PySimulation>()?;
+    m.add_class::<PyHpccRun>()?;
+    m.add_function(wrap_pyfunction!(import_hpcc, m)?)?;
     Ok(())
 }

@@ -17,6 +17,8 @@ pub struct HostNic {
     pub ctrl: VecDeque<PktId>,
     /// Flow slots that may send now, in round-robin order.
     pub ready: VecDeque<u32>,
+    /// RDMA: wake-up for the earliest pacing deadline.
+    pub wake: crate::engine::LazyTimer,
 }
 
 impl HostNic {

@@ -11,6 +11,7 @@
 
 pub mod host;
 pub mod packet;
+pub mod pfc;
 pub mod port;
 pub mod switch;
 

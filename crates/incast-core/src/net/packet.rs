@@ -1,5 +1,6 @@
 //! Packets and the arena that owns them.
 
+use crate::rdma::cc::IntStack;
 use crate::units::Ps;
 
 /// Index of a packet in the [`PacketArena`].
@@ -15,6 +16,12 @@ pub enum PacketKind {
     Ack = 1,
     /// Open-loop datagram from a packet generator (no transport).
     Raw = 2,
+    /// RDMA negative acknowledgement (go-back-N): `seq` is the expected byte.
+    Nack = 3,
+    /// RDMA congestion notification packet (DCQCN).
+    Cnp = 4,
+    /// IEEE 802.1Qbb PFC frame: `payload` is the class, `seq` the pause quanta (0 = XON).
+    Pause = 5,
 }
 
 /// Flag bits of [`Packet::flags`].
@@ -29,7 +36,7 @@ pub mod flags {
     pub const RETX: u8 = 8;
 }
 
-/// A packet: 56 bytes, copied by value, referenced by [`PktId`].
+/// A packet: 64 bytes, copied by value, referenced by [`PktId`].
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Data: offset of the first payload byte. Ack: cumulative ack (next byte expected).
@@ -54,6 +61,9 @@ pub struct Packet {
     /// Priority class 0..8 (7 is the highest under strict priority).
     pub class: u8,
     pub flags: u8,
+    /// Local index of the switch port the packet entered its current switch by
+    /// (for PFC ingress accounting).
+    pub in_port: u16,
 }
 
 impl Packet {
@@ -67,6 +77,9 @@ impl Packet {
 #[derive(Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
+    /// INT stacks, parallel to `slots`; used only when INT is enabled.
+    ints: Vec<IntStack>,
+    int_enabled: bool,
     free: Vec<PktId>,
     live: usize,
     peak: usize,
@@ -79,13 +92,35 @@ impl PacketArena {
         if self.live > self.peak {
             self.peak = self.live;
         }
-        if let Some(id) = self.free.pop() {
+        let id = if let Some(id) = self.free.pop() {
             self.slots[id as usize] = p;
             id
         } else {
             self.slots.push(p);
             (self.slots.len() - 1) as PktId
+        };
+        if self.int_enabled {
+            if self.ints.len() < self.slots.len() {
+                self.ints.resize(self.slots.len(), IntStack::default());
+            }
+            self.ints[id as usize].n = 0;
         }
+        id
+    }
+    /// Keep an INT stack with every packet (HPCC).
+    pub fn enable_int(&mut self) {
+        self.int_enabled = true;
+    }
+    pub fn int_enabled(&self) -> bool {
+        self.int_enabled
+    }
+    #[inline]
+    pub fn int(&self, id: PktId) -> &IntStack {
+        &self.ints[id as usize]
+    }
+    #[inline]
+    pub fn int_mut(&mut self, id: PktId) -> &mut IntStack {
+        &mut self.ints[id as usize]
     }
     #[inline]
     pub fn free(&mut self, id: PktId) {

@@ -7,6 +7,7 @@
 //! is a FIFO of `(arrival time, packet)` and needs one engine event: the
 //! arrival of its head.
 
+use super::switch::Ecn;
 use super::{PktId, NUM_CLASSES};
 use crate::units::{Bytes, Ps, Rate};
 use std::collections::VecDeque;
@@ -68,6 +69,36 @@ pub struct Port {
     pub tx_bytes: u64,
     pub tx_pkts: u64,
     pub busy_time: Ps,
+    /// Control frames (PFC) waiting; sent before any class queue, never paused.
+    pub ctrl: VecDeque<PktId>,
+    /// ECN marking of each class at this port (its rule may depend on the port's rate).
+    pub ecn: [Ecn; NUM_CLASSES],
+    /// PFC: bit c set while class c is paused by the peer.
+    pub paused: u8,
+    pub pfc: PortPfc,
+}
+
+/// PFC state and counters of one port.
+#[derive(Debug, Default)]
+pub struct PortPfc {
+    /// When each paused class resumes by itself (quanta mode; `Ps::MAX`: only on XON).
+    pub pause_until: [Ps; NUM_CLASSES],
+    pub paused_since: [Ps; NUM_CLASSES],
+    /// Pending expiry-timer entry of this port.
+    pub expiry: crate::engine::LazyTimer,
+    /// Pending refresh-timer entry (XOFFs this port sent that must be renewed).
+    pub refresh: crate::engine::LazyTimer,
+    /// PAUSE frames with non-zero quanta sent / received, per class.
+    pub xoff_tx: [u64; NUM_CLASSES],
+    pub xon_tx: [u64; NUM_CLASSES],
+    pub xoff_rx: [u64; NUM_CLASSES],
+    pub xon_rx: [u64; NUM_CLASSES],
+    /// Total time each class was paused.
+    pub paused_time: [Ps; NUM_CLASSES],
+    /// Longest single pause per class.
+    pub longest_pause: [Ps; NUM_CLASSES],
+    /// Pauses that exceeded the watchdog limit.
+    pub watchdog_trips: u64,
 }
 
 impl Port {
@@ -88,6 +119,10 @@ impl Port {
             tx_bytes: 0,
             tx_pkts: 0,
             busy_time: 0,
+            ctrl: VecDeque::new(),
+            ecn: [Ecn::Off; NUM_CLASSES],
+            paused: 0,
+            pfc: PortPfc::default(),
         }
     }
 

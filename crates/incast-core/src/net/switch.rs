@@ -73,6 +73,31 @@ impl Ecn {
     }
 }
 
+/// A class's ECN rule: fixed, or chosen by the egress port's rate (HPCC
+/// simulator `KMIN_MAP`/`KMAX_MAP`/`PMAX_MAP`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum EcnRule {
+    Fixed(Ecn),
+    /// `(rate in bits/s, rule)`, ascending by rate.
+    ByRate(Vec<(u64, Ecn)>),
+}
+
+impl EcnRule {
+    /// The rule for a port of `bps` bits/s: the level with the largest rate
+    /// not above `bps` (the lowest level if `bps` is below all).
+    pub fn at_rate(&self, bps: u64) -> Ecn {
+        match self {
+            EcnRule::Fixed(e) => *e,
+            EcnRule::ByRate(levels) => levels
+                .iter()
+                .rev()
+                .find(|(r, _)| *r <= bps)
+                .or(levels.first())
+                .map_or(Ecn::Off, |(_, e)| *e),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scheduler {
     StrictPriority,
@@ -84,7 +109,10 @@ pub enum Scheduler {
 pub struct SwitchParams {
     pub buffer: Bytes,
     pub admission: [Admission; NUM_CLASSES],
-    pub ecn: [Ecn; NUM_CLASSES],
+    pub ecn: [EcnRule; NUM_CLASSES],
+    /// Bit c set when class c is lossless (PFC): no egress admission drop; the
+    /// ingress accounting of [`super::pfc`] decides.
+    pub lossless: u8,
     pub scheduler: Scheduler,
     /// DWRR quantum of each class, in bytes (at least one MTU).
     pub quantum: [i64; NUM_CLASSES],
@@ -95,7 +123,8 @@ impl Default for SwitchParams {
         SwitchParams {
             buffer: 12_000_000,
             admission: [Admission::Dynamic { alpha: 1.0 }; NUM_CLASSES],
-            ecn: [Ecn::Off; NUM_CLASSES],
+            ecn: std::array::from_fn(|_| EcnRule::Fixed(Ecn::Off)),
+            lossless: 0,
             scheduler: Scheduler::StrictPriority,
             quantum: [1500; NUM_CLASSES],
         }
@@ -112,6 +141,8 @@ pub struct Switch {
     /// Global ids of this switch's ports, by local index.
     pub ports: Vec<u32>,
     rng: Stream,
+    /// PFC ingress accounting (empty without PFC).
+    pub pfc: super::pfc::PfcState,
 }
 
 /// Outcome of offering a packet to an egress queue.
@@ -129,6 +160,7 @@ impl Switch {
             peak_used: 0,
             ports,
             rng: Stream::new(seed, "switch-ecn", id as u64),
+            pfc: Default::default(),
         }
     }
 
@@ -151,18 +183,33 @@ impl Switch {
         let c = pkt.class as usize;
         let size = pkt.size as Bytes;
         let q = port.queues[c].bytes;
-        let fits_buffer = self.used + size <= params.buffer;
-        let below_threshold = match params.admission[c] {
-            Admission::Dynamic { alpha } => (q as f64) < alpha * (params.buffer - self.used) as f64,
-            Admission::Static { limit } => q + size <= limit,
+        let lossless = params.lossless & (1 << c) != 0;
+        // Lossy classes may not use the PFC headroom that is reserved for the
+        // lossless ones (it must be free when a pause is in flight).
+        // Headroom bytes in use are charged to that reservation, not to the pool.
+        let (usable, used) = if lossless {
+            (params.buffer, self.used)
+        } else {
+            (
+                params.buffer.saturating_sub(self.pfc.total_headroom),
+                self.used - self.pfc.hdrm_used,
+            )
         };
+        let fits_buffer = used + size <= usable;
+        let below_threshold = lossless
+            || match params.admission[c] {
+                Admission::Dynamic { alpha } => {
+                    (q as f64) < alpha * usable.saturating_sub(used) as f64
+                }
+                Admission::Static { limit } => q + size <= limit,
+            };
         if !(fits_buffer && below_threshold) {
             let cnt = &mut port.queues[c].counters;
             cnt.drop_pkts += 1;
             cnt.drop_bytes += size;
             return Enqueue::Dropped;
         }
-        let ecn = params.ecn[c];
+        let ecn = port.ecn[c];
         if let Ecn::Red {
             at_dequeue: false, ..
         } = ecn
@@ -197,11 +244,12 @@ impl Switch {
         arena: &mut PacketArena,
         now: Ps,
     ) -> Option<PktId> {
-        if port.nonempty == 0 {
+        let avail = port.nonempty & !port.paused;
+        if avail == 0 {
             return None;
         }
         let c = match params.scheduler {
-            Scheduler::StrictPriority => 7 - port.nonempty.leading_zeros() as usize,
+            Scheduler::StrictPriority => 7 - avail.leading_zeros() as usize,
             Scheduler::Dwrr => dwrr_pick(params, port, arena),
         };
         let queue = &mut port.queues[c];
@@ -215,7 +263,7 @@ impl Switch {
             port.nonempty &= !(1 << c);
         }
         self.used -= size;
-        let ecn = params.ecn[c];
+        let ecn = port.ecn[c];
         if let Ecn::Red {
             at_dequeue: true, ..
         } = ecn
@@ -239,6 +287,11 @@ fn dwrr_pick(params: &SwitchParams, port: &mut Port, arena: &PacketArena) -> usi
     loop {
         let c = (port.dwrr_next & 0x7) as usize;
         let visited = port.dwrr_next & FRESH != 0;
+        if port.paused & (1 << c) != 0 {
+            // Paused by PFC: skip without a quantum, keep the deficit (spec §2.4).
+            port.dwrr_next = ((c + 1) % NUM_CLASSES) as u8;
+            continue;
+        }
         let q = &mut port.queues[c];
         match q.pkts.front() {
             None => {
@@ -283,6 +336,7 @@ mod tests {
             kind: PacketKind::Raw,
             class,
             flags: flags::ECT,
+            in_port: 0,
         }
     }
 
@@ -313,10 +367,10 @@ mod tests {
 
     #[test]
     fn step_marking_at_enqueue_counts_the_queue_ahead() {
-        let mut params = SwitchParams::default();
-        params.ecn[0] = Ecn::step(3000, false);
+        let params = SwitchParams::default();
         let mut sw = Switch::new(0, vec![0], 1);
         let mut p = port();
+        p.ecn[0] = Ecn::step(3000, false);
         let mut arena = PacketArena::default();
         let mut marked = vec![];
         for _ in 0..6 {
@@ -326,6 +380,37 @@ mod tests {
         }
         // queue ahead: 0,1000,2000,3000,4000,5000 -> marked when > 3000
         assert_eq!(marked, vec![false, false, false, false, true, true]);
+    }
+
+    #[test]
+    fn ecn_rule_by_rate_picks_the_level_at_or_below() {
+        let r = EcnRule::ByRate(vec![
+            (25_000_000_000, Ecn::step(1, false)),
+            (100_000_000_000, Ecn::step(2, false)),
+        ]);
+        assert_eq!(r.at_rate(100_000_000_000), Ecn::step(2, false));
+        assert_eq!(r.at_rate(400_000_000_000), Ecn::step(2, false));
+        assert_eq!(r.at_rate(40_000_000_000), Ecn::step(1, false));
+        assert_eq!(r.at_rate(10_000_000_000), Ecn::step(1, false));
+    }
+
+    #[test]
+    fn paused_class_is_skipped() {
+        let params = SwitchParams::default();
+        let mut sw = Switch::new(0, vec![0], 1);
+        let mut p = port();
+        let mut arena = PacketArena::default();
+        for c in [3u8, 1] {
+            let id = arena.alloc(pkt(c, 100));
+            sw.enqueue(&params, &mut p, &mut arena, id, 0);
+        }
+        p.paused = 1 << 3;
+        let id = sw.dequeue(&params, &mut p, &mut arena, 0).unwrap();
+        assert_eq!(arena.get(id).class, 1);
+        assert_eq!(sw.dequeue(&params, &mut p, &mut arena, 0), None);
+        p.paused = 0;
+        let id = sw.dequeue(&params, &mut p, &mut arena, 0).unwrap();
+        assert_eq!(arena.get(id).class, 3);
     }
 
     #[test]

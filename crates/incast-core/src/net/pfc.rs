@@ -1,0 +1,348 @@
+//! Priority-based flow control (IEEE 802.1Qbb) and its buffer accounting.
+//!
+//! A switch accounts every buffered byte of a lossless class to the
+//! *ingress* (port, class) it arrived on, in three layers (as in Broadcom
+//! MMUs and the HPCC simulator's `switch-mmu.cc`):
+//!
+//! 1. a small guaranteed `reserve`;
+//! 2. the shared pool, up to the XOFF threshold — static bytes, or dynamic:
+//!    `alpha x (buffer - total headroom - total reserve - shared used)`
+//!    (Choudhury-Hahne applied at ingress);
+//! 3. headroom, for the bytes still arriving after the PAUSE went out.
+//!
+//! When an ingress crosses XOFF (or any byte lands in headroom) the switch
+//! sends a PAUSE for that class out of the same port; when it drains below
+//! `threshold - resume_offset` with no headroom in use it sends XON
+//! (a PAUSE with zero quanta). A packet that finds headroom full is dropped
+//! and counted as a *lossless violation*: with headroom sized by
+//! [`headroom_formula`] this never happens.
+//!
+//! The upstream port stops *starting* frames of a paused class; the frame on
+//! the wire completes (802.1Qbb §36.1.3.2). A PAUSE carries quanta of 512
+//! bit times at the receiving port's rate; `PauseMode::Quanta` lets the
+//! pause expire (the sender refreshes it at half-time while still
+//! congested), `PauseMode::UntilResume` is the HPCC simulator's idealised
+//! XON/XOFF.
+
+use crate::config_types::{SizeValue, TimeValue};
+use crate::units::{Bytes, Ps, Rate};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Size of a PFC frame on the wire (a minimum Ethernet frame).
+pub const PFC_FRAME_BYTES: u32 = 64;
+
+/// One pause quantum: 512 bit times (802.1Qbb §36.1.3.2 / 802.3 Annex 31B).
+pub fn quantum(rate: Rate) -> Ps {
+    rate.tx_time(64) // 512 bits = 64 bytes
+}
+
+/// When the XOFF threshold is crossed.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PfcThreshold {
+    /// Shared bytes of an ingress (port, class) above `alpha x (free shared buffer)`.
+    Dynamic {
+        alpha: f64,
+        /// Multiply alpha by (port rate / slowest host link rate), as the HPCC
+        /// simulator does (alpha 1/8 at NIC speed, 1/2 at 4x NIC speed).
+        #[serde(default)]
+        scale_with_rate: bool,
+    },
+    /// Shared bytes of an ingress (port, class) above a fixed number of bytes.
+    Static { xoff: SizeValue },
+}
+
+/// Whether a received PAUSE expires.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseMode {
+    /// 802.1Qbb: the pause lasts `quanta x 512` bit times unless refreshed or
+    /// ended by XON; the congested switch refreshes it at half-time.
+    #[default]
+    Quanta,
+    /// The HPCC simulator's idealisation: paused until an explicit XON.
+    UntilResume,
+}
+
+/// The PFC watchdog: a class paused for longer than `limit` is reported.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatchdogConfig {
+    pub limit: TimeValue,
+    /// Also drop the queue's packets and ignore pauses for that class from then on.
+    #[serde(default)]
+    pub drop: bool,
+}
+
+/// `[switch.pfc]`: priority flow control on every switch.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct PfcConfig {
+    /// The lossless classes.
+    pub classes: Vec<u8>,
+    pub threshold: PfcThreshold,
+    /// Bytes guaranteed to each ingress (port, class) before the shared pool.
+    pub reserve: SizeValue,
+    /// XON hysteresis: resume when shared bytes <= threshold - resume_offset.
+    pub resume_offset: SizeValue,
+    /// Headroom per ingress (port, class); default: [`headroom_formula`] from
+    /// the port's rate and delay, the MTU and `response_time`.
+    pub headroom: Option<SizeValue>,
+    /// How long an upstream port takes to act on a PAUSE (802.3 Annex 31B bounds
+    /// it per PHY). Default 0: the model acts on arrival.
+    pub response_time: TimeValue,
+    /// Quanta carried by an XOFF frame.
+    pub pause_quanta: u16,
+    pub mode: PauseMode,
+    pub watchdog: Option<WatchdogConfig>,
+    /// Hosts obey PAUSE frames (always true on real NICs; off only for experiments).
+    pub hosts_obey: bool,
+}
+
+impl Default for PfcConfig {
+    fn default() -> Self {
+        PfcConfig {
+            classes: vec![3],
+            threshold: PfcThreshold::Dynamic {
+                alpha: 0.125,
+                scale_with_rate: false,
+            },
+            reserve: SizeValue(0),
+            resume_offset: SizeValue(3000),
+            headroom: None,
+            response_time: TimeValue(0),
+            pause_quanta: 0xFFFF,
+            mode: PauseMode::Quanta,
+            watchdog: None,
+            hosts_obey: true,
+        }
+    }
+}
+
+/// Worst-case bytes that still arrive at an ingress after it decides XOFF
+/// (spec §2.1): the frame the switch is sending when it decides (MTU), the
+/// PAUSE frame itself, the PAUSE's propagation upstream, the upstream's
+/// response time, the frame the upstream is sending when it reacts (MTU) and
+/// the bits on the wire downstream.
+pub fn headroom_formula(rate: Rate, delay: Ps, mtu: u32, response: Ps) -> Bytes {
+    let on_wire = rate.bytes_in(delay);
+    mtu as Bytes
+        + PFC_FRAME_BYTES as Bytes
+        + on_wire
+        + rate.bytes_in(response)
+        + mtu as Bytes
+        + on_wire
+}
+
+/// Accounting of one ingress (port, lossless class).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ingress {
+    /// Bytes in the reserve and shared layers.
+    pub bytes: Bytes,
+    /// Bytes in headroom.
+    pub hdrm: Bytes,
+    /// XOFF has been sent and not yet undone by XON.
+    pub paused: bool,
+    pub headroom: Bytes,
+}
+
+/// Where an arriving packet was charged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charge {
+    Accepted,
+    /// Headroom overflow: drop (a lossless violation).
+    Violation,
+}
+
+/// A switch's PFC accounting (one per switch).
+#[derive(Clone, Debug, Default)]
+pub struct PfcState {
+    /// Per local port, per class (only lossless classes are used).
+    pub ingress: Vec<[Ingress; 8]>,
+    /// Shared bytes in use, all ingresses.
+    pub shared_used: Bytes,
+    pub total_headroom: Bytes,
+    pub total_reserve: Bytes,
+    /// Headroom bytes in use, all ingresses.
+    pub hdrm_used: Bytes,
+    /// Per-local-port alpha of a dynamic threshold.
+    pub alpha: Vec<f64>,
+}
+
+impl PfcState {
+    /// The XOFF threshold (shared bytes) of local port `p`.
+    #[inline]
+    pub fn threshold(&self, cfg: &PfcConfig, buffer: Bytes, p: usize) -> Bytes {
+        match cfg.threshold {
+            PfcThreshold::Static { xoff } => xoff.0,
+            PfcThreshold::Dynamic { .. } => {
+                let free = buffer
+                    .saturating_sub(self.total_headroom)
+                    .saturating_sub(self.total_reserve)
+                    .saturating_sub(self.shared_used);
+                (free as f64 * self.alpha[p]) as Bytes
+            }
+        }
+    }
+
+    #[inline]
+    fn shared_of(ing: &Ingress, reserve: Bytes) -> Bytes {
+        ing.bytes.saturating_sub(reserve)
+    }
+
+    /// Charges an arriving packet of `size` bytes to ingress (`p`, `c`).
+    pub fn charge(
+        &mut self,
+        cfg: &PfcConfig,
+        buffer: Bytes,
+        p: usize,
+        c: usize,
+        size: Bytes,
+    ) -> Charge {
+        let reserve = cfg.reserve.0;
+        let thr = self.threshold(cfg, buffer, p);
+        let ing = self.ingress[p][c];
+        let new_bytes = ing.bytes + size;
+        if new_bytes <= reserve {
+            self.ingress[p][c].bytes = new_bytes;
+            return Charge::Accepted;
+        }
+        let _ = thr;
+        if ing.paused || ing.hdrm > 0 {
+            // XOFF has been sent: what still arrives is what headroom is for.
+            // The packet that crosses XOFF (including a falling dynamic
+            // threshold) is charged to the shared pool: it arrived before the
+            // decision, as the standard headroom formula assumes.
+            if ing.hdrm + size > ing.headroom {
+                return Charge::Violation;
+            }
+            self.ingress[p][c].hdrm += size;
+            self.hdrm_used += size;
+            return Charge::Accepted;
+        }
+        let from_shared = size.min(new_bytes - reserve);
+        self.ingress[p][c].bytes = new_bytes;
+        self.shared_used += from_shared;
+        Charge::Accepted
+    }
+
+    /// Releases a departing packet's bytes from ingress (`p`, `c`).
+    pub fn release(&mut self, cfg: &PfcConfig, p: usize, c: usize, size: Bytes) {
+        let reserve = cfg.reserve.0;
+        let ing = &mut self.ingress[p][c];
+        let from_hdrm = size.min(ing.hdrm);
+        ing.hdrm -= from_hdrm;
+        self.hdrm_used -= from_hdrm;
+        let rest = size - from_hdrm;
+        let shared = Self::shared_of(ing, reserve);
+        let from_shared = rest.min(shared);
+        ing.bytes -= rest.min(ing.bytes);
+        self.shared_used -= from_shared.min(self.shared_used);
+    }
+
+    /// Whether ingress (`p`, `c`) should be paused now.
+    #[inline]
+    pub fn should_pause(&self, cfg: &PfcConfig, buffer: Bytes, p: usize, c: usize) -> bool {
+        let ing = &self.ingress[p][c];
+        ing.hdrm > 0 || Self::shared_of(ing, cfg.reserve.0) >= self.threshold(cfg, buffer, p)
+    }
+
+    /// Whether a paused ingress (`p`, `c`) may resume now.
+    #[inline]
+    pub fn should_resume(&self, cfg: &PfcConfig, buffer: Bytes, p: usize, c: usize) -> bool {
+        let ing = &self.ingress[p][c];
+        if ing.hdrm > 0 {
+            return false;
+        }
+        let shared = Self::shared_of(ing, cfg.reserve.0);
+        shared == 0 || shared + cfg.resume_offset.0 <= self.threshold(cfg, buffer, p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::{Rate, NS, US};
+
+    #[test]
+    fn quantum_is_512_bit_times() {
+        // Spec V10: 51.2 ns at 10G, 5.12 ns at 100G, 1.28 ns at 400G.
+        assert_eq!(quantum(Rate::gbps(10)), 51_200);
+        assert_eq!(quantum(Rate::gbps(100)), 5_120);
+        assert_eq!(quantum(Rate::gbps(400)), 1_280);
+        // Max pause at 100G: 65535 quanta = 335.5 us.
+        assert_eq!(65535 * quantum(Rate::gbps(100)), 335_539_200);
+    }
+
+    #[test]
+    fn headroom_matches_the_worked_example() {
+        // Spec V12: 100G, 0.5 us propagation, 1 us response, 1500 B MTU: about 28 KB.
+        let h = headroom_formula(Rate::gbps(100), 500 * NS, 1500, US);
+        assert_eq!(h, 1500 + 64 + 6250 + 12500 + 1500 + 6250);
+        assert!((27_000..29_000).contains(&h));
+    }
+
+    fn state(ports: usize, headroom: Bytes, alpha: f64) -> PfcState {
+        let mut s = PfcState {
+            ingress: vec![[Ingress::default(); 8]; ports],
+            alpha: vec![alpha; ports],
+            ..Default::default()
+        };
+        for p in 0..ports {
+            s.ingress[p][3].headroom = headroom;
+            s.total_headroom += headroom;
+        }
+        s
+    }
+
+    #[test]
+    fn static_threshold_pauses_then_fills_headroom_then_drops() {
+        let cfg = PfcConfig {
+            threshold: PfcThreshold::Static {
+                xoff: SizeValue(10_000),
+            },
+            resume_offset: SizeValue(3_000),
+            ..Default::default()
+        };
+        let mut s = state(2, 5_000, 1.0);
+        for _ in 0..10 {
+            assert_eq!(s.charge(&cfg, 1 << 30, 0, 3, 1000), Charge::Accepted);
+        }
+        assert!(s.should_pause(&cfg, 1 << 30, 0, 3));
+        s.ingress[0][3].paused = true; // the simulation sends XOFF here
+        assert_eq!(s.ingress[0][3].bytes, 10_000);
+        for _ in 0..5 {
+            assert_eq!(s.charge(&cfg, 1 << 30, 0, 3, 1000), Charge::Accepted);
+        }
+        assert_eq!(s.ingress[0][3].hdrm, 5_000);
+        assert_eq!(s.charge(&cfg, 1 << 30, 0, 3, 1000), Charge::Violation);
+        // Draining: headroom first, then shared; resume at <= 7000 shared.
+        for _ in 0..5 {
+            s.release(&cfg, 0, 3, 1000);
+        }
+        assert_eq!(s.ingress[0][3].hdrm, 0);
+        assert!(!s.should_resume(&cfg, 1 << 30, 0, 3));
+        for _ in 0..3 {
+            s.release(&cfg, 0, 3, 1000);
+        }
+        assert!(s.should_resume(&cfg, 1 << 30, 0, 3));
+        assert_eq!(s.shared_used, 7_000);
+    }
+
+    #[test]
+    fn dynamic_threshold_follows_free_buffer() {
+        // alpha 1/8 of (B - headroom - shared): with B = 1 MB, 2 x 100 KB headroom.
+        let cfg = PfcConfig::default();
+        let mut s = state(2, 100_000, 0.125);
+        let b = 1_000_000;
+        assert_eq!(s.threshold(&cfg, b, 0), 100_000);
+        let mut n = 0;
+        while !s.should_pause(&cfg, b, 0, 3) {
+            s.charge(&cfg, b, 0, 3, 1000);
+            n += 1;
+        }
+        // Fixed point of q = (800000 - q) / 8: q = 88.9 KB.
+        assert_eq!(n, 89);
+    }
+}

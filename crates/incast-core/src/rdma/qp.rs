@@ -1,0 +1,416 @@
+//! A RoCEv2 reliable-connection queue pair: the sender's pacing, window and
+//! go-back-N, and the receiver's ACK, NACK and CNP generation.
+//!
+//! Pure state machines, driven by the simulation loop (unit-tested here with
+//! scripted packets). Sequence numbers count payload bytes, as in the HPCC
+//! simulator.
+
+use super::cc::{AnyRateCc, CcCtx, RateCc, RdmaAck};
+use super::{CnpMode, RdmaConfig, WindowMode};
+use crate::engine::LazyTimer;
+use crate::units::{Ps, Rate};
+
+/// What the sender may do now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendState {
+    /// Send the next packet now.
+    Ready,
+    /// Paced: the next packet may leave at this time.
+    WaitUntil(Ps),
+    /// Nothing to send until an ACK, NACK or timeout (window full or all sent).
+    Blocked,
+}
+
+/// What the receiver answers to one data packet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxOut {
+    /// Send an ACK for this cumulative byte, with the congestion flag.
+    pub ack: Option<(u64, bool)>,
+    /// Send a NACK for this expected byte.
+    pub nack: Option<u64>,
+    /// Send a CNP now.
+    pub cnp: bool,
+    /// Arm the CNP timer for a pending mark at this time.
+    pub cnp_timer: Option<Ps>,
+    /// The packet was in order and accepted.
+    pub accepted: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct RdmaQp {
+    pub size: u64,
+    // ---- sender
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// Highest byte ever sent (for counting retransmissions).
+    pub high_tx: u64,
+    pub next_avail: Ps,
+    /// Wire size of the last packet sent (for `rate_changed`).
+    last_wire: u32,
+    pub cc: AnyRateCc,
+    pub ctx: CcCtx,
+    pub rto_timer: LazyTimer,
+    pub cc_timer: LazyTimer,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    /// Data packets of this QP sent so far (for the ideal-rate check of pacing).
+    pub sent_pkts: u64,
+    // ---- receiver
+    pub expected: u64,
+    since_ack: u32,
+    ce_since_ack: bool,
+    last_nack: Option<(u64, Ps)>,
+    last_cnp: Option<Ps>,
+    cnp_pending: bool,
+    pub cnp_timer: LazyTimer,
+    pub cnps_sent: u64,
+}
+
+impl RdmaQp {
+    pub fn new(size: u64, cc: AnyRateCc, ctx: CcCtx) -> RdmaQp {
+        RdmaQp {
+            size,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_tx: 0,
+            next_avail: 0,
+            last_wire: 0,
+            cc,
+            ctx,
+            rto_timer: LazyTimer::default(),
+            cc_timer: LazyTimer::default(),
+            retransmits: 0,
+            timeouts: 0,
+            sent_pkts: 0,
+            expected: 0,
+            since_ack: 0,
+            ce_since_ack: false,
+            last_nack: None,
+            last_cnp: None,
+            cnp_pending: false,
+            cnp_timer: LazyTimer::default(),
+            cnps_sent: 0,
+        }
+    }
+
+    /// The window in bytes (`u64::MAX`: none) — HPCC simulator `GetWin`.
+    pub fn window(&self, cfg: &RdmaConfig) -> u64 {
+        match cfg.window {
+            WindowMode::None => u64::MAX,
+            WindowMode::Fixed => self.ctx.bdp,
+            WindowMode::Variable => {
+                let w = self.ctx.bdp as f64 * self.cc.rate() / self.ctx.line_rate;
+                (w as u64).max(1)
+            }
+        }
+    }
+
+    pub fn send_state(&self, cfg: &RdmaConfig, now: Ps) -> SendState {
+        if self.snd_nxt >= self.size {
+            return SendState::Blocked;
+        }
+        if self.snd_nxt - self.snd_una >= self.window(cfg) {
+            return SendState::Blocked;
+        }
+        if cfg.rate_bound && self.next_avail > now {
+            return SendState::WaitUntil(self.next_avail);
+        }
+        SendState::Ready
+    }
+
+    /// Takes the next segment: returns `(seq, payload bytes, is_retransmission)`.
+    /// `wire_bytes(payload)` gives its size on the wire, for pacing.
+    pub fn take_segment(
+        &mut self,
+        cfg: &RdmaConfig,
+        now: Ps,
+        wire_bytes: impl Fn(u32) -> u32,
+    ) -> (u64, u32, bool) {
+        let seq = self.snd_nxt;
+        let len = (self.size - seq).min(cfg.payload as u64) as u32;
+        self.snd_nxt += len as u64;
+        let retx = seq < self.high_tx;
+        if retx {
+            self.retransmits += 1;
+        }
+        self.high_tx = self.high_tx.max(self.snd_nxt);
+        self.sent_pkts += 1;
+        // Pacing (HPCC simulator `UpdateNextAvail`): the next packet may leave
+        // one serialization time at the current rate after this one starts.
+        let rate = self.cc.rate().max(1.0);
+        self.last_wire = wire_bytes(len);
+        let gap = (self.last_wire as f64 * 8.0 / rate * 1e12).round() as Ps;
+        self.next_avail = now + gap;
+        self.cc.on_sent(&self.ctx, now, len as u64);
+        (seq, len, retx)
+    }
+
+    /// A cumulative ACK up to `acked_to`. Returns true when the message is complete.
+    pub fn on_ack(
+        &mut self,
+        now: Ps,
+        acked_to: u64,
+        ts: Ps,
+        ece: bool,
+        int: &[super::cc::IntHop],
+    ) -> bool {
+        let newly = acked_to.saturating_sub(self.snd_una);
+        if acked_to > self.snd_una {
+            self.snd_una = acked_to;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una;
+            }
+        }
+        let ack = RdmaAck {
+            now,
+            acked_to: self.snd_una,
+            newly_acked: newly,
+            snd_nxt: self.snd_nxt,
+            rtt: now.saturating_sub(ts),
+            ece,
+            int,
+        };
+        let before = self.cc.rate();
+        self.cc.on_ack(&self.ctx, &ack);
+        self.rate_changed(before);
+        self.snd_una >= self.size
+    }
+
+    /// A NACK carrying the receiver's expected byte: go back (go-back-N, IB spec
+    /// §9.7.5.2.3; HPCC simulator `snd_nxt = snd_una` after the NACK's cumulative ack).
+    pub fn on_nack(&mut self, cfg: &RdmaConfig, expected: u64) {
+        if expected > self.snd_una {
+            self.snd_una = expected;
+        }
+        let back = if cfg.back_to_chunk {
+            expected / cfg.chunk as u64 * cfg.chunk as u64
+        } else {
+            expected
+        };
+        self.snd_nxt = back.max(self.snd_una.min(back));
+    }
+
+    pub fn on_cnp(&mut self, now: Ps) {
+        let before = self.cc.rate();
+        self.cc.on_cnp(&self.ctx, now);
+        self.rate_changed(before);
+    }
+
+    pub fn on_cc_timer(&mut self, now: Ps) {
+        let before = self.cc.rate();
+        self.cc.on_timer(&self.ctx, now);
+        self.rate_changed(before);
+    }
+
+    /// HPCC simulator `ChangeRate`: a rate change moves the pacing deadline by
+    /// the difference in serialization time of the last packet.
+    fn rate_changed(&mut self, before: f64) {
+        let after = self.cc.rate();
+        if after != before && self.next_avail > 0 && after > 0.0 && before > 0.0 {
+            let bits = self.last_wire as f64 * 8.0;
+            let delta = bits / after - bits / before; // seconds
+            let t = self.next_avail as f64 + delta * 1e12;
+            self.next_avail = t.max(0.0).round() as Ps;
+        }
+    }
+
+    /// Retransmission timeout: go back to the last acknowledged byte.
+    pub fn on_timeout(&mut self) {
+        self.timeouts += 1;
+        self.snd_nxt = self.snd_una;
+    }
+
+    pub fn outstanding(&self) -> bool {
+        self.snd_una < self.size
+    }
+
+    // ---------------------------------------------------------------- receiver
+
+    /// A data packet `[seq, seq + len)` arrived; `ce`: it was CE-marked.
+    pub fn on_data(&mut self, cfg: &RdmaConfig, now: Ps, seq: u64, len: u32, ce: bool) -> RxOut {
+        let mut out = RxOut::default();
+        if ce {
+            match cfg.cnp_mode {
+                CnpMode::AckFlag => self.ce_since_ack = true,
+                CnpMode::Paced => {
+                    // DCQCN NP (paper §3.2): at most one CNP per QP per interval.
+                    let gap = cfg.cnp_interval.0;
+                    match self.last_cnp {
+                        Some(t) if now < t + gap => {
+                            if !self.cnp_pending {
+                                self.cnp_pending = true;
+                                out.cnp_timer = Some(t + gap);
+                            }
+                        }
+                        _ => {
+                            self.last_cnp = Some(now);
+                            self.cnps_sent += 1;
+                            out.cnp = true;
+                        }
+                    }
+                }
+            }
+        }
+        if seq == self.expected {
+            self.expected += len as u64;
+            out.accepted = true;
+            self.since_ack += 1;
+            if self.since_ack >= cfg.ack_interval || self.expected >= self.size {
+                self.since_ack = 0;
+                out.ack = Some((self.expected, std::mem::take(&mut self.ce_since_ack)));
+            }
+        } else if seq > self.expected {
+            // A gap: drop and NACK the expected byte, at most once per
+            // `nack_interval` for the same expected byte.
+            let send = match self.last_nack {
+                Some((e, t)) => e != self.expected || now >= t + cfg.nack_interval.0,
+                None => true,
+            };
+            if send {
+                self.last_nack = Some((self.expected, now));
+                out.nack = Some(self.expected);
+            }
+        } else {
+            // A duplicate: re-acknowledge (IB spec), so a spurious go-back ends quickly.
+            out.ack = Some((self.expected, false));
+        }
+        out
+    }
+
+    /// The CNP timer fired: send the pending CNP, if any.
+    pub fn on_cnp_timer(&mut self, now: Ps) -> bool {
+        if self.cnp_pending {
+            self.cnp_pending = false;
+            self.last_cnp = Some(now);
+            self.cnps_sent += 1;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Serialization-time helper for pacing tests.
+pub fn tx_gap(rate: Rate, bytes: u64) -> Ps {
+    rate.tx_time(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rdma::cc::RateCcConfig;
+    use crate::units::US;
+
+    fn qp(size: u64, cfg: &RdmaConfig) -> RdmaQp {
+        let ctx = CcCtx {
+            line_rate: 100e9,
+            base_rtt: 10 * US,
+            mtu: cfg.payload as u64,
+            bdp: 125_000,
+        };
+        RdmaQp::new(
+            size,
+            RateCcConfig::by_name("none").unwrap().build(&ctx),
+            ctx,
+        )
+    }
+
+    #[test]
+    fn paces_at_line_rate() {
+        let cfg = RdmaConfig::default();
+        let mut q = qp(10_000, &cfg);
+        assert_eq!(q.send_state(&cfg, 0), SendState::Ready);
+        let (seq, len, retx) = q.take_segment(&cfg, 0, |p| p + 48);
+        assert_eq!((seq, len, retx), (0, 1000, false));
+        // 1048 B at 100 Gb/s = 83.84 ns.
+        assert_eq!(q.send_state(&cfg, 0), SendState::WaitUntil(83_840));
+        assert_eq!(q.send_state(&cfg, 83_840), SendState::Ready);
+    }
+
+    #[test]
+    fn go_back_n_on_gap() {
+        let cfg = RdmaConfig::default();
+        let mut rx = qp(5000, &cfg);
+        let o = rx.on_data(&cfg, 0, 0, 1000, false);
+        assert_eq!(o.ack, Some((1000, false)));
+        // Packet 1000..2000 lost; 2000 arrives: NACK 1000, once.
+        let o = rx.on_data(&cfg, 1, 2000, 1000, false);
+        assert_eq!((o.nack, o.accepted), (Some(1000), false));
+        let o = rx.on_data(&cfg, 2, 3000, 1000, false);
+        assert_eq!(o.nack, None, "rate-limited");
+        // Sender goes back.
+        let mut tx = qp(5000, &cfg);
+        for _ in 0..4 {
+            tx.take_segment(&cfg, 0, |p| p);
+        }
+        tx.on_nack(&cfg, 1000);
+        assert_eq!((tx.snd_una, tx.snd_nxt), (1000, 1000));
+        let (seq, _, retx) = tx.take_segment(&cfg, 0, |p| p);
+        assert_eq!((seq, retx), (1000, true));
+        assert_eq!(tx.retransmits, 1);
+    }
+
+    #[test]
+    fn at_most_one_cnp_per_interval() {
+        let cfg = RdmaConfig::default(); // 50 us
+        let mut rx = qp(1 << 30, &cfg);
+        let mut cnps = vec![];
+        let mut timer = None;
+        for i in 0..1000u64 {
+            let now = i * 200_000; // a marked packet every 0.2 us for 200 us
+            if let Some(t) = timer {
+                if now >= t {
+                    if rx.on_cnp_timer(t) {
+                        cnps.push(t);
+                    }
+                    timer = None;
+                }
+            }
+            let o = rx.on_data(&cfg, now, i * 1000, 1000, true);
+            if o.cnp {
+                cnps.push(now);
+            }
+            if let Some(t) = o.cnp_timer {
+                timer = Some(t);
+            }
+        }
+        assert_eq!(cnps, vec![0, 50 * US, 100 * US, 150 * US]);
+    }
+
+    #[test]
+    fn ack_interval_and_flag() {
+        let cfg = RdmaConfig {
+            ack_interval: 2,
+            cnp_mode: CnpMode::AckFlag,
+            ..Default::default()
+        };
+        let mut rx = qp(3000, &cfg);
+        assert_eq!(rx.on_data(&cfg, 0, 0, 1000, true).ack, None);
+        assert_eq!(
+            rx.on_data(&cfg, 0, 1000, 1000, false).ack,
+            Some((2000, true))
+        );
+        // The last packet is always acknowledged.
+        assert_eq!(
+            rx.on_data(&cfg, 0, 2000, 1000, false).ack,
+            Some((3000, false))
+        );
+    }
+
+    #[test]
+    fn variable_window_follows_rate() {
+        let cfg = RdmaConfig {
+            window: WindowMode::Variable,
+            rate_bound: false,
+            ..Default::default()
+        };
+        let mut q = qp(1 << 20, &cfg);
+        assert_eq!(q.window(&cfg), 125_000);
+        while q.send_state(&cfg, 0) == SendState::Ready {
+            q.take_segment(&cfg, 0, |p| p);
+        }
+        assert_eq!(q.snd_nxt, 125_000);
+        assert!(!q.on_ack(1, 1000, 0, false, &[]));
+        assert_eq!(q.send_state(&cfg, 1), SendState::Ready);
+    }
+}
