@@ -244,6 +244,30 @@ impl<E> EventQueue<E> {
     pub fn events_processed(&self) -> u64 {
         self.popped
     }
+
+    /// Arms `timer` for `deadline`, pushing `event` only when the timer needs
+    /// a new entry (see [`LazyTimer::arm`]).
+    #[inline]
+    pub fn arm(&mut self, timer: &mut LazyTimer, deadline: Ps, event: E) {
+        if let Some(t) = timer.arm(deadline) {
+            self.push(t, event);
+        }
+    }
+
+    /// Handles a fired entry of `timer`: true when its deadline has come. A
+    /// deadline that moved later is rescheduled with `event`; a stale entry is
+    /// ignored.
+    #[inline]
+    pub fn fire(&mut self, timer: &mut LazyTimer, now: Ps, event: E) -> bool {
+        match timer.fire(now) {
+            TimerFire::Expired => true,
+            TimerFire::Reschedule(t) => {
+                self.push(t, event);
+                false
+            }
+            TimerFire::Stale => false,
+        }
+    }
 }
 
 /// Sorts a slot's entries by descending `(time, seq)`. Slots hold a handful

@@ -573,8 +573,10 @@ impl Simulation {
             Ev::CcTimer(slot) => self.on_cc_timer(now, slot),
             Ev::CnpTimer(slot) => self.on_cnp_timer(now, slot),
             Ev::NicWake(h) => {
-                let n = &mut self.nics[h as usize];
-                if n.wake.fire(now) == TimerFire::Expired {
+                if self
+                    .q
+                    .fire(&mut self.nics[h as usize].wake, now, Ev::NicWake(h))
+                {
                     self.host_kick(now, h);
                 }
             }
@@ -1161,7 +1163,7 @@ impl Simulation {
             return;
         }
         let qp = f.qp.as_mut().expect("rdma");
-        if qp.cnp_timer.fire(now) == TimerFire::Expired && qp.on_cnp_timer(now) {
+        if self.q.fire(&mut qp.cnp_timer, now, Ev::CnpTimer(slot)) && qp.on_cnp_timer(now) {
             self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None);
             let h = self.flows[slot as usize].dst;
             self.host_kick(now, h);
