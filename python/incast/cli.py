@@ -49,6 +49,26 @@ def cli() -> None:
     """incast: packet-level data-center network simulator."""
 
 
+def _hpcc_file_options(lead: str):
+    """--topology and --flows: override the files an HPCC config names."""
+
+    def add(f):
+        # Applied bottom-up: --topology is listed first in the help.
+        for name, what, key in (
+            ("--flows", "flow", "FLOW_FILE"),
+            ("--topology", "topology", "TOPOLOGY_FILE"),
+        ):
+            f = click.option(
+                name,
+                type=click.Path(exists=True, dir_okay=False),
+                default=None,
+                help=f"{lead} {what} file to use instead of the config's {key}.",
+            )(f)
+        return f
+
+    return add
+
+
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False), required=False)
 @click.option(
@@ -59,18 +79,7 @@ def cli() -> None:
     help="Run an HPCC simulator config.txt instead of a scenario FILE; also writes "
     "fct.txt and pfc.txt in HPCC's formats (see docs/hpcc-interop.md).",
 )
-@click.option(
-    "--topology",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="With --hpcc: the topology file to use instead of the config's TOPOLOGY_FILE.",
-)
-@click.option(
-    "--flows",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="With --hpcc: the flow file to use instead of the config's FLOW_FILE.",
-)
+@_hpcc_file_options("With --hpcc: the")
 @click.option(
     "--out",
     "out_dir",
@@ -226,18 +235,7 @@ def schema(out_file: str | None) -> None:
     help="The scenario file to write [default: ./<config stem>.toml]; the flows go to "
     "<stem>_flows.csv next to it.",
 )
-@click.option(
-    "--topology",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="The topology file to use instead of the config's TOPOLOGY_FILE.",
-)
-@click.option(
-    "--flows",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="The flow file to use instead of the config's FLOW_FILE.",
-)
+@_hpcc_file_options("The")
 def import_hpcc(config: str, out_file: str | None, topology: str | None, flows: str | None) -> None:
     """Convert an HPCC simulator experiment (CONFIG, with its topology and flow
     files) into an incast scenario file and a flows CSV."""

@@ -224,6 +224,46 @@ impl JsonSchema for SizeValue {
     }
 }
 
+/// A registry of named algorithms whose configuration is an internally tagged
+/// enum (`algorithm = "..."`): the TCP and the RDMA congestion controls.
+pub trait Registry: Sized + serde::de::DeserializeOwned {
+    /// Names of all registered algorithms.
+    const NAMES: &'static [&'static str];
+    /// What the registry holds, for messages: "congestion control".
+    const WHAT: &'static str;
+    /// The algorithm called `name` with its default parameters.
+    fn by_name(name: &str) -> Option<Self>;
+}
+
+/// Accepts an algorithm's name (defaults) or a table `{ algorithm = "...", ... }`.
+pub fn deserialize_registered<'de, T: Registry, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    struct V<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Registry> Visitor<'de> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(
+                f,
+                "a {} by name ({}) or as a table with `algorithm = ...` and its parameters",
+                T::WHAT,
+                T::NAMES.join(", ")
+            )
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            T::by_name(v).ok_or_else(|| {
+                E::custom(format!(
+                    "unknown {} `{v}`; known: {}",
+                    T::WHAT,
+                    T::NAMES.join(", ")
+                ))
+            })
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    d.deserialize_any(V(std::marker::PhantomData))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

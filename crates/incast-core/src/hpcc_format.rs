@@ -326,6 +326,11 @@ impl Config {
         ns3_rate(v).map_err(|m| self.err(key, m))
     }
 
+    /// A required rate as the JSON string of a congestion-control parameter.
+    fn rate_json(&self, key: &str, why: &str) -> Result<Value, ScenarioError> {
+        Ok(json!(rate_str(self.rate(key, None, why)?)))
+    }
+
     /// A `KMAX_MAP`-style list: `n rate1 v1 rate2 v2 ...`.
     fn rate_map(&self, key: &str) -> Result<Vec<(u64, f64)>, ScenarioError> {
         let e = self.entries.get(key).ok_or_else(|| {
@@ -912,19 +917,11 @@ fn convert(
             );
             cc.insert(
                 "rate_ai".into(),
-                json!(rate_str(cfg.rate(
-                    "RATE_AI",
-                    None,
-                    "DCQCN's additive increase"
-                )?)),
+                cfg.rate_json("RATE_AI", "DCQCN's additive increase")?,
             );
             cc.insert(
                 "rate_hai".into(),
-                json!(rate_str(cfg.rate(
-                    "RATE_HAI",
-                    None,
-                    "DCQCN's hyper increase"
-                )?)),
+                cfg.rate_json("RATE_HAI", "DCQCN's hyper increase")?,
             );
             cc.insert("min_rate".into(), json!(rate_str(min_rate)));
             cc.insert(
@@ -944,11 +941,7 @@ fn convert(
             cc.insert("max_stage".into(), json!(cfg.uint("MI_THRESH", 5)?));
             cc.insert(
                 "rate_ai".into(),
-                json!(rate_str(cfg.rate(
-                    "RATE_AI",
-                    None,
-                    "HPCC's additive increase"
-                )?)),
+                cfg.rate_json("RATE_AI", "HPCC's additive increase")?,
             );
             cc.insert("min_rate".into(), json!(rate_str(min_rate)));
             cc.insert("fast_react".into(), json!(cfg.flag("FAST_REACT", true)?));
@@ -964,19 +957,11 @@ fn convert(
             cc.insert("algorithm".into(), json!("timely"));
             cc.insert(
                 "rate_ai".into(),
-                json!(rate_str(cfg.rate(
-                    "RATE_AI",
-                    None,
-                    "TIMELY's additive increase"
-                )?)),
+                cfg.rate_json("RATE_AI", "TIMELY's additive increase")?,
             );
             cc.insert(
                 "rate_hai".into(),
-                json!(rate_str(cfg.rate(
-                    "RATE_HAI",
-                    None,
-                    "TIMELY's hyper increase"
-                )?)),
+                cfg.rate_json("RATE_HAI", "TIMELY's hyper increase")?,
             );
             cc.insert("min_rate".into(), json!(rate_str(min_rate)));
             // HPCC-sim's fixed TIMELY attributes (rdma-hw.cc), stated so incast's defaults cannot drift.

@@ -1059,9 +1059,6 @@ impl Scenario {
                     "rate-based DCTCP reads ECN echoes on ACKs: set cnp_mode = \"ack_flag\"",
                 ));
             }
-            if !self.config.workload.packets.is_empty() {
-                // Raw datagrams are fine; nothing to check.
-            }
         }
         Ok(())
     }

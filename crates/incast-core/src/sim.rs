@@ -5,7 +5,7 @@
 //! Every handler is a method here that moves packets between the elements of
 //! [`crate::net`] and the flows of [`crate::transport`].
 
-use crate::engine::{EventQueue, TimerFire};
+use crate::engine::EventQueue;
 use crate::metrics::{self, FlowRecord, FlowRecords};
 use crate::metrics_table::{Column, Table};
 use crate::net::host::HostNic;
@@ -852,9 +852,8 @@ impl Simulation {
             if mode == PauseMode::Quanta && quanta > 0 {
                 // Refresh at half the pause time while still congested (spec §2.1).
                 let half = quanta as Ps * pfc::quantum(port.rate) / 2;
-                if let Some(t) = port.pfc.refresh.arm(now + half.max(1)) {
-                    self.q.push(t, Ev::PfcRefresh(gp));
-                }
+                self.q
+                    .arm(&mut port.pfc.refresh, now + half.max(1), Ev::PfcRefresh(gp));
             }
         } else {
             port.pfc.xon_tx[class as usize] += 1;
@@ -867,13 +866,12 @@ impl Simulation {
     }
 
     fn on_pfc_refresh(&mut self, now: Ps, gp: u32) {
-        match self.ports[gp as usize].pfc.refresh.fire(now) {
-            TimerFire::Stale => return,
-            TimerFire::Reschedule(t) => {
-                self.q.push(t, Ev::PfcRefresh(gp));
-                return;
-            }
-            TimerFire::Expired => {}
+        if !self.q.fire(
+            &mut self.ports[gp as usize].pfc.refresh,
+            now,
+            Ev::PfcRefresh(gp),
+        ) {
+            return;
         }
         let Owner::Switch(s) = self.ports[gp as usize].owner else {
             return;
@@ -914,9 +912,7 @@ impl Simulation {
             }
             let port = &mut self.ports[gp as usize];
             if until != Ps::MAX {
-                if let Some(t) = port.pfc.expiry.arm(until) {
-                    self.q.push(t, Ev::PauseExpire(gp));
-                }
+                self.q.arm(&mut port.pfc.expiry, until, Ev::PauseExpire(gp));
             }
         } else {
             port.pfc.xon_rx[class] += 1;
@@ -945,13 +941,12 @@ impl Simulation {
     }
 
     fn on_pause_expire(&mut self, now: Ps, gp: u32) {
-        match self.ports[gp as usize].pfc.expiry.fire(now) {
-            TimerFire::Stale => return,
-            TimerFire::Reschedule(t) => {
-                self.q.push(t, Ev::PauseExpire(gp));
-                return;
-            }
-            TimerFire::Expired => {}
+        if !self.q.fire(
+            &mut self.ports[gp as usize].pfc.expiry,
+            now,
+            Ev::PauseExpire(gp),
+        ) {
+            return;
         }
         let mut next = Ps::MAX;
         for c in 0..8 {
@@ -966,9 +961,11 @@ impl Simulation {
             }
         }
         if next != Ps::MAX {
-            if let Some(t) = self.ports[gp as usize].pfc.expiry.arm(next) {
-                self.q.push(t, Ev::PauseExpire(gp));
-            }
+            self.q.arm(
+                &mut self.ports[gp as usize].pfc.expiry,
+                next,
+                Ev::PauseExpire(gp),
+            );
         }
     }
 
@@ -1088,17 +1085,15 @@ impl Simulation {
             };
             self.cons.sent_bytes += pkt.size as u64;
             if !qp.rto_timer.is_armed() {
-                if let Some(t) = qp.rto_timer.arm(now + cfg.rto.0) {
-                    self.q.push(t, Ev::Rto(slot));
-                }
+                self.q
+                    .arm(&mut qp.rto_timer, now + cfg.rto.0, Ev::Rto(slot));
             }
             Self::arm_cc_timer(&mut self.q, qp, slot);
             return Some(self.arena.alloc(pkt));
         }
         if wake != Ps::MAX {
-            if let Some(t) = self.nics[h as usize].wake.arm(wake) {
-                self.q.push(t, Ev::NicWake(h));
-            }
+            self.q
+                .arm(&mut self.nics[h as usize].wake, wake, Ev::NicWake(h));
         }
         None
     }
@@ -1107,9 +1102,7 @@ impl Simulation {
     fn arm_cc_timer(q: &mut EventQueue<Ev>, qp: &mut RdmaQp, slot: u32) {
         match qp.cc.next_timer() {
             Some(t) => {
-                if let Some(t) = qp.cc_timer.arm(t.max(q.now())) {
-                    q.push(t, Ev::CcTimer(slot));
-                }
+                q.arm(&mut qp.cc_timer, t.max(q.now()), Ev::CcTimer(slot));
             }
             None => qp.cc_timer.disarm(),
         }
@@ -1121,15 +1114,11 @@ impl Simulation {
             return;
         }
         let Some(qp) = f.qp.as_mut() else { return };
-        match qp.cc_timer.fire(now) {
-            TimerFire::Stale => {}
-            TimerFire::Reschedule(t) => self.q.push(t, Ev::CcTimer(slot)),
-            TimerFire::Expired => {
-                qp.on_cc_timer(now);
-                Self::arm_cc_timer(&mut self.q, qp, slot);
-                let src = f.src;
-                self.host_kick(now, src);
-            }
+        if self.q.fire(&mut qp.cc_timer, now, Ev::CcTimer(slot)) {
+            qp.on_cc_timer(now);
+            Self::arm_cc_timer(&mut self.q, qp, slot);
+            let src = f.src;
+            self.host_kick(now, src);
         }
     }
 
@@ -1140,21 +1129,14 @@ impl Simulation {
         }
         let cfg = self.rdma.as_ref().expect("rdma");
         let qp = f.qp.as_mut().expect("rdma");
-        match qp.rto_timer.fire(now) {
-            TimerFire::Stale => {}
-            TimerFire::Reschedule(t) => self.q.push(t, Ev::Rto(slot)),
-            TimerFire::Expired => {
-                if !qp.outstanding() {
-                    return;
-                }
-                qp.on_timeout();
-                if let Some(t) = qp.rto_timer.arm(now + cfg.rto.0) {
-                    self.q.push(t, Ev::Rto(slot));
-                }
-                let src = f.src;
-                self.host_kick(now, src);
-            }
+        if !self.q.fire(&mut qp.rto_timer, now, Ev::Rto(slot)) || !qp.outstanding() {
+            return;
         }
+        qp.on_timeout();
+        self.q
+            .arm(&mut qp.rto_timer, now + cfg.rto.0, Ev::Rto(slot));
+        let src = f.src;
+        self.host_kick(now, src);
     }
 
     fn on_cnp_timer(&mut self, now: Ps, slot: u32) {
@@ -1228,9 +1210,7 @@ impl Simulation {
             PacketKind::Data => {
                 let out = qp.on_data(cfg, now, pkt.seq, pkt.payload, pkt.has(flags::CE));
                 if let Some(t) = out.cnp_timer {
-                    if let Some(t) = qp.cnp_timer.arm(t) {
-                        self.q.push(t, Ev::CnpTimer(slot));
-                    }
+                    self.q.arm(&mut qp.cnp_timer, t, Ev::CnpTimer(slot));
                 }
                 if out.cnp {
                     self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None);
@@ -1261,9 +1241,8 @@ impl Simulation {
                     self.complete_flow(now, slot);
                     return;
                 }
-                if let Some(t) = qp.rto_timer.arm(now + cfg.rto.0) {
-                    self.q.push(t, Ev::Rto(slot));
-                }
+                self.q
+                    .arm(&mut qp.rto_timer, now + cfg.rto.0, Ev::Rto(slot));
                 Self::arm_cc_timer(&mut self.q, qp, slot);
                 let src = f.src;
                 self.host_kick(now, src);
@@ -1324,9 +1303,7 @@ impl Simulation {
             self.cons.sent_bytes += pkt.size as u64;
             if !f.tcp.rto_timer.is_armed() {
                 let rto = f.tcp.rtt.current(&self.tcp);
-                if let Some(t) = f.tcp.rto_timer.arm(now + rto) {
-                    self.q.push(t, Ev::Rto(slot));
-                }
+                self.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
             }
             if f.tcp.can_send(&self.tcp) {
                 f.in_ready = true;
@@ -1365,9 +1342,7 @@ impl Simulation {
                     &self.tcp,
                 );
                 if let Some(t) = out.arm_delack {
-                    if let Some(t) = f.tcp.delack_timer.arm(t) {
-                        self.q.push(t, Ev::DelAck(slot));
-                    }
+                    self.q.arm(&mut f.tcp.delack_timer, t, Ev::DelAck(slot));
                 }
                 for a in out.acks.into_iter().flatten() {
                     self.send_ack(slot, a);
@@ -1387,9 +1362,7 @@ impl Simulation {
                 if r.advanced {
                     if f.tcp.outstanding() {
                         let rto = f.tcp.rtt.current(&self.tcp);
-                        if let Some(t) = f.tcp.rto_timer.arm(now + rto) {
-                            self.q.push(t, Ev::Rto(slot));
-                        }
+                        self.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
                     } else {
                         f.tcp.rto_timer.disarm();
                     }
@@ -1433,25 +1406,19 @@ impl Simulation {
         if !f.active {
             return;
         }
-        match f.tcp.rto_timer.fire(now) {
-            TimerFire::Stale => {}
-            TimerFire::Reschedule(t) => self.q.push(t, Ev::Rto(slot)),
-            TimerFire::Expired => {
-                if !f.tcp.outstanding() && f.tcp.snd_una >= f.tcp.size {
-                    return;
-                }
-                f.tcp.on_timeout(&self.tcp);
-                let rto = f.tcp.rtt.current(&self.tcp);
-                if let Some(t) = f.tcp.rto_timer.arm(now + rto) {
-                    self.q.push(t, Ev::Rto(slot));
-                }
-                if !f.in_ready && f.tcp.can_send(&self.tcp) {
-                    f.in_ready = true;
-                    let src = f.src;
-                    self.nics[src as usize].ready.push_back(slot);
-                    self.host_kick(now, src);
-                }
-            }
+        if !self.q.fire(&mut f.tcp.rto_timer, now, Ev::Rto(slot))
+            || (!f.tcp.outstanding() && f.tcp.snd_una >= f.tcp.size)
+        {
+            return;
+        }
+        f.tcp.on_timeout(&self.tcp);
+        let rto = f.tcp.rtt.current(&self.tcp);
+        self.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
+        if !f.in_ready && f.tcp.can_send(&self.tcp) {
+            f.in_ready = true;
+            let src = f.src;
+            self.nics[src as usize].ready.push_back(slot);
+            self.host_kick(now, src);
         }
     }
 
@@ -1460,16 +1427,13 @@ impl Simulation {
         if !f.active {
             return;
         }
-        match f.tcp.delack_timer.fire(now) {
-            TimerFire::Stale => {}
-            TimerFire::Reschedule(t) => self.q.push(t, Ev::DelAck(slot)),
-            TimerFire::Expired => {
-                if let Some(a) = f.tcp.on_delack_timeout() {
-                    let h = f.dst;
-                    self.send_ack(slot, a);
-                    self.host_kick(now, h);
-                }
-            }
+        if !self.q.fire(&mut f.tcp.delack_timer, now, Ev::DelAck(slot)) {
+            return;
+        }
+        if let Some(a) = f.tcp.on_delack_timeout() {
+            let h = f.dst;
+            self.send_ack(slot, a);
+            self.host_kick(now, h);
         }
     }
 
@@ -1550,8 +1514,8 @@ impl Simulation {
     fn rdma_base_ctx(&self, r: &RdmaConfig) -> CcCtx {
         let n = self.nics.len() as u32;
         let mut t = 0;
-        // Paths between two racks are the longest: probing every source against
-        // every destination costs O(hosts^2 x hops), a fraction of a second at 10^4 hosts.
+        // Every (source, destination) pair, as the HPCC simulator does: O(hosts^2 x
+        // hops) at setup, about 0.1 M path walks for its 320-host fat-tree.
         for a in 0..n {
             for b in 0..n {
                 if a != b {
@@ -1571,25 +1535,9 @@ impl Simulation {
     /// HPCC's standalone FCT along the flow's actual ECMP path (see [`crate::metrics`]).
     fn ideal_fct(&self, src: u32, dst: u32, size: u64, hash: u64) -> Ps {
         let (seg, header) = self.segment_and_header();
-        let mut delay = 0;
-        let mut ser = 0;
-        let mut min_rate = Rate(u64::MAX);
-        let mut p = self.nics[src as usize].port;
-        loop {
-            let port = &self.ports[p as usize];
-            delay += port.delay;
-            ser += port.rate.tx_time(seg);
-            min_rate = min_rate.min(port.rate);
-            match self.ports[port.peer as usize].owner {
-                Owner::Host(_) => break,
-                Owner::Switch(s) => {
-                    let local = self.routes.select(s, dst, hash);
-                    p = self.switches[s as usize].ports[local as usize];
-                }
-            }
-        }
+        let (base_rtt, min_rate) = self.path_base_rtt(src, dst, hash);
         let packets = size.div_ceil(seg);
-        2 * delay + ser + min_rate.tx_time(size + packets * header)
+        base_rtt + min_rate.tx_time(size + packets * header)
     }
 
     fn start_flow(&mut self, now: Ps, req: FlowRequest, kind: u8, incast: i64) {

@@ -148,23 +148,8 @@ struct PySimulation {
     seed: u64,
 }
 
-impl PySimulation {
-    /// Lock the inner simulation without ever blocking while holding the GIL
-    /// (another thread may be inside `advance` with the GIL released).
-    fn lock(&self) -> PyResult<MutexGuard<'_, Option<Simulation>>> {
-        match self.inner.try_lock() {
-            Ok(guard) => Ok(guard),
-            Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err(
-                "the simulation is busy in another thread",
-            )),
-            Err(TryLockError::Poisoned(_)) => Err(PyRuntimeError::new_err(
-                "the simulation panicked earlier and cannot be used any more",
-            )),
-        }
-    }
-}
-
-/// Lock a simulation slot without ever blocking while holding the GIL.
+/// Lock a simulation slot without ever blocking while holding the GIL
+/// (another thread may be inside `advance` with the GIL released).
 fn lock_sim(m: &Mutex<Option<Simulation>>) -> PyResult<MutexGuard<'_, Option<Simulation>>> {
     match m.try_lock() {
         Ok(guard) => Ok(guard),
@@ -175,6 +160,19 @@ fn lock_sim(m: &Mutex<Option<Simulation>>) -> PyResult<MutexGuard<'_, Option<Sim
             "the simulation panicked earlier and cannot be used any more",
         )),
     }
+}
+
+/// A simulation's progress as a dict: now_ps, horizon_ps, fraction,
+/// active_flows, finished_flows.
+fn progress_dict<'py>(py: Python<'py>, sim: &Simulation) -> PyResult<Bound<'py, PyDict>> {
+    let p = sim.progress();
+    let dict = PyDict::new(py);
+    dict.set_item("now_ps", p.now_ps)?;
+    dict.set_item("horizon_ps", p.horizon_ps)?;
+    dict.set_item("fraction", p.fraction)?;
+    dict.set_item("active_flows", p.active_flows)?;
+    dict.set_item("finished_flows", p.finished_flows)?;
+    Ok(dict)
 }
 
 fn finished_err() -> PyErr {
@@ -218,29 +216,22 @@ impl PySimulation {
 
     /// Process up to `max_events` events with the GIL released; True when finished.
     fn advance(&self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
-        let mut guard = self.lock()?;
+        let mut guard = lock_sim(&self.inner)?;
         let sim = guard.as_mut().ok_or_else(finished_err)?;
         Ok(py.allow_threads(|| sim.advance(max_events)))
     }
 
     /// A dict: now_ps, horizon_ps, fraction, active_flows, finished_flows.
     fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let guard = self.lock()?;
+        let guard = lock_sim(&self.inner)?;
         let sim = guard.as_ref().ok_or_else(finished_err)?;
-        let p = sim.progress();
-        let dict = PyDict::new(py);
-        dict.set_item("now_ps", p.now_ps)?;
-        dict.set_item("horizon_ps", p.horizon_ps)?;
-        dict.set_item("fraction", p.fraction)?;
-        dict.set_item("active_flows", p.active_flows)?;
-        dict.set_item("finished_flows", p.finished_flows)?;
-        Ok(dict)
+        progress_dict(py, sim)
     }
 
     /// Whether `finish()` has been called.
     #[getter]
     fn consumed(&self) -> PyResult<bool> {
-        Ok(self.lock()?.is_none())
+        Ok(lock_sim(&self.inner)?.is_none())
     }
 
     /// Consume the simulation and return its results (callable once).
@@ -248,7 +239,7 @@ impl PySimulation {
     /// Returns {"flows", "incasts", "counters", "ports", "queues": tables,
     /// "node_names": list[str], "summary": str (JSON), "stats": dict}.
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let sim = self.lock()?.take().ok_or_else(finished_err)?;
+        let sim = lock_sim(&self.inner)?.take().ok_or_else(finished_err)?;
         let results = py.allow_threads(move || sim.finish());
         results_to_py(py, &results)
     }
@@ -370,14 +361,7 @@ impl PyHpccRun {
     fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let guard = lock_sim(&self.inner)?;
         let sim = guard.as_ref().ok_or_else(finished_err)?;
-        let p = sim.progress();
-        let dict = PyDict::new(py);
-        dict.set_item("now_ps", p.now_ps)?;
-        dict.set_item("horizon_ps", p.horizon_ps)?;
-        dict.set_item("fraction", p.fraction)?;
-        dict.set_item("active_flows", p.active_flows)?;
-        dict.set_item("finished_flows", p.finished_flows)?;
-        Ok(dict)
+        progress_dict(py, sim)
     }
 
     /// Whether `finish()` has been called.

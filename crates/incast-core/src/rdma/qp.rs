@@ -8,7 +8,7 @@
 use super::cc::{AnyRateCc, CcCtx, RateCc, RdmaAck};
 use super::{CnpMode, RdmaConfig, WindowMode};
 use crate::engine::LazyTimer;
-use crate::units::{Ps, Rate};
+use crate::units::Ps;
 
 /// What the sender may do now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,7 +187,7 @@ impl RdmaQp {
         } else {
             expected
         };
-        self.snd_nxt = back.max(self.snd_una.min(back));
+        self.snd_nxt = back;
     }
 
     pub fn on_cnp(&mut self, now: Ps) {
@@ -288,11 +288,6 @@ impl RdmaQp {
             false
         }
     }
-}
-
-/// Serialization-time helper for pacing tests.
-pub fn tx_gap(rate: Rate, bytes: u64) -> Ps {
-    rate.tx_time(bytes)
 }
 
 #[cfg(test)]

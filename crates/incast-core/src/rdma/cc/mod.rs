@@ -222,31 +222,17 @@ impl Default for RateCcConfig {
     }
 }
 
-/// Accepts `cc = "dcqcn"` (defaults) or a table `{ algorithm = "dcqcn", ... }`.
+impl crate::config_types::Registry for RateCcConfig {
+    const NAMES: &'static [&'static str] = RateCcConfig::NAMES;
+    const WHAT: &'static str = "RDMA congestion control";
+    fn by_name(name: &str) -> Option<Self> {
+        RateCcConfig::by_name(name)
+    }
+}
+
+/// Accepts `cc = "<name>"` (defaults) or a table `{ algorithm = "<name>", ... }`.
 pub fn deserialize_rate_cc<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<RateCcConfig, D::Error> {
-    struct V;
-    impl<'de> serde::de::Visitor<'de> for V {
-        type Value = RateCcConfig;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(
-                f,
-                "an RDMA congestion control name ({}) or a table with `algorithm = ...` and its parameters",
-                RateCcConfig::NAMES.join(", ")
-            )
-        }
-        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RateCcConfig, E> {
-            RateCcConfig::by_name(v).ok_or_else(|| {
-                E::custom(format!(
-                    "unknown RDMA congestion control `{v}`; known: {}",
-                    RateCcConfig::NAMES.join(", ")
-                ))
-            })
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<RateCcConfig, A::Error> {
-            RateCcConfig::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-        }
-    }
-    d.deserialize_any(V)
+    crate::config_types::deserialize_registered(d)
 }

@@ -180,29 +180,15 @@ impl Default for CcConfig {
     }
 }
 
-/// Accepts `cc = "dctcp"` (defaults) or a table `{ algorithm = "dctcp", g = 0.0625 }`.
-pub fn deserialize_cc<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CcConfig, D::Error> {
-    struct V;
-    impl<'de> serde::de::Visitor<'de> for V {
-        type Value = CcConfig;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(
-                f,
-                "an algorithm name ({}) or a table with `algorithm = ...` and its parameters",
-                CcConfig::NAMES.join(", ")
-            )
-        }
-        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<CcConfig, E> {
-            CcConfig::by_name(v).ok_or_else(|| {
-                E::custom(format!(
-                    "unknown congestion control `{v}`; known: {}",
-                    CcConfig::NAMES.join(", ")
-                ))
-            })
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<CcConfig, A::Error> {
-            CcConfig::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-        }
+impl crate::config_types::Registry for CcConfig {
+    const NAMES: &'static [&'static str] = CcConfig::NAMES;
+    const WHAT: &'static str = "congestion control";
+    fn by_name(name: &str) -> Option<Self> {
+        CcConfig::by_name(name)
     }
-    d.deserialize_any(V)
+}
+
+/// Accepts `cc = "<name>"` (defaults) or a table `{ algorithm = "<name>", ... }`.
+pub fn deserialize_cc<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CcConfig, D::Error> {
+    crate::config_types::deserialize_registered(d)
 }
