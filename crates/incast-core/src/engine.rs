@@ -125,7 +125,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at absolute time `t` (never before the current time).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, t: Ps, event: E) {
         assert!(
             t >= self.now,

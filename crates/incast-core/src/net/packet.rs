@@ -100,12 +100,17 @@ impl PacketArena {
             (self.slots.len() - 1) as PktId
         };
         if self.int_enabled {
-            if self.ints.len() < self.slots.len() {
-                self.ints.resize(self.slots.len(), IntStack::default());
-            }
-            self.ints[id as usize].n = 0;
+            self.reset_int(id);
         }
         id
+    }
+    /// Gives packet `id` an empty INT stack (HPCC runs only: kept off the common path).
+    #[cold]
+    fn reset_int(&mut self, id: PktId) {
+        if self.ints.len() < self.slots.len() {
+            self.ints.resize(self.slots.len(), IntStack::default());
+        }
+        self.ints[id as usize].n = 0;
     }
     /// Keep an INT stack with every packet (HPCC).
     pub fn enable_int(&mut self) {

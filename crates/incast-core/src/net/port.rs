@@ -75,7 +75,8 @@ pub struct Port {
     pub ecn: [Ecn; NUM_CLASSES],
     /// PFC: bit c set while class c is paused by the peer.
     pub paused: u8,
-    pub pfc: PortPfc,
+    /// Boxed: cold state, kept out of the hot part of the port.
+    pub pfc: Box<PortPfc>,
 }
 
 /// PFC state and counters of one port.
@@ -122,7 +123,7 @@ impl Port {
             ctrl: VecDeque::new(),
             ecn: [Ecn::Off; NUM_CLASSES],
             paused: 0,
-            pfc: PortPfc::default(),
+            pfc: Box::default(),
         }
     }
 
