@@ -1,15 +1,17 @@
-//! The discrete-event engine: a pending-event set ordered by `(time, seq)`.
+//! The discrete-event engine: a pending-event set ordered by time, then by
+//! insertion order.
 //!
 //! Events that fall at the same picosecond fire in the order they were
-//! scheduled (`seq` is a global insertion counter), so a run depends only on
-//! the scenario and the seed.
+//! scheduled, so a run depends only on the scenario and the seed.
 //!
 //! The engine is deliberately small. Models keep the pending set small too:
-//! a link keeps its packets in flight in its own FIFO and has one event (the
-//! arrival of the head packet); an egress port has one event (the end of the
-//! current transmission, and only when something waits behind it); timers are
-//! cancelled lazily with [`LazyTimer`]. The pending set is then O(links +
-//! timers), a few thousand entries, whatever the load.
+//! an egress port has one event (the end of the current transmission, and
+//! only when something waits behind it); timers are cancelled lazily with
+//! [`LazyTimer`]. A packet in flight on a link is one event (its arrival):
+//! the timing wheel files it in O(1) and pops the events of one 1 ns slot
+//! together, so the pending set can hold every packet in flight (tens of
+//! thousands) at no cost per event, and an arrival reads the packet (which
+//! the run loop prefetches) rather than a per-link FIFO.
 //!
 //! ```
 //! use incast_core::engine::EventQueue;
@@ -27,30 +29,39 @@ use crate::units::Ps;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// A wheel entry. Entries of one slot are kept in the order they were
+/// pushed, so no sequence number is needed to break ties (see `refill`).
 struct Entry<E> {
+    time: Ps,
+    event: E,
+}
+
+/// An overflow-heap entry: far-future events need `seq` to keep ties in
+/// insertion order inside the heap.
+struct Far<E> {
     time: Ps,
     seq: u64,
     event: E,
 }
 
-impl<E> Entry<E> {
+impl<E> Far<E> {
     #[inline(always)]
     fn key(&self) -> (Ps, u64) {
         (self.time, self.seq)
     }
 }
-impl<E> PartialEq for Entry<E> {
+impl<E> PartialEq for Far<E> {
     fn eq(&self, other: &Self) -> bool {
         self.key() == other.key()
     }
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
+impl<E> Eq for Far<E> {}
+impl<E> PartialOrd for Far<E> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Entry<E> {
+impl<E> Ord for Far<E> {
     /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry.
     fn cmp(&self, other: &Self) -> Ordering {
         other.key().cmp(&self.key())
@@ -77,7 +88,8 @@ const WORDS: usize = SLOTS / 64;
 ///   push with no comparisons;
 /// - an event further ahead (RTO timers, flow arrivals) goes into the
 ///   overflow heap, which stays small;
-/// - popping drains the current slot, which is kept sorted by `(time, seq)`;
+/// - popping drains the current slot, which is kept sorted by time, ties in
+///   insertion order (entries carry no sequence number; see `refill`);
 ///   when it is empty the next occupied slot is found in an occupancy
 ///   bitmap and sorted (it usually holds one or two events), merged with any
 ///   overflow entries that fall in it.
@@ -85,8 +97,8 @@ const WORDS: usize = SLOTS / 64;
 /// On the leaf-spine benchmark this needs about 1.1 filings per event where a
 /// binary heap makes ~11 sift steps and a radix heap ~5.6 filings.
 pub struct EventQueue<E> {
-    /// The current slot's entries, sorted by descending `(time, seq)`: the
-    /// next event is at the end.
+    /// The current slot's entries, sorted by descending time, ties in reverse
+    /// insertion order: the next event is at the end.
     cur: Vec<Entry<E>>,
     /// Absolute slot number (`time >> SLOT_BITS`) of `cur`.
     cur_abs: u64,
@@ -96,7 +108,7 @@ pub struct EventQueue<E> {
     /// Bit `k` set iff `slots[k]` is non-empty.
     occupied: [u64; WORDS],
     /// Entries at or beyond `cur_abs + SLOTS` when they were pushed.
-    overflow: BinaryHeap<Entry<E>>,
+    overflow: BinaryHeap<Far<E>>,
     len: usize,
     seq: u64,
     now: Ps,
@@ -132,25 +144,24 @@ impl<E> EventQueue<E> {
             "event scheduled in the past: {t} < {}",
             self.now
         );
-        let e = Entry {
-            time: t,
-            seq: self.seq,
-            event,
-        };
-        self.seq += 1;
         self.len += 1;
         let abs = t >> SLOT_BITS;
         if abs == self.cur_abs {
-            // Its seq is the largest, so it goes after every entry at or
-            // before `t` (which sit at the end of the descending vector).
+            // It was pushed last, so it fires after every entry at or before
+            // `t` (which sit at the end of the descending vector).
             let at = self.cur.partition_point(|x| x.time > t);
-            self.cur.insert(at, e);
+            self.cur.insert(at, Entry { time: t, event });
         } else if abs - self.cur_abs < SLOTS as u64 {
             let k = (abs as usize) & (SLOTS - 1);
-            self.slots[k].push(e);
+            self.slots[k].push(Entry { time: t, event });
             self.occupied[k / 64] |= 1 << (k % 64);
         } else {
-            self.overflow.push(e);
+            self.overflow.push(Far {
+                time: t,
+                seq: self.seq,
+                event,
+            });
+            self.seq += 1;
         }
     }
 
@@ -191,18 +202,36 @@ impl<E> EventQueue<E> {
             (Some(w), Some(o)) => w.min(o),
         };
         self.cur_abs = abs;
-        if wheel == Some(abs) {
-            let k = (abs as usize) & (SLOTS - 1);
-            std::mem::swap(&mut self.cur, &mut self.slots[k]);
-            self.occupied[k / 64] &= !(1 << (k % 64));
-        }
-        while self
+        // Every overflow entry of this slot was pushed before every wheel
+        // entry of it (time never goes back, so once a slot is within the
+        // wheel's span it stays there): overflow entries, in (time, seq)
+        // order, then the wheel's, in push order, is insertion order.
+        let k = (abs as usize) & (SLOTS - 1);
+        let from_wheel = wheel == Some(abs);
+        if self
             .overflow
             .peek()
             .is_some_and(|e| e.time >> SLOT_BITS == abs)
         {
-            let e = self.overflow.pop().expect("peeked");
-            self.cur.push(e);
+            while self
+                .overflow
+                .peek()
+                .is_some_and(|e| e.time >> SLOT_BITS == abs)
+            {
+                let e = self.overflow.pop().expect("peeked");
+                self.cur.push(Entry {
+                    time: e.time,
+                    event: e.event,
+                });
+            }
+            if from_wheel {
+                self.cur.append(&mut self.slots[k]);
+            }
+        } else {
+            std::mem::swap(&mut self.cur, &mut self.slots[k]);
+        }
+        if from_wheel {
+            self.occupied[k / 64] &= !(1 << (k % 64));
         }
         sort_descending(&mut self.cur);
         true
@@ -219,6 +248,13 @@ impl<E> EventQueue<E> {
         self.now = e.time;
         self.popped += 1;
         Some((e.time, e.event))
+    }
+    /// The `k`-th event after the next one, when it is already known to be in
+    /// the current slot (for prefetching what it will touch).
+    #[inline(always)]
+    pub fn upcoming(&self, k: usize) -> Option<&E> {
+        let n = self.cur.len();
+        (k < n).then(|| &self.cur[n - 1 - k].event)
     }
     /// Time of the earliest pending event.
     #[inline]
@@ -270,17 +306,20 @@ impl<E> EventQueue<E> {
     }
 }
 
-/// Sorts a slot's entries by descending `(time, seq)`. Slots hold a handful
-/// of entries, usually one or two, so insertion sort beats a general sort.
+/// Sorts a slot's entries, given in insertion order, by descending time with
+/// ties in reverse insertion order (so popping from the end is by time, then
+/// insertion). Slots hold a handful of entries, so insertion sort (stable)
+/// usually beats a general sort.
 #[inline]
 fn sort_descending<E>(v: &mut [Entry<E>]) {
-    if v.len() > 16 {
-        v.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+    v.reverse();
+    if v.len() > 24 {
+        v.sort_by_key(|e| std::cmp::Reverse(e.time)); // stable
         return;
     }
     for i in 1..v.len() {
         let mut j = i;
-        while j > 0 && v[j - 1].key() < v[j].key() {
+        while j > 0 && v[j - 1].time < v[j].time {
             v.swap(j - 1, j);
             j -= 1;
         }

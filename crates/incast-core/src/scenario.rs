@@ -887,7 +887,12 @@ impl Scenario {
                 "a flow must carry at least 1 byte",
             ));
         }
-        let class = class.unwrap_or(self.config.transport.class);
+        let class = class.unwrap_or(
+            self.config
+                .rdma
+                .as_ref()
+                .map_or(self.config.transport.class, |r| r.data_class),
+        );
         check_class(class, &format!("{p}.class"))?;
         Ok(ListedFlow {
             src: s,
@@ -1059,6 +1064,9 @@ impl Scenario {
                     "rate-based DCTCP reads ECN echoes on ACKs: set cnp_mode = \"ack_flag\"",
                 ));
             }
+            // The algorithm's own parameter ranges (`Params::validate` of each `rdma/cc` file).
+            r.cc.validate()
+                .map_err(|e| ScenarioError::new(format!("rdma.cc.{}", e.field), e.message))?;
         }
         Ok(())
     }

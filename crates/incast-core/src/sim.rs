@@ -35,8 +35,8 @@ pub const KIND_LISTED: u8 = 2;
 /// An engine event.
 #[derive(Clone, Copy, Debug)]
 enum Ev {
-    /// The head packet of port `.0`'s wire reaches the far end.
-    Wire(u32),
+    /// Packet `.0` reaches the far end of the link it was sent on.
+    Arrive(u32),
     /// Port `.0` finished a transmission and has more to send.
     TxDone(u32),
     Rto(u32),
@@ -146,6 +146,8 @@ pub struct Simulation {
     q: EventQueue<Ev>,
     arena: PacketArena,
     ports: Vec<Port>,
+    /// `ports[p].owner`, kept compact: read on every packet arrival.
+    owners: Vec<Owner>,
     switches: Vec<Switch>,
     sw: SwitchParams,
     nics: Vec<HostNic>,
@@ -180,6 +182,8 @@ pub struct Simulation {
     sampled_ports: Vec<u32>,
     samples: (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u64>),
     packet_hops: u64,
+    /// Bytes of the packets on wires (in flight between two ports).
+    wire_bytes: u64,
     cons: Conservation,
     size_buckets: Vec<Bytes>,
     name: String,
@@ -253,7 +257,9 @@ impl Simulation {
         let c = &sc.config;
         let duration = c.duration.map_or(0, |d| d.0);
         let host_rates: Vec<Rate> = nics.iter().map(|n| ports[n.port as usize].rate).collect();
-        let class_or = |c: Option<u8>| c.unwrap_or(sc.config.transport.class);
+        // RDMA flows default to the RDMA data class, TCP flows to the transport's.
+        let default_class = c.rdma.as_ref().map_or(c.transport.class, |r| r.data_class);
+        let class_or = |c: Option<u8>| c.unwrap_or(default_class);
         let poisson: Vec<PoissonGen> = c
             .workload
             .poisson
@@ -341,7 +347,9 @@ impl Simulation {
         for p in ports.iter_mut() {
             if let Owner::Switch(_) = p.owner {
                 let bps = p.rate.bits_per_sec();
-                p.ecn = std::array::from_fn(|c| sw.ecn[c].at_rate(bps));
+                for c in 0..crate::net::NUM_CLASSES {
+                    p.set_ecn(c, sw.ecn[c].at_rate(bps));
+                }
             }
         }
         let mut sw = sw;
@@ -393,9 +401,13 @@ impl Simulation {
                 s.pfc = st;
             }
         }
+        for p in 0..ports.len() {
+            ports[p].peer_local = ports[ports[p].peer as usize].local;
+        }
         let mut sim = Simulation {
             q: EventQueue::new(),
             arena: PacketArena::default(),
+            owners: ports.iter().map(|p| p.owner).collect(),
             ports,
             switches,
             sw,
@@ -435,6 +447,7 @@ impl Simulation {
             sampled_ports,
             samples: Default::default(),
             packet_hops: 0,
+            wire_bytes: 0,
             cons: Conservation::default(),
             size_buckets: c.metrics.size_buckets.iter().map(|b| b.0).collect(),
             name: c.name.clone(),
@@ -513,6 +526,11 @@ impl Simulation {
                 self.done = true;
                 return true;
             }
+            // Packet arrivals are most of the events and each reads a packet
+            // last touched a link delay ago: start loading the next ones now.
+            if let Some(&Ev::Arrive(next)) = self.q.upcoming(2) {
+                self.arena.prefetch(next);
+            }
             self.dispatch(t, ev);
             if self.generators_live == 0 && self.active == 0 && self.arena.live() == 0 {
                 self.done = true;
@@ -555,7 +573,7 @@ impl Simulation {
     #[inline]
     fn dispatch(&mut self, now: Ps, ev: Ev) {
         match ev {
-            Ev::Wire(p) => self.on_wire(now, p),
+            Ev::Arrive(pkt) => self.on_arrive(now, pkt),
             Ev::TxDone(p) => {
                 self.ports[p as usize].tx_event = false;
                 match self.ports[p as usize].owner {
@@ -635,6 +653,7 @@ impl Simulation {
                     class: pg.class,
                     flags: 0,
                     in_port: 0,
+                    to_port: 0,
                 };
                 let src = pg.src;
                 self.cons.sent_bytes += pg.size as u64;
@@ -668,24 +687,18 @@ impl Simulation {
     // ---------------------------------------------------------------- wires and ports
 
     #[inline]
-    fn on_wire(&mut self, now: Ps, p: u32) {
-        let port = &mut self.ports[p as usize];
-        let (_, pkt) = port
-            .wire
-            .pop_front()
-            .expect("wire event with an empty wire");
-        if let Some(&(t, _)) = port.wire.front() {
-            self.q.push(t, Ev::Wire(p));
-        }
-        let peer = port.peer;
+    fn on_arrive(&mut self, now: Ps, pkt: PktId) {
         self.packet_hops += 1;
-        if self.arena.get(pkt).kind == PacketKind::Pause {
+        let p = self.arena.get(pkt);
+        let (peer, kind) = (p.to_port, p.kind);
+        self.wire_bytes -= p.size as u64;
+        if kind == PacketKind::Pause {
             self.on_pause_frame(now, peer, pkt);
             return;
         }
-        match self.ports[peer as usize].owner {
+        match self.owners[peer as usize] {
             Owner::Switch(s) => {
-                let local = self.ports[peer as usize].local;
+                let local = self.arena.get(pkt).in_port;
                 self.switch_receive(now, s, pkt, local)
             }
             Owner::Host(h) => self.host_receive(now, h, pkt),
@@ -695,10 +708,15 @@ impl Simulation {
     /// Starts a transmission on `p` and schedules what it implies.
     #[inline]
     fn transmit(&mut self, now: Ps, p: u32, pkt: PktId) {
-        let size = self.arena.get(pkt).size;
-        if let Some(arrival) = self.ports[p as usize].transmit(now, pkt, size) {
-            self.q.push(arrival, Ev::Wire(p));
-        }
+        let port = &mut self.ports[p as usize];
+        let peer = port.peer;
+        let packet = self.arena.get_mut(pkt);
+        packet.to_port = peer;
+        packet.in_port = port.peer_local;
+        let size = packet.size;
+        let arrival = port.transmit(now, size);
+        self.wire_bytes += size as u64;
+        self.q.push(arrival, Ev::Arrive(pkt));
     }
 
     #[inline]
@@ -713,7 +731,6 @@ impl Simulation {
 
     fn switch_receive(&mut self, now: Ps, s: u32, pkt: PktId, in_local: u16) {
         let p = self.arena.get_mut(pkt);
-        p.in_port = in_local;
         let (dst, hash, class, size) = (p.dst, p.hash, p.class as usize, p.size as Bytes);
         let local = self.routes.select(s, dst, hash);
         let lossless = self.sw.lossless & (1 << class) != 0;
@@ -729,7 +746,7 @@ impl Simulation {
             {
                 // A lossless violation: headroom (or the whole buffer) overflowed.
                 self.lossless_drops += 1;
-                let out = sw.ports[local as usize];
+                let out = sw.port_base + local as u32;
                 let cnt = &mut self.ports[out as usize].queues[class].counters;
                 cnt.drop_pkts += 1;
                 cnt.drop_bytes += size;
@@ -747,7 +764,7 @@ impl Simulation {
             }
         }
         let sw = &mut self.switches[s as usize];
-        let out = sw.ports[local as usize];
+        let out = sw.port_base + local as u32;
         let port = &mut self.ports[out as usize];
         if sw.enqueue(&self.sw, port, &mut self.arena, pkt, now) == Enqueue::Dropped {
             if lossless {
@@ -842,6 +859,7 @@ impl Simulation {
             class,
             flags: 0,
             in_port: 0,
+            to_port: 0,
         };
         self.cons.sent_bytes += frame.size as u64;
         let id = self.arena.alloc(frame);
@@ -1040,9 +1058,7 @@ impl Simulation {
     fn next_rdma_packet(&mut self, now: Ps, h: u32) -> Option<PktId> {
         let cfg = self.rdma.as_ref().expect("rdma");
         let p = self.nics[h as usize].port;
-        if self.ports[p as usize].paused & (1 << cfg.data_class) != 0 {
-            return None; // PFC: resumed by XON or expiry, which kicks the NIC
-        }
+        let paused = self.ports[p as usize].paused;
         let mut wake = Ps::MAX;
         let n = self.nics[h as usize].ready.len();
         for _ in 0..n {
@@ -1054,6 +1070,9 @@ impl Simulation {
             }
             let qp = f.qp.as_mut().expect("rdma flow");
             self.nics[h as usize].ready.push_back(slot);
+            if paused & (1 << f.class) != 0 {
+                continue; // PFC pauses this QP's class: XON or expiry kicks the NIC
+            }
             match qp.send_state(cfg, now) {
                 SendState::Blocked => continue,
                 SendState::WaitUntil(t) => {
@@ -1082,6 +1101,7 @@ impl Simulation {
                 class: f.class,
                 flags: fl,
                 in_port: 0,
+                to_port: 0,
             };
             self.cons.sent_bytes += pkt.size as u64;
             if !qp.rto_timer.is_armed() {
@@ -1182,6 +1202,7 @@ impl Simulation {
             class: cfg.ctrl_class,
             flags: if ece { flags::ECE } else { 0 },
             in_port: 0,
+            to_port: 0,
         };
         self.cons.sent_bytes += pkt.size as u64;
         let id = self.arena.alloc(pkt);
@@ -1299,6 +1320,7 @@ impl Simulation {
                 class: f.class,
                 flags: fl,
                 in_port: 0,
+                to_port: 0,
             };
             self.cons.sent_bytes += pkt.size as u64;
             if !f.tcp.rto_timer.is_armed() {
@@ -1394,6 +1416,7 @@ impl Simulation {
             class: self.ack_class.unwrap_or(f.class),
             flags: if a.ece { flags::ECE } else { 0 },
             in_port: 0,
+            to_port: 0,
         };
         self.cons.sent_bytes += pkt.size as u64;
         let id = self.arena.alloc(pkt);
@@ -1675,11 +1698,8 @@ impl Simulation {
     }
 
     fn in_network_bytes(&self) -> u64 {
-        let mut b = 0;
+        let mut b = self.wire_bytes;
         for p in &self.ports {
-            for &(_, id) in &p.wire {
-                b += self.arena.get(id).size as u64;
-            }
             for &id in &p.ctrl {
                 b += self.arena.get(id).size as u64;
             }
@@ -1767,20 +1787,20 @@ impl Simulation {
                 if let Owner::Switch(_) = p.owner {
                     for (class, q) in p.queues.iter().enumerate() {
                         let k = &q.counters;
-                        if k.enq_pkts == 0 && k.drop_pkts == 0 {
+                        if q.enq_pkts() == 0 && k.drop_pkts == 0 {
                             continue;
                         }
                         cn.push(node_of(p.owner));
                         cp.push(p.local as u32);
                         cc.push(class as u8);
-                        c1.push(k.enq_pkts);
-                        c2.push(k.enq_bytes);
+                        c1.push(q.enq_pkts());
+                        c2.push(q.enq_bytes());
                         c3.push(k.drop_pkts);
                         c4.push(k.drop_bytes);
                         c5.push(k.ecn_marks);
                         c6.push(k.deq_pkts);
                         c7.push(k.qdelay_sum);
-                        c8.push(k.max_bytes);
+                        c8.push(q.max_bytes);
                     }
                 }
             }

@@ -36,8 +36,10 @@ pub mod flags {
     pub const RETX: u8 = 8;
 }
 
-/// A packet: 64 bytes, copied by value, referenced by [`PktId`].
+/// A packet: 64 bytes, copied by value, referenced by [`PktId`]. Aligned to a
+/// cache line, so reading one touches exactly one line.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub struct Packet {
     /// Data: offset of the first payload byte. Ack: cumulative ack (next byte expected).
     pub seq: u64,
@@ -64,6 +66,9 @@ pub struct Packet {
     /// Local index of the switch port the packet entered its current switch by
     /// (for PFC ingress accounting).
     pub in_port: u16,
+    /// Global id of the port the packet is travelling to (set when it is put
+    /// on a wire; its arrival is one engine event carrying the packet).
+    pub to_port: u32,
 }
 
 impl Packet {
@@ -131,6 +136,22 @@ impl PacketArena {
     pub fn free(&mut self, id: PktId) {
         self.live -= 1;
         self.free.push(id);
+    }
+    /// Hints the CPU to start loading packet `id` (an upcoming event will read it).
+    #[inline(always)]
+    pub fn prefetch(&self, id: PktId) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(p) = self.slots.get(id as usize) {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: a prefetch is only a hint; it never faults or reads
+            // into Rust-visible state, and the pointer is to a live element.
+            #[allow(unused_unsafe)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>((p as *const Packet).cast::<i8>())
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = id;
     }
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {

@@ -3,9 +3,9 @@
 //!
 //! Transmission is store-and-forward. A packet of `s` bytes that starts at `t`
 //! occupies the transmitter until `t + s*8/rate` and reaches the far end at
-//! `t + s*8/rate + delay`. Arrivals on one wire are in send order, so the wire
-//! is a FIFO of `(arrival time, packet)` and needs one engine event: the
-//! arrival of its head.
+//! `t + s*8/rate + delay`. Each packet's arrival is one engine event; the
+//! timing wheel files it in O(1), so a packet in flight costs one pending
+//! entry and no per-wire buffer.
 
 use super::switch::Ecn;
 use super::{PktId, NUM_CLASSES};
@@ -19,64 +19,101 @@ pub enum Owner {
     Switch(u32),
 }
 
-/// Counters of one egress class queue.
+/// Counters of one egress class queue. Packets and bytes enqueued are not
+/// stored: they are what left plus what is queued ([`ClassQueue::enq_pkts`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ClassCounters {
-    pub enq_pkts: u64,
-    pub enq_bytes: u64,
     pub drop_pkts: u64,
     pub drop_bytes: u64,
     pub ecn_marks: u64,
     pub deq_pkts: u64,
+    pub deq_bytes: u64,
     /// Sum over dequeued packets of the time they waited in this queue.
     pub qdelay_sum: Ps,
-    pub max_bytes: Bytes,
 }
 
-/// One egress class queue.
-#[derive(Debug, Default)]
+/// One egress class queue. The first cache line holds everything an enqueue
+/// reads or writes; a dequeue also updates the counters on the second.
+#[derive(Debug)]
+#[repr(C, align(64))]
 pub struct ClassQueue {
     pub pkts: VecDeque<PktId>,
     pub bytes: Bytes,
-    pub counters: ClassCounters,
+    /// ECN can mark only above this queue length (the rule's `kmin`;
+    /// `Bytes::MAX` when the class does not mark): the full rule in
+    /// [`Port::ecn`] is read only then.
+    pub ecn_from: Bytes,
+    pub max_bytes: Bytes,
     /// DWRR deficit counter (bytes).
     pub deficit: i64,
+    pub counters: ClassCounters,
 }
 
+impl Default for ClassQueue {
+    fn default() -> Self {
+        ClassQueue {
+            pkts: VecDeque::new(),
+            bytes: 0,
+            ecn_from: Bytes::MAX,
+            max_bytes: 0,
+            deficit: 0,
+            counters: ClassCounters::default(),
+        }
+    }
+}
+
+impl ClassQueue {
+    /// Packets accepted into this queue so far.
+    pub fn enq_pkts(&self) -> u64 {
+        self.counters.deq_pkts + self.pkts.len() as u64
+    }
+    /// Bytes accepted into this queue so far.
+    pub fn enq_bytes(&self) -> u64 {
+        self.counters.deq_bytes + self.bytes
+    }
+}
+
+/// A port. Fields are laid out (`repr(C)`) so that what every packet touches
+/// sits in the first cache line.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Port {
     pub owner: Owner,
-    /// Index of this port among its node's ports.
-    pub local: u16,
     /// Global id of the port at the far end of the link.
     pub peer: u32,
-    pub rate: Rate,
+    /// Local index of the peer port at its node (stamped on packets sent, so
+    /// the receiver need not read the peer port).
+    pub peer_local: u16,
+    /// Index of this port among its node's ports.
+    pub local: u16,
+    /// The transmitter is busy until this time.
+    pub busy_until: Ps,
     /// `rate.tx_time` as a multiplication when the rate allows it (0: use `tx_time`).
     ps_per_byte: Ps,
     pub delay: Ps,
-    /// The transmitter is busy until this time.
-    pub busy_until: Ps,
     /// A `TxDone` event for this port is pending in the engine.
     pub tx_event: bool,
-    /// Packets on the outgoing wire with their arrival times at the peer.
-    pub wire: VecDeque<(Ps, PktId)>,
-    /// Per-class egress queues (used on switch ports).
-    pub queues: [ClassQueue; NUM_CLASSES],
     /// Bit c set when queue c is non-empty.
     pub nonempty: u8,
+    /// PFC: bit c set while class c is paused by the peer.
+    pub paused: u8,
     /// DWRR: the class whose turn it is.
     pub dwrr_next: u8,
+    /// Bit c set when class c marks ECN at dequeue (else at enqueue).
+    pub ecn_at_dequeue: u8,
+    pub rate: Rate,
     pub tx_bytes: u64,
     pub tx_pkts: u64,
     pub busy_time: Ps,
     /// Control frames (PFC) waiting; sent before any class queue, never paused.
     pub ctrl: VecDeque<PktId>,
-    /// ECN marking of each class at this port (its rule may depend on the port's rate).
-    pub ecn: [Ecn; NUM_CLASSES],
-    /// PFC: bit c set while class c is paused by the peer.
-    pub paused: u8,
     /// Boxed: cold state, kept out of the hot part of the port.
     pub pfc: Box<PortPfc>,
+    /// Per-class egress queues (used on switch ports).
+    pub queues: [ClassQueue; NUM_CLASSES],
+    /// ECN marking of each class at this port (its rule may depend on the
+    /// port's rate). Set with [`Port::set_ecn`].
+    ecn: [Ecn; NUM_CLASSES],
 }
 
 /// PFC state and counters of one port.
@@ -106,32 +143,55 @@ impl Port {
     pub fn new(owner: Owner, local: u16, peer: u32, rate: Rate, delay: Ps) -> Port {
         Port {
             owner,
-            local,
             peer,
-            rate,
+            peer_local: 0,
+            local,
+            busy_until: 0,
             ps_per_byte: rate.exact_ps_per_byte().unwrap_or(0),
             delay,
-            busy_until: 0,
             tx_event: false,
-            wire: VecDeque::new(),
-            queues: Default::default(),
             nonempty: 0,
+            paused: 0,
             dwrr_next: 0,
+            ecn_at_dequeue: 0,
+            rate,
             tx_bytes: 0,
             tx_pkts: 0,
             busy_time: 0,
             ctrl: VecDeque::new(),
-            ecn: [Ecn::Off; NUM_CLASSES],
-            paused: 0,
             pfc: Box::default(),
+            queues: Default::default(),
+            ecn: [Ecn::Off; NUM_CLASSES],
         }
     }
 
-    /// Puts a packet of `size` bytes on the wire at `now` (the transmitter must be free).
-    /// Returns the arrival time when the wire was empty: the caller must then schedule
-    /// the arrival of the new head.
+    /// Sets class `c`'s ECN rule.
+    pub fn set_ecn(&mut self, c: usize, rule: Ecn) {
+        self.ecn[c] = rule;
+        let (from, deq) = match rule {
+            Ecn::Off => (Bytes::MAX, false),
+            // `Ecn::probability` is zero up to and including `kmin`.
+            Ecn::Red {
+                kmin, at_dequeue, ..
+            } => (kmin, at_dequeue),
+        };
+        self.queues[c].ecn_from = from;
+        if deq {
+            self.ecn_at_dequeue |= 1 << c;
+        } else {
+            self.ecn_at_dequeue &= !(1 << c);
+        }
+    }
+    /// Class `c`'s ECN rule.
     #[inline]
-    pub fn transmit(&mut self, now: Ps, pkt: PktId, size: u32) -> Option<Ps> {
+    pub fn ecn(&self, c: usize) -> &Ecn {
+        &self.ecn[c]
+    }
+
+    /// Puts a packet of `size` bytes on the wire at `now` (the transmitter must
+    /// be free). Returns its arrival time at the peer, which the caller schedules.
+    #[inline]
+    pub fn transmit(&mut self, now: Ps, size: u32) -> Ps {
         debug_assert!(self.busy_until <= now);
         let tx = if self.ps_per_byte > 0 {
             size as Ps * self.ps_per_byte
@@ -142,10 +202,7 @@ impl Port {
         self.busy_time += tx;
         self.tx_bytes += size as u64;
         self.tx_pkts += 1;
-        let arrival = self.busy_until + self.delay;
-        let was_empty = self.wire.is_empty();
-        self.wire.push_back((arrival, pkt));
-        was_empty.then_some(arrival)
+        self.busy_until + self.delay
     }
 
     #[inline]

@@ -140,6 +140,9 @@ pub struct Switch {
     pub peak_used: Bytes,
     /// Global ids of this switch's ports, by local index.
     pub ports: Vec<u32>,
+    /// Global id of local port 0: a switch's ports are numbered contiguously,
+    /// so local port `l` is `port_base + l` (no table read on the hot path).
+    pub port_base: u32,
     rng: Stream,
     /// PFC ingress accounting (empty without PFC).
     pub pfc: super::pfc::PfcState,
@@ -154,10 +157,19 @@ pub enum Enqueue {
 
 impl Switch {
     pub fn new(id: u32, ports: Vec<u32>, seed: u64) -> Switch {
+        let port_base = ports.first().copied().unwrap_or(0);
+        assert!(
+            ports
+                .iter()
+                .enumerate()
+                .all(|(l, &g)| g == port_base + l as u32),
+            "a switch's ports must be numbered contiguously"
+        );
         Switch {
             id,
             used: 0,
             peak_used: 0,
+            port_base,
             ports,
             rng: Stream::new(seed, "switch-ecn", id as u64),
             pfc: Default::default(),
@@ -209,11 +221,9 @@ impl Switch {
             cnt.drop_bytes += size;
             return Enqueue::Dropped;
         }
-        let ecn = port.ecn[c];
-        if let Ecn::Red {
-            at_dequeue: false, ..
-        } = ecn
-        {
+        // Below `ecn_from` no rule can mark: the rule itself is not read.
+        if q > port.queues[c].ecn_from && port.ecn_at_dequeue & (1 << c) == 0 {
+            let ecn = *port.ecn(c);
             if pkt.flags & flags::ECT != 0 && pkt.flags & flags::CE == 0 && self.mark(&ecn, q) {
                 pkt.flags |= flags::CE;
                 port.queues[c].counters.ecn_marks += 1;
@@ -223,10 +233,8 @@ impl Switch {
         let queue = &mut port.queues[c];
         queue.pkts.push_back(id);
         queue.bytes += size;
-        queue.counters.enq_pkts += 1;
-        queue.counters.enq_bytes += size;
-        if queue.bytes > queue.counters.max_bytes {
-            queue.counters.max_bytes = queue.bytes;
+        if queue.bytes > queue.max_bytes {
+            queue.max_bytes = queue.bytes;
         }
         port.nonempty |= 1 << c;
         self.used += size;
@@ -254,21 +262,23 @@ impl Switch {
         };
         let queue = &mut port.queues[c];
         let id = queue.pkts.pop_front().expect("non-empty class queue");
+        if let Some(&next) = queue.pkts.front() {
+            // It leaves one transmission time from now: start loading it.
+            arena.prefetch(next);
+        }
         let pkt = arena.get_mut(id);
         let size = pkt.size as Bytes;
         queue.bytes -= size;
         queue.counters.deq_pkts += 1;
+        queue.counters.deq_bytes += size;
         queue.counters.qdelay_sum += now - pkt.enq_at;
         if queue.pkts.is_empty() {
             port.nonempty &= !(1 << c);
         }
         self.used -= size;
-        let ecn = port.ecn[c];
-        if let Ecn::Red {
-            at_dequeue: true, ..
-        } = ecn
-        {
-            let q = port.queues[c].bytes;
+        let q = queue.bytes;
+        if q > queue.ecn_from && port.ecn_at_dequeue & (1 << c) != 0 {
+            let ecn = *port.ecn(c);
             let pkt = arena.get_mut(id);
             if pkt.flags & flags::ECT != 0 && pkt.flags & flags::CE == 0 && self.mark(&ecn, q) {
                 pkt.flags |= flags::CE;
@@ -337,6 +347,7 @@ mod tests {
             class,
             flags: flags::ECT,
             in_port: 0,
+            to_port: 0,
         }
     }
 
@@ -370,7 +381,7 @@ mod tests {
         let params = SwitchParams::default();
         let mut sw = Switch::new(0, vec![0], 1);
         let mut p = port();
-        p.ecn[0] = Ecn::step(3000, false);
+        p.set_ecn(0, Ecn::step(3000, false));
         let mut arena = PacketArena::default();
         let mut marked = vec![];
         for _ in 0..6 {

@@ -31,7 +31,7 @@
 //! the timer was armed, alpha < decrease < increase): ns-3 runs same-time
 //! events in the order they were scheduled, which this reproduces.
 
-use super::{CcCtx, RateCc, RdmaAck};
+use super::{CcCtx, ParamError, RateCc, RdmaAck};
 use crate::config_types::{RateValue, SizeValue, TimeValue};
 use crate::units::{Ps, NS, US};
 use serde::{Deserialize, Serialize};
@@ -192,12 +192,16 @@ impl Params {
         }
     }
 
-    /// Checks ranges and that no field of the other model is set.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks ranges and that no field of the other model is set. The error
+    /// names the field (its key in `[rdma.cc]`) and the fix.
+    pub fn validate(&self) -> Result<(), ParamError> {
         let mlx = self.model == Model::Mellanox;
-        let only = |set: bool, name: &str, m: &str| {
+        let only = |set: bool, name: &'static str, m: &str| {
             if set {
-                Err(format!("`{name}` only applies to model = \"{m}\""))
+                Err(ParamError::new(
+                    name,
+                    format!("only applies to model = \"{m}\"; remove it or set model = \"{m}\""),
+                ))
             } else {
                 Ok(())
             }
@@ -223,19 +227,58 @@ impl Params {
         }
         let r = self.resolve(100e9);
         if !(r.g > 0.0 && r.g <= 1.0) {
-            return Err(format!("g must be in (0, 1], got {}", r.g));
+            return Err(ParamError::new(
+                "g",
+                format!(
+                    "the alpha gain must be in (0, 1], got {}; the paper and the HPCC simulator use 1/256 = 0.00390625",
+                    r.g
+                ),
+            ));
         }
-        if r.alpha_interval == 0 || r.increase_interval == 0 || (mlx && r.decrease_interval == 0) {
-            return Err("timer intervals must be positive".into());
+        // Each timer must be positive (a zero period would fire for ever at one instant).
+        let (alpha_default, increase_default) = if mlx {
+            ("1us", "300us")
+        } else {
+            ("55us", "55us")
+        };
+        for (field, value, default) in [
+            ("alpha_interval", r.alpha_interval, alpha_default),
+            ("increase_interval", r.increase_interval, increase_default),
+            ("decrease_interval", r.decrease_interval, "4us"),
+        ] {
+            if value == 0 && (mlx || field != "decrease_interval") {
+                return Err(ParamError::new(
+                    field,
+                    format!(
+                        "the timer period must be positive, got 0; model = \"{}\" uses \"{default}\"",
+                        if mlx { "mellanox" } else { "paper" }
+                    ),
+                ));
+            }
         }
         if !(0.0..=1.0).contains(&r.initial_alpha) {
-            return Err("initial_alpha must be in [0, 1]".into());
+            return Err(ParamError::new(
+                "initial_alpha",
+                format!(
+                    "must be in [0, 1], got {}; the paper starts at 1",
+                    r.initial_alpha
+                ),
+            ));
         }
         if !(r.rate_on_first_cnp > 0.0 && r.rate_on_first_cnp <= 1.0) {
-            return Err("rate_on_first_cnp must be in (0, 1]".into());
+            return Err(ParamError::new(
+                "rate_on_first_cnp",
+                format!(
+                    "is a fraction of the current rate in (0, 1], got {}; the HPCC simulator uses 1.0",
+                    r.rate_on_first_cnp
+                ),
+            ));
         }
         if r.min_rate <= 0.0 {
-            return Err("min_rate must be positive".into());
+            return Err(ParamError::new(
+                "min_rate",
+                "must be positive, e.g. \"1000Mbps\" (HPCC simulator MIN_RATE) or \"100Mbps\" (paper)",
+            ));
         }
         Ok(())
     }

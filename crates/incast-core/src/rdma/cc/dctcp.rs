@@ -26,7 +26,7 @@
 //!   cut check, so an ACK that both opens a window and carries ECE cuts but
 //!   does not increase.
 
-use super::{CcCtx, RateCc, RdmaAck};
+use super::{CcCtx, ParamError, RateCc, RdmaAck};
 use crate::config_types::RateValue;
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
@@ -58,16 +58,31 @@ impl Default for Params {
 }
 
 impl Params {
-    /// Checks the ranges.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the ranges; the error names the field and the fix.
+    pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.g > 0.0 && self.g <= 1.0) {
-            return Err(format!("g must be in (0, 1], got {}", self.g));
+            return Err(ParamError::new(
+                "g",
+                format!(
+                    "the EWMA gain must be in (0, 1], got {}; RFC 8257 uses 1/16 = 0.0625",
+                    self.g
+                ),
+            ));
         }
         if !(0.0..=1.0).contains(&self.initial_alpha) {
-            return Err("initial_alpha must be in [0, 1]".into());
+            return Err(ParamError::new(
+                "initial_alpha",
+                format!(
+                    "must be in [0, 1], got {}; RFC 8257 starts at 1",
+                    self.initial_alpha
+                ),
+            ));
         }
         if self.min_rate.rate().bits_per_sec() == 0 {
-            return Err("min_rate must be positive".into());
+            return Err(ParamError::new(
+                "min_rate",
+                "must be positive, e.g. \"1000Mbps\" (HPCC simulator MIN_RATE)",
+            ));
         }
         Ok(())
     }

@@ -46,7 +46,7 @@
 //! before) or the same timestamp as its predecessor (the same packet echoed
 //! twice) is skipped.
 
-use super::{CcCtx, IntHop, RateCc, RdmaAck, MAX_INT_HOPS};
+use super::{CcCtx, IntHop, ParamError, RateCc, RdmaAck, MAX_INT_HOPS};
 use crate::config_types::RateValue;
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
@@ -85,13 +85,22 @@ impl Default for Params {
 }
 
 impl Params {
-    /// Checks the ranges.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the ranges; the error names the field and the fix.
+    pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.eta > 0.0 && self.eta <= 1.0) {
-            return Err(format!("eta must be in (0, 1], got {}", self.eta));
+            return Err(ParamError::new(
+                "eta",
+                format!(
+                    "the target utilisation must be in (0, 1], got {}; the paper uses 0.95",
+                    self.eta
+                ),
+            ));
         }
         if self.min_rate.rate().bits_per_sec() == 0 {
-            return Err("min_rate must be positive".into());
+            return Err(ParamError::new(
+                "min_rate",
+                "must be positive, e.g. \"1000Mbps\" (HPCC simulator MIN_RATE)",
+            ));
         }
         Ok(())
     }

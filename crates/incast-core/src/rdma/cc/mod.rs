@@ -16,8 +16,9 @@
 //! ## Adding an algorithm
 //! 1. Write `rdma/cc/myalgo.rs` with `pub struct Params` (serde
 //!    `Deserialize` + `JsonSchema`, `deny_unknown_fields`, every field
-//!    defaulted) and a type implementing [`RateCc`] with
-//!    `fn new(p: &Params, ctx: &CcCtx) -> Self`.
+//!    defaulted) with `fn validate(&self) -> Result<(), ParamError>`
+//!    (scenario validation calls it and reports `rdma.cc.<field>`), and a
+//!    type implementing [`RateCc`] with `fn new(p: &Params, ctx: &CcCtx) -> Self`.
 //! 2. Add one line to the `registry!` invocation below.
 //!
 //! Scenario files then accept `[rdma] cc = "myalgo"` or
@@ -31,6 +32,30 @@ pub mod timely;
 
 use crate::units::Ps;
 use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A congestion-control parameter out of range: the field (its key in the
+/// `[rdma.cc]` table) and what is wrong with it, with the fix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamError {
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl ParamError {
+    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
+        ParamError {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}", self.field, self.message)
+    }
+}
 
 /// Most hops an INT stack records (HPCC simulator: 5).
 pub const MAX_INT_HOPS: usize = 5;
@@ -164,6 +189,11 @@ macro_rules! registry {
             }
             pub fn build(&self, ctx: &CcCtx) -> AnyRateCc {
                 match self { $( RateCcConfig::$variant(p) => AnyRateCc::$variant($module::$ty::new(p, ctx)), )* }
+            }
+            /// Checks the parameters' ranges (each algorithm's `Params::validate`);
+            /// scenario validation reports an error at `rdma.cc.<field>`.
+            pub fn validate(&self) -> Result<(), ParamError> {
+                match self { $( RateCcConfig::$variant(p) => p.validate(), )* }
             }
         }
 

@@ -27,7 +27,7 @@
 //! packet's transmit timestamp), with no segment serialization time
 //! subtracted (the paper does so for 16–64 KB segments; here one ACK per packet).
 
-use super::{CcCtx, RateCc, RdmaAck};
+use super::{CcCtx, ParamError, RateCc, RdmaAck};
 use crate::config_types::{RateValue, TimeValue};
 use crate::units::US;
 use serde::{Deserialize, Serialize};
@@ -81,25 +81,46 @@ impl Default for Params {
 }
 
 impl Params {
-    /// Checks the ranges.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the ranges; the error names the field and the fix.
+    pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.ewma_alpha > 0.0 && self.ewma_alpha <= 1.0) {
-            return Err(format!(
-                "ewma_alpha must be in (0, 1], got {}",
-                self.ewma_alpha
+            return Err(ParamError::new(
+                "ewma_alpha",
+                format!(
+                    "the EWMA weight must be in (0, 1], got {}; the HPCC simulator uses 0.875, eRPC 0.02",
+                    self.ewma_alpha
+                ),
             ));
         }
         if !(self.beta > 0.0 && self.beta <= 1.0) {
-            return Err(format!("beta must be in (0, 1], got {}", self.beta));
+            return Err(ParamError::new(
+                "beta",
+                format!(
+                    "the decrease factor must be in (0, 1], got {}; the paper uses 0.8",
+                    self.beta
+                ),
+            ));
         }
         if self.min_rtt.ps() == 0 {
-            return Err("min_rtt must be positive".into());
+            return Err(ParamError::new(
+                "min_rtt",
+                "must be positive: it divides the RTT gradient (the paper uses \"20us\")",
+            ));
         }
         if self.t_low.ps() > self.t_high.ps() {
-            return Err("need t_low <= t_high".into());
+            return Err(ParamError::new(
+                "t_low",
+                format!(
+                    "must not exceed t_high ({} > {}); the paper uses t_low = \"50us\", t_high = \"500us\"",
+                    self.t_low, self.t_high
+                ),
+            ));
         }
         if self.min_rate.rate().bits_per_sec() == 0 {
-            return Err("min_rate must be positive".into());
+            return Err(ParamError::new(
+                "min_rate",
+                "must be positive, e.g. \"1000Mbps\" (HPCC simulator MIN_RATE)",
+            ));
         }
         Ok(())
     }
