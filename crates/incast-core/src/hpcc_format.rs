@@ -107,7 +107,7 @@ pub struct PfcEventRow {
     /// Local port of that node, 0-based in topology link order.
     pub port: u32,
     pub class: u8,
-    /// 1: a PAUSE took effect; 0: resumed.
+    /// 1: a PAUSE took effect; 0: resumed; 2, 3: watchdog trip, restore.
     pub event: u8,
 }
 
@@ -1541,7 +1541,8 @@ pub fn write_pfc_rows(
     out: &mut dyn Write,
 ) -> io::Result<usize> {
     let bad = |m: String| io::Error::new(io::ErrorKind::InvalidData, m);
-    let mut order: Vec<usize> = (0..rows.len()).collect();
+    // HPCC's file knows pauses (1) and resumes (0) only: watchdog events stay out.
+    let mut order: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].event <= 1).collect();
     order.sort_by_key(|&i| rows[i].time_ps);
     for &i in &order {
         let r = &rows[i];
@@ -1570,7 +1571,7 @@ pub fn write_pfc_rows(
             r.event
         )?;
     }
-    Ok(rows.len())
+    Ok(order.len())
 }
 
 /// Writes `pfc.txt` for a run of an imported scenario.

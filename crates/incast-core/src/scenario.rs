@@ -1023,10 +1023,10 @@ impl Scenario {
                         "the watchdog limit must be positive",
                     ));
                 }
-                if w.drop {
+                if w.restore.is_some_and(|r| r.0 == 0) {
                     return Err(ScenarioError::new(
-                        "switch.pfc.watchdog.drop",
-                        "the dropping watchdog is not implemented yet; use drop = false (report only)",
+                        "switch.pfc.watchdog.restore",
+                        "the restore time must be positive (omit it to use the limit)",
                     ));
                 }
             }

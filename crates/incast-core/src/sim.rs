@@ -13,7 +13,7 @@ use crate::net::packet::flags;
 use crate::net::pfc::{self, Charge, Ingress, PauseMode, PfcConfig, PfcState};
 use crate::net::port::Owner;
 use crate::net::switch::{Enqueue, Switch, SwitchParams};
-use crate::net::{Packet, PacketArena, PacketKind, PktId, Port};
+use crate::net::{Packet, PacketArena, PacketKind, PktId, Port, NUM_CLASSES};
 use crate::rdma::cc::{CcCtx, IntHop, RateCc};
 use crate::rdma::qp::{RdmaQp, SendState};
 use crate::rdma::{BaseRtt, RdmaConfig};
@@ -56,6 +56,9 @@ enum Ev {
     PauseExpire(u32),
     /// PFC: XOFFs sent out of port `.0` need refreshing.
     PfcRefresh(u32),
+    /// PFC watchdog: a pause on port `.0` may have lasted too long, or its
+    /// disabled class may be restored.
+    Watchdog(u32),
 }
 
 /// Progress of a run, for progress bars.
@@ -85,7 +88,7 @@ pub struct RunStats {
 pub struct Results {
     pub flows: Table,
     /// PFC events at the ports that obey them: time_ps, node, port, class,
-    /// event (1 = paused, 0 = resumed).
+    /// event (1 = paused, 0 = resumed, 2 = watchdog trip, 3 = watchdog restored PFC).
     pub pfc: Table,
     /// Packets of lossless classes dropped (must be 0 with adequate headroom).
     pub lossless_drops: u64,
@@ -137,6 +140,11 @@ struct IncastRecord {
     remaining: u32,
     finish: Option<Ps>,
 }
+
+/// `event` of a PFC log row: the watchdog tripped on a pause.
+const PFC_WATCHDOG_TRIP: u8 = 2;
+/// `event` of a PFC log row: the dropping watchdog re-enabled PFC.
+const PFC_WATCHDOG_RESTORE: u8 = 3;
 
 /// Columns of the PFC event log: time, node, local port, class, event.
 type PfcLog = (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>);
@@ -347,7 +355,7 @@ impl Simulation {
         for p in ports.iter_mut() {
             if let Owner::Switch(_) = p.owner {
                 let bps = p.rate.bits_per_sec();
-                for c in 0..crate::net::NUM_CLASSES {
+                for c in 0..NUM_CLASSES {
                     p.set_ecn(c, sw.ecn[c].at_rate(bps));
                 }
             }
@@ -600,6 +608,7 @@ impl Simulation {
             }
             Ev::PauseExpire(p) => self.on_pause_expire(now, p),
             Ev::PfcRefresh(p) => self.on_pfc_refresh(now, p),
+            Ev::Watchdog(p) => self.on_watchdog(now, p),
             Ev::DelAck(slot) => self.on_delack(now, slot),
             Ev::Poisson(g, i) => {
                 self.generators_live -= 1;
@@ -766,6 +775,17 @@ impl Simulation {
         let sw = &mut self.switches[s as usize];
         let out = sw.port_base + local as u32;
         let port = &mut self.ports[out as usize];
+        if port.storm & (1 << class) != 0 {
+            // The dropping watchdog disabled PFC on this queue.
+            let q = &mut port.queues[class];
+            q.counters.drop_pkts += 1;
+            q.counters.drop_bytes += size;
+            port.pfc.watchdog_drops += 1;
+            self.release_lossless(now, s, in_local, class, size);
+            self.cons.dropped_bytes += size;
+            self.arena.free(pkt);
+            return;
+        }
         if sw.enqueue(&self.sw, port, &mut self.arena, pkt, now) == Enqueue::Dropped {
             if lossless {
                 let cfg = self.pfc.as_ref().expect("pfc");
@@ -805,18 +825,7 @@ impl Simulation {
             let k = self.arena.get(pkt);
             (k.class as usize, k.in_port, k.size as Bytes, k.kind)
         };
-        if self.sw.lossless & (1 << class) != 0 {
-            let cfg = self.pfc.as_ref().expect("pfc");
-            let sw = &mut self.switches[s as usize];
-            sw.pfc.release(cfg, in_local as usize, class, size);
-            if sw.pfc.ingress[in_local as usize][class].paused
-                && sw
-                    .pfc
-                    .should_resume(cfg, self.sw.buffer, in_local as usize, class)
-            {
-                self.send_pfc(now, s, in_local, class as u8, false);
-            }
-        }
+        self.release_lossless(now, s, in_local, class, size);
         if kind == PacketKind::Data && self.arena.int_enabled() {
             // HPCC INT (Li et al. 2019 §3.2): the egress port's state at dequeue.
             let port = &self.ports[p as usize];
@@ -915,7 +924,24 @@ impl Simulation {
         if matches!(self.ports[gp as usize].owner, Owner::Host(_)) && !cfg.hosts_obey {
             return;
         }
+        let watchdog = cfg.watchdog;
         let port = &mut self.ports[gp as usize];
+        if port.storm & (1 << class) != 0 {
+            // The watchdog disabled PFC for this class: count, remember the
+            // pause the peer asks for (applied if still on at restore), ignore.
+            if quanta > 0 {
+                port.pfc.xoff_rx[class] += 1;
+                port.pfc.last_xoff[class] = now;
+                port.pfc.pause_until[class] = match mode {
+                    PauseMode::UntilResume => Ps::MAX,
+                    PauseMode::Quanta => now + quanta * pfc::quantum(port.rate),
+                };
+            } else {
+                port.pfc.xon_rx[class] += 1;
+                port.pfc.pause_until[class] = now;
+            }
+            return;
+        }
         if quanta > 0 {
             port.pfc.xoff_rx[class] += 1;
             let until = match mode {
@@ -926,6 +952,11 @@ impl Simulation {
             if port.paused & (1 << class) == 0 {
                 port.paused |= 1 << class;
                 port.pfc.paused_since[class] = now;
+                if let Some(w) = watchdog {
+                    let port = &mut self.ports[gp as usize];
+                    self.q
+                        .arm(&mut port.pfc.watchdog, now + w.limit.0, Ev::Watchdog(gp));
+                }
                 self.log_pfc(now, gp, class as u8, 1);
             }
             let port = &mut self.ports[gp as usize];
@@ -941,19 +972,12 @@ impl Simulation {
     }
 
     fn resume(&mut self, now: Ps, gp: u32, class: usize) {
-        let limit = self
-            .pfc
-            .as_ref()
-            .and_then(|c| c.watchdog)
-            .map(|w| w.limit.0);
         let port = &mut self.ports[gp as usize];
         port.paused &= !(1 << class);
+        port.pfc.tripped &= !(1 << class);
         let d = now - port.pfc.paused_since[class];
         port.pfc.paused_time[class] += d;
         port.pfc.longest_pause[class] = port.pfc.longest_pause[class].max(d);
-        if limit.is_some_and(|l| d > l) {
-            port.pfc.watchdog_trips += 1;
-        }
         self.log_pfc(now, gp, class as u8, 0);
         self.kick_port(now, gp);
     }
@@ -984,6 +1008,116 @@ impl Simulation {
                 next,
                 Ev::PauseExpire(gp),
             );
+        }
+    }
+
+    /// The PFC watchdog's timer on port `gp`: trips pauses that have lasted
+    /// `limit` and, in drop mode, restores classes quiet for `restore`.
+    fn on_watchdog(&mut self, now: Ps, gp: u32) {
+        if !self.q.fire(
+            &mut self.ports[gp as usize].pfc.watchdog,
+            now,
+            Ev::Watchdog(gp),
+        ) {
+            return;
+        }
+        let w = self
+            .pfc
+            .as_ref()
+            .and_then(|c| c.watchdog)
+            .expect("watchdog events imply a watchdog");
+        let (limit, restore) = (w.limit.0, w.restore_ps());
+        let mut next = Ps::MAX;
+        for c in 0..NUM_CLASSES {
+            let bit = 1u8 << c;
+            let port = &mut self.ports[gp as usize];
+            if port.paused & bit != 0 && port.pfc.tripped & bit == 0 {
+                let due = port.pfc.paused_since[c] + limit;
+                if due > now {
+                    next = next.min(due);
+                    continue;
+                }
+                port.pfc.tripped |= bit;
+                port.pfc.watchdog_trips += 1;
+                self.log_pfc(now, gp, c as u8, PFC_WATCHDOG_TRIP);
+                // Drop mode acts on switch queues; a host's pauses are only reported.
+                if w.drop && matches!(self.owners[gp as usize], Owner::Switch(_)) {
+                    let port = &mut self.ports[gp as usize];
+                    port.storm |= bit;
+                    port.pfc.last_xoff[c] = now;
+                    next = next.min(now + restore);
+                    self.resume(now, gp, c);
+                    self.flush_class(now, gp, c);
+                }
+            } else if port.storm & bit != 0 {
+                let due = port.pfc.last_xoff[c] + restore;
+                if due > now {
+                    next = next.min(due);
+                } else {
+                    port.storm &= !bit;
+                    self.log_pfc(now, gp, c as u8, PFC_WATCHDOG_RESTORE);
+                    // The peer's last word was a pause that is still on: obey it.
+                    let port = &mut self.ports[gp as usize];
+                    let until = port.pfc.pause_until[c];
+                    if until > now {
+                        port.paused |= bit;
+                        port.pfc.paused_since[c] = now;
+                        next = next.min(now + limit);
+                        if until != Ps::MAX {
+                            self.q.arm(&mut port.pfc.expiry, until, Ev::PauseExpire(gp));
+                        }
+                        self.log_pfc(now, gp, c as u8, 1);
+                    }
+                }
+            }
+        }
+        if next != Ps::MAX {
+            self.q.arm(
+                &mut self.ports[gp as usize].pfc.watchdog,
+                next,
+                Ev::Watchdog(gp),
+            );
+        }
+    }
+
+    /// Drops every packet queued in class `c` of switch port `gp` (dropping watchdog).
+    fn flush_class(&mut self, now: Ps, gp: u32, c: usize) {
+        let Owner::Switch(s) = self.ports[gp as usize].owner else {
+            unreachable!("the dropping watchdog acts on switch ports only");
+        };
+        while let Some(pkt) = self.ports[gp as usize].queues[c].pkts.pop_front() {
+            let (size, in_local) = {
+                let k = self.arena.get(pkt);
+                (k.size as Bytes, k.in_port)
+            };
+            let port = &mut self.ports[gp as usize];
+            port.queues[c].bytes -= size;
+            port.queues[c].counters.drop_pkts += 1;
+            port.queues[c].counters.drop_bytes += size;
+            port.pfc.watchdog_drops += 1;
+            self.switches[s as usize].used -= size;
+            self.release_lossless(now, s, in_local, c, size);
+            self.cons.dropped_bytes += size;
+            self.arena.free(pkt);
+        }
+        self.ports[gp as usize].nonempty &= !(1 << c);
+    }
+
+    /// Returns a lossless packet's bytes to its ingress accounting and sends
+    /// XON upstream when the ingress falls below its resume threshold.
+    fn release_lossless(&mut self, now: Ps, s: u32, in_local: u16, class: usize, size: Bytes) {
+        if self.sw.lossless & (1 << class) == 0 {
+            return;
+        }
+        let cfg = self.pfc.as_ref().expect("pfc");
+        let sw = &mut self.switches[s as usize];
+        sw.pfc.release(cfg, in_local as usize, class, size);
+        if sw.pfc.ingress[in_local as usize][class].paused
+            && sw
+                .pfc
+                .should_resume(cfg, self.sw.buffer, in_local as usize, class)
+        {
+            self.send_pfc(now, s, in_local, class as u8, false);
         }
     }
 
@@ -1846,6 +1980,7 @@ impl Simulation {
                 pf(&|p| *p.longest_pause.iter().max().unwrap_or(&0)),
             );
             ports.push("watchdog_trips", pf(&|p| p.watchdog_trips));
+            ports.push("watchdog_drops", pf(&|p| p.watchdog_drops));
             counters.push("node", Column::U32(cn));
             counters.push("port", Column::U32(cp));
             counters.push("class", Column::U8(cc));
@@ -1993,6 +2128,8 @@ impl Simulation {
                 "resume_frames": sum_u64(ports, "resume_tx"),
                 "paused_time_us": ps_to_us(sum_u64(ports, "paused_ps")),
                 "lossless_drops": self.lossless_drops,
+                "watchdog_trips": sum_u64(ports, "watchdog_trips"),
+                "watchdog_drops": sum_u64(ports, "watchdog_drops"),
             },
             "retransmits": sum_u32(flows, "retransmits"),
             "timeouts": sum_u32(flows, "timeouts"),

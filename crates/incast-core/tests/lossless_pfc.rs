@@ -141,3 +141,91 @@ fn fat_tree_incasts_of_fan_in_64_are_lossless_with_pfc() {
     let without = run(&fat_tree(false));
     assert!(drops(&without) > 0);
 }
+
+/// Two switches in a line, 4 senders into one receiver behind s1 (class 3,
+/// no CC), so s1 pauses s0's egress towards it; with a PFC watchdog whose
+/// limit is shorter than those pauses.
+fn watchdog_scenario(watchdog: &str) -> String {
+    format!(
+        r#"
+        seed = 5
+        [topology]
+        kind = "explicit"
+        hosts = ["h1", "h2", "h3", "h4", "r1"]
+        switches = ["s0", "s1"]
+        links = [
+            {{ a = "h1", b = "s0", rate = "100Gbps" }},
+            {{ a = "h2", b = "s0", rate = "100Gbps" }},
+            {{ a = "h3", b = "s0", rate = "100Gbps" }},
+            {{ a = "h4", b = "s0", rate = "100Gbps" }},
+            {{ a = "s0", b = "s1", rate = "400Gbps" }},
+            {{ a = "r1", b = "s1", rate = "100Gbps" }},
+        ]
+        [switch]
+        buffer = "2MB"
+        [switch.pfc]
+        classes = [3]
+        watchdog = {watchdog}
+        [rdma]
+        cc = "none"
+        [[workload.flows]]
+        src = "h1"
+        dst = "r1"
+        size = "2MB"
+        class = 3
+        [[workload.flows]]
+        src = "h2"
+        dst = "r1"
+        size = "2MB"
+        class = 3
+        [[workload.flows]]
+        src = "h3"
+        dst = "r1"
+        size = "2MB"
+        class = 3
+        [[workload.flows]]
+        src = "h4"
+        dst = "r1"
+        size = "2MB"
+        class = 3
+        "#
+    )
+}
+
+/// The PFC watchdog (spec 2.1): in report mode a pause longer than the limit
+/// is counted and logged (event 2) while it lasts and nothing is dropped; in
+/// drop mode the paused queue is flushed and PFC is off for the class until
+/// `restore` passes without a PAUSE (event 3), so packets are lost, counted
+/// as watchdog drops (not lossless violations), and go-back-N still
+/// finishes every flow with bytes conserved.
+#[test]
+fn pfc_watchdog_reports_and_drops() {
+    let report = run(&watchdog_scenario(r#"{ limit = "1us" }"#));
+    let trips: u64 = report.ports.u64s("watchdog_trips").iter().sum();
+    assert!(trips > 0, "pauses longer than 1 us must trip the watchdog");
+    let logged = report.pfc.u8s("event").iter().filter(|&&e| e == 2).count();
+    assert_eq!(logged as u64, trips, "every trip is logged");
+    assert_eq!(drops(&report), 0, "report mode drops nothing");
+    assert_eq!(report.lossless_drops, 0);
+    assert!(report.flows.u8s("finished").iter().all(|&f| f == 1));
+
+    // A long limit never trips: the check can fail.
+    let quiet = run(&watchdog_scenario(r#"{ limit = "10ms" }"#));
+    assert_eq!(quiet.ports.u64s("watchdog_trips").iter().sum::<u64>(), 0);
+
+    let drop = run(&watchdog_scenario(
+        r#"{ limit = "1us", drop = true, restore = "5us" }"#,
+    ));
+    let wd_drops: u64 = drop.ports.u64s("watchdog_drops").iter().sum();
+    assert!(wd_drops > 0, "drop mode must flush or refuse packets");
+    assert_eq!(drops(&drop), wd_drops, "every drop is a watchdog drop");
+    assert_eq!(drop.lossless_drops, 0);
+    let restored = drop.pfc.u8s("event").iter().filter(|&&e| e == 3).count();
+    assert!(restored > 0, "PFC comes back once the pauses stop");
+    assert!(drop.flows.u8s("finished").iter().all(|&f| f == 1));
+    let retx: u32 = drop.flows.u32s("retransmits").iter().sum();
+    assert!(retx > 0, "go-back-N recovers the watchdog's drops");
+    let c = drop.conservation;
+    assert_eq!(c.in_network_bytes, 0);
+    assert_eq!(c.sent_bytes, c.delivered_bytes + c.dropped_bytes);
+}

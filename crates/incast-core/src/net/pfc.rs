@@ -65,14 +65,35 @@ pub enum PauseMode {
     UntilResume,
 }
 
-/// The PFC watchdog: a class paused for longer than `limit` is reported.
+/// The PFC watchdog: a class paused for longer than `limit` is reported
+/// (a trip is counted and logged while the pause is still on).
+///
+/// With `drop`, a trip also turns PFC off for that class on that port, as
+/// switch PFC watchdogs do against pause storms (Guo et al., "RDMA over
+/// Commodity Ethernet at Scale", SIGCOMM 2016, section 4.3): the queue is
+/// flushed, further PAUSE frames for the class are ignored, and packets that
+/// would join the queue are dropped, until no PAUSE has arrived for
+/// `restore` (default: `limit`; make it longer than the peer's refresh
+/// interval, half the pause time); a pause the peer asked for meanwhile and
+/// that is still on is then obeyed. Watchdog drops are counted apart from
+/// lossless-violation drops. Drop mode acts on switch egress queues; pauses
+/// of a host NIC are reported only.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WatchdogConfig {
     pub limit: TimeValue,
-    /// Also drop the queue's packets and ignore pauses for that class from then on.
+    /// Also flush the queue and disable PFC for the class until `restore`.
     #[serde(default)]
     pub drop: bool,
+    /// Quiet time (no PAUSE received) after which PFC is re-enabled.
+    #[serde(default)]
+    pub restore: Option<TimeValue>,
+}
+
+impl WatchdogConfig {
+    pub fn restore_ps(&self) -> crate::units::Ps {
+        self.restore.map_or(self.limit.0, |r| r.0)
+    }
 }
 
 /// `[switch.pfc]`: priority flow control on every switch.

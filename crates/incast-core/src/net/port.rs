@@ -101,6 +101,9 @@ pub struct Port {
     pub dwrr_next: u8,
     /// Bit c set when class c marks ECN at dequeue (else at enqueue).
     pub ecn_at_dequeue: u8,
+    /// PFC watchdog: bit c set while class c's PFC is disabled (pauses
+    /// ignored, the queue dropped) after a trip with `drop = true`.
+    pub storm: u8,
     pub rate: Rate,
     pub tx_bytes: u64,
     pub tx_pkts: u64,
@@ -137,6 +140,14 @@ pub struct PortPfc {
     pub longest_pause: [Ps; NUM_CLASSES],
     /// Pauses that exceeded the watchdog limit.
     pub watchdog_trips: u64,
+    /// Pending watchdog-timer entry of this port.
+    pub watchdog: crate::engine::LazyTimer,
+    /// Classes whose current pause has already tripped the watchdog.
+    pub tripped: u8,
+    /// Last PAUSE received per class while its PFC was disabled.
+    pub last_xoff: [Ps; NUM_CLASSES],
+    /// Packets the dropping watchdog discarded at this port.
+    pub watchdog_drops: u64,
 }
 
 impl Port {
@@ -154,6 +165,7 @@ impl Port {
             paused: 0,
             dwrr_next: 0,
             ecn_at_dequeue: 0,
+            storm: 0,
             rate,
             tx_bytes: 0,
             tx_pkts: 0,
