@@ -260,7 +260,8 @@ impl Simulation {
         let mut switches = vec![];
         for s in 0..g.n_switches() as u32 {
             let ids = add_ports(NodeRef::Switch(s), Owner::Switch(s));
-            switches.push(Switch::new(s, ids, seed));
+            let first = ids.first().copied().unwrap_or(0);
+            switches.push(Switch::new(s, first..first + ids.len() as u32, seed));
         }
         let c = &sc.config;
         let duration = c.duration.map_or(0, |d| d.0);
@@ -344,10 +345,7 @@ impl Simulation {
         let sampled_ports: Vec<u32> = match c.metrics.queue_ports {
             QueuePorts::None => vec![],
             QueuePorts::All => (0..ports.len() as u32).collect(),
-            QueuePorts::Switch => switches
-                .iter()
-                .flat_map(|s| s.ports.iter().copied())
-                .collect(),
+            QueuePorts::Switch => switches.iter().flat_map(|s| s.ports.clone()).collect(),
         };
         let mut node_names = g.host_names.clone();
         node_names.extend(g.switch_names.iter().cloned());
@@ -381,7 +379,7 @@ impl Simulation {
                     alpha: vec![0.0; s.ports.len()],
                     ..Default::default()
                 };
-                for (l, &gp) in s.ports.iter().enumerate() {
+                for (l, gp) in s.ports.clone().enumerate() {
                     let port = &ports[gp as usize];
                     let h = pc.headroom.map_or_else(
                         || pfc::headroom_formula(port.rate, port.delay, mtu, pc.response_time.0),
@@ -755,7 +753,7 @@ impl Simulation {
             {
                 // A lossless violation: headroom (or the whole buffer) overflowed.
                 self.lossless_drops += 1;
-                let out = sw.port_base + local as u32;
+                let out = sw.port(local);
                 let cnt = &mut self.ports[out as usize].queues[class].counters;
                 cnt.drop_pkts += 1;
                 cnt.drop_bytes += size;
@@ -773,7 +771,7 @@ impl Simulation {
             }
         }
         let sw = &mut self.switches[s as usize];
-        let out = sw.port_base + local as u32;
+        let out = sw.port(local);
         let port = &mut self.ports[out as usize];
         if port.storm & (1 << class) != 0 {
             // The dropping watchdog disabled PFC on this queue.
@@ -853,7 +851,7 @@ impl Simulation {
         let mode = cfg.mode;
         let sw = &mut self.switches[s as usize];
         sw.pfc.ingress[l as usize][class as usize].paused = pause;
-        let gp = sw.ports[l as usize];
+        let gp = sw.port(l);
         let frame = Packet {
             seq: quanta as u64,
             ts: now,
@@ -1105,6 +1103,7 @@ impl Simulation {
 
     /// Returns a lossless packet's bytes to its ingress accounting and sends
     /// XON upstream when the ingress falls below its resume threshold.
+    #[inline]
     fn release_lossless(&mut self, now: Ps, s: u32, in_local: u16, class: usize, size: Bytes) {
         if self.sw.lossless & (1 << class) == 0 {
             return;
@@ -1659,7 +1658,7 @@ impl Simulation {
                 Owner::Host(_) => break,
                 Owner::Switch(s) => {
                     let local = self.routes.select(s, dst, hash);
-                    p = self.switches[s as usize].ports[local as usize];
+                    p = self.switches[s as usize].port(local);
                 }
             }
         }
@@ -1824,11 +1823,11 @@ impl Simulation {
     }
     /// Bytes queued at switch port (switch, local port), all classes.
     pub fn switch_queue_bytes(&self, switch: u32, local: usize) -> Bytes {
-        self.ports[self.switches[switch as usize].ports[local] as usize].queued_bytes()
+        self.ports[self.switches[switch as usize].port(local as u16) as usize].queued_bytes()
     }
     /// Bytes transmitted so far by switch port (switch, local port).
     pub fn switch_port_tx_bytes(&self, switch: u32, local: usize) -> u64 {
-        self.ports[self.switches[switch as usize].ports[local] as usize].tx_bytes
+        self.ports[self.switches[switch as usize].port(local as u16) as usize].tx_bytes
     }
 
     fn in_network_bytes(&self) -> u64 {

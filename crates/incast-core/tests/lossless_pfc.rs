@@ -146,6 +146,12 @@ fn fat_tree_incasts_of_fan_in_64_are_lossless_with_pfc() {
 /// no CC), so s1 pauses s0's egress towards it; with a PFC watchdog whose
 /// limit is shorter than those pauses.
 fn watchdog_scenario(watchdog: &str) -> String {
+    let flows: String = ["h1", "h2", "h3", "h4"]
+        .iter()
+        .map(|h| {
+            format!("[[workload.flows]]\nsrc = \"{h}\"\ndst = \"r1\"\nsize = \"2MB\"\nclass = 3\n")
+        })
+        .collect();
     format!(
         r#"
         seed = 5
@@ -168,26 +174,7 @@ fn watchdog_scenario(watchdog: &str) -> String {
         watchdog = {watchdog}
         [rdma]
         cc = "none"
-        [[workload.flows]]
-        src = "h1"
-        dst = "r1"
-        size = "2MB"
-        class = 3
-        [[workload.flows]]
-        src = "h2"
-        dst = "r1"
-        size = "2MB"
-        class = 3
-        [[workload.flows]]
-        src = "h3"
-        dst = "r1"
-        size = "2MB"
-        class = 3
-        [[workload.flows]]
-        src = "h4"
-        dst = "r1"
-        size = "2MB"
-        class = 3
+        {flows}
         "#
     )
 }

@@ -138,11 +138,10 @@ pub struct Switch {
     /// Bytes currently buffered (all ports, all classes).
     pub used: Bytes,
     pub peak_used: Bytes,
-    /// Global ids of this switch's ports, by local index.
-    pub ports: Vec<u32>,
-    /// Global id of local port 0: a switch's ports are numbered contiguously,
-    /// so local port `l` is `port_base + l` (no table read on the hot path).
-    pub port_base: u32,
+    /// Global ids of this switch's ports: a node's ports are numbered
+    /// contiguously, so local port `l` is `ports.start + l` (no table read on
+    /// the hot path).
+    pub ports: std::ops::Range<u32>,
     rng: Stream,
     /// PFC ingress accounting (empty without PFC).
     pub pfc: super::pfc::PfcState,
@@ -156,24 +155,22 @@ pub enum Enqueue {
 }
 
 impl Switch {
-    pub fn new(id: u32, ports: Vec<u32>, seed: u64) -> Switch {
-        let port_base = ports.first().copied().unwrap_or(0);
-        assert!(
-            ports
-                .iter()
-                .enumerate()
-                .all(|(l, &g)| g == port_base + l as u32),
-            "a switch's ports must be numbered contiguously"
-        );
+    pub fn new(id: u32, ports: std::ops::Range<u32>, seed: u64) -> Switch {
         Switch {
             id,
             used: 0,
             peak_used: 0,
-            port_base,
             ports,
             rng: Stream::new(seed, "switch-ecn", id as u64),
             pfc: Default::default(),
         }
+    }
+
+    /// Global id of local port `l`.
+    #[inline]
+    pub fn port(&self, l: u16) -> u32 {
+        debug_assert!((l as usize) < self.ports.len());
+        self.ports.start + l as u32
     }
 
     #[inline]
@@ -362,7 +359,7 @@ mod tests {
             buffer: 1_200_000,
             ..Default::default()
         };
-        let mut sw = Switch::new(0, vec![0], 1);
+        let mut sw = Switch::new(0, 0..1, 1);
         let mut p = port();
         let mut arena = PacketArena::default();
         let mut accepted = 0u64;
@@ -379,7 +376,7 @@ mod tests {
     #[test]
     fn step_marking_at_enqueue_counts_the_queue_ahead() {
         let params = SwitchParams::default();
-        let mut sw = Switch::new(0, vec![0], 1);
+        let mut sw = Switch::new(0, 0..1, 1);
         let mut p = port();
         p.set_ecn(0, Ecn::step(3000, false));
         let mut arena = PacketArena::default();
@@ -408,7 +405,7 @@ mod tests {
     #[test]
     fn paused_class_is_skipped() {
         let params = SwitchParams::default();
-        let mut sw = Switch::new(0, vec![0], 1);
+        let mut sw = Switch::new(0, 0..1, 1);
         let mut p = port();
         let mut arena = PacketArena::default();
         for c in [3u8, 1] {
@@ -427,7 +424,7 @@ mod tests {
     #[test]
     fn strict_priority_serves_high_class_first() {
         let params = SwitchParams::default();
-        let mut sw = Switch::new(0, vec![0], 1);
+        let mut sw = Switch::new(0, 0..1, 1);
         let mut p = port();
         let mut arena = PacketArena::default();
         for c in [0u8, 3, 7, 3] {
@@ -450,7 +447,7 @@ mod tests {
         };
         params.quantum[1] = 1500;
         params.quantum[2] = 4500; // weight 3
-        let mut sw = Switch::new(0, vec![0], 1);
+        let mut sw = Switch::new(0, 0..1, 1);
         let mut p = port();
         let mut arena = PacketArena::default();
         for _ in 0..400 {

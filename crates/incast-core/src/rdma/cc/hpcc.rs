@@ -96,13 +96,7 @@ impl Params {
                 ),
             ));
         }
-        if self.min_rate.rate().bits_per_sec() == 0 {
-            return Err(ParamError::new(
-                "min_rate",
-                "must be positive, e.g. \"1000Mbps\" (HPCC simulator MIN_RATE)",
-            ));
-        }
-        Ok(())
+        super::check_min_rate(&self.min_rate)
     }
 }
 

@@ -57,6 +57,17 @@ impl fmt::Display for ParamError {
     }
 }
 
+/// The `min_rate` check every rate-based algorithm shares.
+pub(crate) fn check_min_rate(min_rate: &crate::config_types::RateValue) -> Result<(), ParamError> {
+    if min_rate.rate().bits_per_sec() == 0 {
+        return Err(ParamError::new(
+            "min_rate",
+            "must be positive, e.g. \"1000Mbps\" (HPCC simulator MIN_RATE)",
+        ));
+    }
+    Ok(())
+}
+
 /// Most hops an INT stack records (HPCC simulator: 5).
 pub const MAX_INT_HOPS: usize = 5;
 
