@@ -60,6 +60,20 @@ fn run_one(path: &str) -> Result<serde_json::Value, String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--summary") && args.len() == 2 {
+        // The run's summary JSON (for quick experiments without the Python package).
+        let sc = Scenario::from_file(Path::new(&args[1])).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2)
+        });
+        let mut sim = Simulation::new(&sc).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2)
+        });
+        sim.run();
+        println!("{}", sim.finish().summary_json);
+        return;
+    }
     if args.first().map(String::as_str) == Some("--one") {
         match run_one(&args[1]) {
             Ok(v) => println!("{v}"),
@@ -71,7 +85,7 @@ fn main() {
         return;
     }
     if args.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        eprintln!("usage: incast-bench SCENARIO.toml [SCENARIO.toml ...]");
+        eprintln!("usage: incast-bench SCENARIO.toml [SCENARIO.toml ...]\n       incast-bench --summary SCENARIO.toml   (print one run's summary JSON)");
         std::process::exit(if args.is_empty() { 2 } else { 0 });
     }
     let exe = std::env::current_exe().expect("own path");

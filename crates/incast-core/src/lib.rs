@@ -32,6 +32,7 @@
 //! ```
 
 pub mod config_types;
+pub mod edge;
 pub mod engine;
 pub mod hpcc_format;
 pub mod metrics;

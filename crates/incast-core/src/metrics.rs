@@ -78,6 +78,8 @@ pub struct FlowRecords {
     pub incast: Vec<i64>,
     pub retransmits: Vec<u32>,
     pub timeouts: Vec<u32>,
+    pub edge_pauses: Vec<u32>,
+    pub edge_paused_ps: Vec<u64>,
     pub measured: Vec<u8>,
 }
 
@@ -95,6 +97,10 @@ pub struct FlowRecord {
     pub incast: i64,
     pub retransmits: u32,
     pub timeouts: u32,
+    /// Edge-pausing decisions that closed or extended the flow's gate.
+    pub edge_pauses: u32,
+    /// Time the flow's gate was closed.
+    pub edge_paused_ps: u64,
     pub measured: bool,
 }
 
@@ -122,6 +128,8 @@ impl FlowRecords {
         self.incast.push(r.incast);
         self.retransmits.push(r.retransmits);
         self.timeouts.push(r.timeouts);
+        self.edge_pauses.push(r.edge_pauses);
+        self.edge_paused_ps.push(r.edge_paused_ps);
         self.measured.push(r.measured as u8);
     }
 
@@ -155,6 +163,11 @@ impl FlowRecords {
         t.push("incast_id", Column::I64(pick(&self.incast, &order)));
         t.push("retransmits", Column::U32(pick(&self.retransmits, &order)));
         t.push("timeouts", Column::U32(pick(&self.timeouts, &order)));
+        t.push("edge_pauses", Column::U32(pick(&self.edge_pauses, &order)));
+        t.push(
+            "edge_paused_ps",
+            Column::U64(pick(&self.edge_paused_ps, &order)),
+        );
         t.push("measured", Column::U8(pick(&self.measured, &order)));
         t
     }
@@ -259,6 +272,8 @@ mod tests {
                 incast: -1,
                 retransmits: 0,
                 timeouts: 0,
+                edge_pauses: 0,
+                edge_paused_ps: 0,
                 measured: true,
             });
         }

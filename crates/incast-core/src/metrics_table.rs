@@ -74,6 +74,12 @@ impl Table {
             _ => panic!("no u64 column {name}"),
         }
     }
+    pub fn i64s(&self, name: &str) -> &[i64] {
+        match self.get(name) {
+            Some(Column::I64(v)) => v,
+            _ => panic!("no i64 column {name}"),
+        }
+    }
     pub fn f64s(&self, name: &str) -> &[f64] {
         match self.get(name) {
             Some(Column::F64(v)) => v,

@@ -75,11 +75,32 @@ impl Stream {
     pub fn chance(&mut self, p: f64) -> bool {
         self.uniform() < p
     }
+    /// Standard normal N(0, 1), by the Box-Muller transform (one draw per call,
+    /// two uniforms, so the stream's position depends only on the call count).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.uniform(); // (0, 1]: ln is finite
+        let u2 = self.uniform();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normal_has_zero_mean_and_unit_variance() {
+        let mut s = Stream::new(7, "normal", 0);
+        let n = 200_000;
+        let xs: Vec<f64> = (0..n).map(|_| s.normal()).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+        // Standard errors: 1/sqrt(n) = 0.0022 for the mean, sqrt(2/n) = 0.0032 for the variance.
+        assert!(mean.abs() < 0.01, "{mean}");
+        assert!((var - 1.0).abs() < 0.015, "{var}");
+        let tail = xs.iter().filter(|x| x.abs() > 1.96).count() as f64 / n as f64;
+        assert!((tail - 0.05).abs() < 0.003, "{tail}"); // two-sided 5 % tail
+    }
 
     #[test]
     fn exponential_mean_is_right() {

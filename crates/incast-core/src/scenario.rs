@@ -109,6 +109,9 @@ pub struct ScenarioConfig {
     /// RDMA NICs: when present, every flow is a RoCEv2 queue pair with rate-based
     /// congestion control instead of a TCP connection.
     pub rdma: Option<RdmaConfig>,
+    /// Edge pausing (Smart-Pause, On-Ramp): one-way-delay measurement with
+    /// host clocks and a per-flow gate below the congestion control.
+    pub edge: Option<crate::edge::EdgeConfig>,
 }
 
 /// Where an ECN decision is taken.
@@ -497,6 +500,8 @@ pub struct Scenario {
     /// Host indices of each `workload.poisson` / `workload.incast` group.
     pub poisson_hosts: Vec<Vec<u32>>,
     pub incast_hosts: Vec<Vec<u32>>,
+    /// Senders whose flows run the edge gate (`edge.hosts`; every host by default).
+    pub edge_hosts: Vec<u32>,
 }
 
 fn parse_error_path(path: &serde_path_to_error::Path) -> String {
@@ -580,6 +585,7 @@ impl Scenario {
             listed: vec![],
             poisson_hosts: vec![],
             incast_hosts: vec![],
+            edge_hosts: vec![],
         };
         sc.validate()?;
         Ok(sc)
@@ -861,6 +867,36 @@ impl Scenario {
         self.poisson_cdfs = cdfs;
         self.poisson_hosts = poisson_hosts;
         self.incast_hosts = incast_hosts;
+        self.validate_edge()?;
+        Ok(())
+    }
+
+    fn validate_edge(&mut self) -> Result<(), ScenarioError> {
+        let Some(e) = &self.config.edge else {
+            return Ok(());
+        };
+        e.rule
+            .validate()
+            .map_err(|p| ScenarioError::new(format!("edge.rule.{}", p.field), p.message))?;
+        e.clock
+            .validate()
+            .map_err(|p| ScenarioError::new(format!("edge.clock.{}", p.field), p.message))?;
+        self.edge_hosts = match &e.hosts {
+            None => (0..self.graph.host_names.len() as u32).collect(),
+            Some(list) => {
+                let mut out = Vec::with_capacity(list.len());
+                for (i, h) in list.iter().enumerate() {
+                    out.push(self.host(h, &format!("edge.hosts[{i}]"))?);
+                }
+                if out.is_empty() {
+                    return Err(ScenarioError::new(
+                        "edge.hosts",
+                        "is empty; list the senders that use the gate, or remove the key for all hosts",
+                    ));
+                }
+                out
+            }
+        };
         Ok(())
     }
 

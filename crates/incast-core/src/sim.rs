@@ -5,6 +5,7 @@
 //! Every handler is a method here that moves packets between the elements of
 //! [`crate::net`] and the flows of [`crate::transport`].
 
+use crate::edge::{EdgeGate, EdgeRuntime, OwdSample, PathInfo};
 use crate::engine::EventQueue;
 use crate::metrics::{self, FlowRecord, FlowRecords};
 use crate::metrics_table::{Column, Table};
@@ -59,6 +60,8 @@ enum Ev {
     /// PFC watchdog: a pause on port `.0` may have lasted too long, or its
     /// disabled class may be restored.
     Watchdog(u32),
+    /// Edge pausing: TCP flow `.0`'s gate may reopen.
+    Gate(u32),
 }
 
 /// Progress of a run, for progress bars.
@@ -96,6 +99,10 @@ pub struct Results {
     pub counters: Table,
     pub ports: Table,
     pub queues: Table,
+    /// Edge pausing: sampled OWD readings at the senders (time_ps, flow_id, owd_ps).
+    pub owd: Table,
+    /// Per sending host: flows, edge_pauses, edge_paused_ps, retransmits.
+    pub hosts: Table,
     pub node_names: Vec<String>,
     pub summary_json: String,
     pub stats: RunStats,
@@ -130,6 +137,8 @@ struct FlowSlot {
     tcp: TcpFlow,
     /// RDMA queue pair (when the scenario has `[rdma]`).
     qp: Option<Box<RdmaQp>>,
+    /// Edge-pausing gate (when `[edge]` covers the sender).
+    gate: Option<Box<EdgeGate>>,
 }
 
 struct IncastRecord {
@@ -208,6 +217,8 @@ pub struct Simulation {
     lossless_drops: u64,
     /// RDMA data packet bytes beyond the payload (header, INT).
     rdma_overhead: u32,
+    /// Edge pausing: clocks, gated senders, OWD samples.
+    edge: Option<Box<EdgeRuntime>>,
 }
 
 impl Simulation {
@@ -466,6 +477,14 @@ impl Simulation {
             pfc_log: Default::default(),
             lossless_drops: 0,
             rdma_overhead: c.rdma.as_ref().map_or(0, |r| r.data_wire(0)),
+            edge: c.edge.as_ref().map(|e| {
+                Box::new(EdgeRuntime::new(
+                    e,
+                    sc.graph.n_hosts(),
+                    &sc.edge_hosts,
+                    seed,
+                ))
+            }),
         };
         if let Some(r) = &sim.rdma {
             let ctx = sim.rdma_base_ctx(r);
@@ -607,6 +626,7 @@ impl Simulation {
             Ev::PauseExpire(p) => self.on_pause_expire(now, p),
             Ev::PfcRefresh(p) => self.on_pfc_refresh(now, p),
             Ev::Watchdog(p) => self.on_watchdog(now, p),
+            Ev::Gate(slot) => self.on_gate(now, slot),
             Ev::DelAck(slot) => self.on_delack(now, slot),
             Ev::Poisson(g, i) => {
                 self.generators_live -= 1;
@@ -1206,6 +1226,13 @@ impl Simulation {
             if paused & (1 << f.class) != 0 {
                 continue; // PFC pauses this QP's class: XON or expiry kicks the NIC
             }
+            if let Some(g) = f.gate.as_deref() {
+                if !g.is_open(now) {
+                    // Edge pause: the QP's next packet waits at the sender.
+                    wake = wake.min(g.hold_until);
+                    continue;
+                }
+            }
             match qp.send_state(cfg, now) {
                 SendState::Blocked => continue,
                 SendState::WaitUntil(t) => {
@@ -1299,7 +1326,7 @@ impl Simulation {
         }
         let qp = f.qp.as_mut().expect("rdma");
         if self.q.fire(&mut qp.cnp_timer, now, Ev::CnpTimer(slot)) && qp.on_cnp_timer(now) {
-            self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None);
+            self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None, 0);
             let h = self.flows[slot as usize].dst;
             self.host_kick(now, h);
         }
@@ -1314,6 +1341,7 @@ impl Simulation {
         ts: Ps,
         ece: bool,
         int_from: Option<PktId>,
+        owd: i32,
     ) {
         let cfg = self.rdma.as_ref().expect("rdma");
         let f = &self.flows[slot as usize];
@@ -1330,7 +1358,7 @@ impl Simulation {
             } else {
                 cfg.ack_size
             },
-            payload: 0,
+            payload: Packet::owd_payload(owd),
             kind,
             class: cfg.ctrl_class,
             flags: if ece { flags::ECE } else { 0 },
@@ -1362,18 +1390,22 @@ impl Simulation {
         let qp = f.qp.as_mut().expect("rdma flow");
         match pkt.kind {
             PacketKind::Data => {
+                let owd = match self.edge.as_deref_mut() {
+                    Some(e) => e.reading(f.src, h, pkt.ts, now),
+                    None => 0,
+                };
                 let out = qp.on_data(cfg, now, pkt.seq, pkt.payload, pkt.has(flags::CE));
                 if let Some(t) = out.cnp_timer {
                     self.q.arm(&mut qp.cnp_timer, t, Ev::CnpTimer(slot));
                 }
                 if out.cnp {
-                    self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None);
+                    self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None, 0);
                 }
                 if let Some((ack, ece)) = out.ack {
-                    self.send_rdma_ctrl(slot, PacketKind::Ack, ack, pkt.ts, ece, Some(id));
+                    self.send_rdma_ctrl(slot, PacketKind::Ack, ack, pkt.ts, ece, Some(id), owd);
                 }
                 if let Some(e) = out.nack {
-                    self.send_rdma_ctrl(slot, PacketKind::Nack, e, pkt.ts, false, None);
+                    self.send_rdma_ctrl(slot, PacketKind::Nack, e, pkt.ts, false, None, owd);
                 }
                 self.arena.free(id);
                 if out.cnp || out.ack.is_some() || out.nack.is_some() {
@@ -1387,6 +1419,10 @@ impl Simulation {
                     Default::default()
                 };
                 self.arena.free(id);
+                if let Some(e) = self.edge.as_deref_mut() {
+                    Self::edge_reading(e, f, now, &pkt);
+                }
+                let qp = f.qp.as_mut().expect("rdma flow");
                 if pkt.kind == PacketKind::Nack {
                     qp.on_nack(cfg, pkt.seq);
                 }
@@ -1431,6 +1467,14 @@ impl Simulation {
                     return None;
                 }
                 continue;
+            }
+            if let Some(g) = f.gate.as_deref_mut() {
+                if !g.is_open(now) {
+                    // Edge pause: off the ready list until the gate reopens.
+                    let t = g.hold_until;
+                    self.q.arm(&mut g.timer, t, Ev::Gate(slot));
+                    continue;
+                }
             }
             let Some(seg) = f.tcp.next_segment(&self.tcp) else {
                 continue;
@@ -1488,12 +1532,17 @@ impl Simulation {
         }
         match pkt.kind {
             PacketKind::Data => {
+                let owd = match self.edge.as_deref_mut() {
+                    Some(e) => e.reading(f.src, h, pkt.ts, now) as i64,
+                    None => 0,
+                };
                 let out = f.tcp.on_data(
                     now,
                     pkt.seq,
                     pkt.payload,
                     pkt.has(flags::CE),
                     pkt.ts,
+                    owd,
                     &self.tcp,
                 );
                 if let Some(t) = out.arm_delack {
@@ -1507,6 +1556,9 @@ impl Simulation {
                 }
             }
             PacketKind::Ack => {
+                if let Some(e) = self.edge.as_deref_mut() {
+                    Self::edge_reading(e, f, now, &pkt);
+                }
                 let r = f
                     .tcp
                     .on_ack(now, pkt.seq, pkt.has(flags::ECE), pkt.ts, &self.tcp);
@@ -1544,7 +1596,7 @@ impl Simulation {
             flow_uid: f.uid,
             dst: f.src,
             size: self.tcp.ack_size,
-            payload: 0,
+            payload: Packet::owd_payload(a.owd as i32),
             kind: PacketKind::Ack,
             class: self.ack_class.unwrap_or(f.class),
             flags: if a.ece { flags::ECE } else { 0 },
@@ -1555,6 +1607,38 @@ impl Simulation {
         let id = self.arena.alloc(pkt);
         let dst_host = f.dst;
         self.nics[dst_host as usize].ctrl.push_back(id);
+    }
+
+    /// An ACK brought back an OWD reading: sample it and feed the flow's gate.
+    fn edge_reading(e: &mut EdgeRuntime, f: &mut FlowSlot, now: Ps, ack: &Packet) {
+        e.record(now, f.id, ack.owd());
+        if let Some(g) = f.gate.as_deref_mut() {
+            g.on_owd(OwdSample {
+                now,
+                owd: ack.owd(),
+                sent_at: ack.ts,
+            });
+        }
+    }
+
+    /// A TCP flow's gate may have reopened: back on its NIC's ready list.
+    fn on_gate(&mut self, now: Ps, slot: u32) {
+        let f = &mut self.flows[slot as usize];
+        if !f.active {
+            return;
+        }
+        let Some(g) = f.gate.as_deref_mut() else {
+            return;
+        };
+        if !self.q.fire(&mut g.timer, now, Ev::Gate(slot)) {
+            return;
+        }
+        if !f.in_ready && f.tcp.can_send(&self.tcp) {
+            f.in_ready = true;
+            let src = f.src;
+            self.nics[src as usize].ready.push_back(slot);
+            self.host_kick(now, src);
+        }
     }
 
     fn on_rto(&mut self, now: Ps, slot: u32) {
@@ -1665,6 +1749,35 @@ impl Simulation {
         (2 * delay + ser, min_rate)
     }
 
+    /// Edge pausing: the idle one-way delay of a full-size data packet on the
+    /// flow's ECMP path (propagation plus store-and-forward serialization on
+    /// every hop) and the number of switches on it.
+    fn path_info(&self, src: u32, dst: u32, hash: u64) -> PathInfo {
+        let wire = match &self.rdma {
+            Some(r) => r.payload as u64 + self.rdma_overhead as u64,
+            None => self.tcp.mss + self.tcp.header as u64,
+        };
+        let mut base_owd = 0;
+        let mut switch_hops = 0;
+        let mut p = self.nics[src as usize].port;
+        loop {
+            let port = &self.ports[p as usize];
+            base_owd += port.delay + port.rate.tx_time(wire);
+            match self.ports[port.peer as usize].owner {
+                Owner::Host(_) => break,
+                Owner::Switch(s) => {
+                    switch_hops += 1;
+                    let local = self.routes.select(s, dst, hash);
+                    p = self.switches[s as usize].port(local);
+                }
+            }
+        }
+        PathInfo {
+            base_owd,
+            switch_hops,
+        }
+    }
+
     /// Congestion-control context with the largest base RTT over all host pairs
     /// (HPCC simulator `GLOBAL_T 1`), the line rate of host 0's NIC.
     fn rdma_base_ctx(&self, r: &RdmaConfig) -> CcCtx {
@@ -1728,7 +1841,18 @@ impl Simulation {
                 ctx.bdp = line.bytes_in(ctx.base_rtt);
                 Box::new(RdmaQp::new(req.size, r.cc.build(&ctx), ctx))
             }),
+            gate: None,
         };
+        let gate = match self.edge.as_deref() {
+            Some(e) if e.gated[req.src as usize] => {
+                let path = self.path_info(req.src, req.dst, hash);
+                let e = self.edge.as_deref_mut().expect("edge");
+                Some(Box::new(e.gate(&path)))
+            }
+            _ => None,
+        };
+        let mut slot = slot;
+        slot.gate = gate;
         let s = match self.free_slots.pop() {
             Some(s) => {
                 self.flows[s as usize] = slot;
@@ -1759,6 +1883,11 @@ impl Simulation {
             kind: f.kind,
             incast: f.incast,
             retransmits: f.qp.as_ref().map_or(f.tcp.retransmits, |q| q.retransmits),
+            edge_pauses: f.gate.as_ref().map_or(0, |g| g.pauses),
+            edge_paused_ps: f
+                .gate
+                .as_ref()
+                .map_or(0, |g| g.paused_until(finish.unwrap_or(self.q.now()))),
             timeouts: f.qp.as_ref().map_or(f.tcp.timeouts, |q| q.timeouts),
             measured: f.start >= self.warmup && f.start < self.measure_end,
         });
@@ -2050,6 +2179,47 @@ impl Simulation {
         pfc_events.push("class", Column::U8(c));
         pfc_events.push("event", Column::U8(e));
 
+        let mut owd = Table::default();
+        let edge_summary = match self.edge.as_deref_mut() {
+            Some(e) => {
+                let (t, f, o) = std::mem::take(&mut e.samples);
+                let mut us: Vec<f64> = o.iter().map(|&x| x as f64 / 1e6).collect();
+                owd.push("time_ps", Column::U64(t));
+                owd.push("flow_id", Column::U64(f));
+                owd.push("owd_ps", Column::I64(o));
+                let pauses: u64 = flows.u32s("edge_pauses").iter().map(|&x| x as u64).sum();
+                let paused: u64 = flows.u64s("edge_paused_ps").iter().sum();
+                let owd_us =
+                    serde_json::to_value(metrics::Stats::of(&mut us)).expect("serializable");
+                e.summary(pauses, paused, owd_us)
+            }
+            None => serde_json::Value::Null,
+        };
+        let hosts = {
+            let n = self.nics.len();
+            let (mut nf, mut np, mut nt, mut nr) =
+                (vec![0u32; n], vec![0u32; n], vec![0u64; n], vec![0u32; n]);
+            let src = flows.u32s("src");
+            let (p, t, r) = (
+                flows.u32s("edge_pauses"),
+                flows.u64s("edge_paused_ps"),
+                flows.u32s("retransmits"),
+            );
+            for i in 0..src.len() {
+                let h = src[i] as usize;
+                nf[h] += 1;
+                np[h] += p[i];
+                nt[h] += t[i];
+                nr[h] += r[i];
+            }
+            let mut hosts = Table::default();
+            hosts.push("host", Column::U32((0..n as u32).collect()));
+            hosts.push("flows", Column::U32(nf));
+            hosts.push("edge_pauses", Column::U32(np));
+            hosts.push("edge_paused_ps", Column::U64(nt));
+            hosts.push("retransmits", Column::U32(nr));
+            hosts
+        };
         let stats = RunStats {
             events: self.q.events_processed(),
             packet_hops: self.packet_hops,
@@ -2058,7 +2228,10 @@ impl Simulation {
             peak_packets: self.arena.peak() as u64,
             peak_flows: self.peak_active,
         };
-        let summary = self.summary(&flows, &counters, &ports, &incasts, &stats);
+        let mut summary = self.summary(&flows, &counters, &ports, &incasts, &stats);
+        if !edge_summary.is_null() {
+            summary["edge"] = edge_summary;
+        }
         Results {
             flows,
             pfc: pfc_events,
@@ -2067,6 +2240,8 @@ impl Simulation {
             counters,
             ports,
             queues,
+            owd,
+            hosts,
             node_names: std::mem::take(&mut self.node_names),
             summary_json: serde_json::to_string_pretty(&summary).expect("serializable"),
             stats,

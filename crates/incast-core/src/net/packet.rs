@@ -57,7 +57,8 @@ pub struct Packet {
     pub dst: u32,
     /// Bytes on the wire (payload plus headers).
     pub size: u32,
-    /// Payload bytes.
+    /// Data: payload bytes. Pause: the class. Ack and NACK: the acknowledged
+    /// data packet's one-way delay ([`Packet::owd`]).
     pub payload: u32,
     pub kind: PacketKind,
     /// Priority class 0..8 (7 is the highest under strict priority).
@@ -75,6 +76,18 @@ impl Packet {
     #[inline]
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
+    }
+    /// Ack/NACK: the one-way delay of the data packet it answers, as the two
+    /// hosts' clocks read it (picoseconds, saturated to +-2.147 ms; 0 without
+    /// `[edge]`). Carried in `payload`, which an ACK does not otherwise use.
+    #[inline]
+    pub fn owd(&self) -> i64 {
+        self.payload as i32 as i64
+    }
+    /// Stores `owd` (see [`Packet::owd`]).
+    #[inline]
+    pub fn owd_payload(owd: i32) -> u32 {
+        owd as u32
     }
 }
 

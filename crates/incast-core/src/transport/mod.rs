@@ -121,6 +121,8 @@ pub struct AckOut {
     pub ece: bool,
     /// Echoed sender timestamp.
     pub ts: Ps,
+    /// One-way delay of the data packet whose timestamp is echoed (edge pausing).
+    pub owd: i64,
 }
 
 /// What the receiver wants done after a data segment.
@@ -170,6 +172,7 @@ pub struct TcpFlow {
     ce_state: bool,
     delack_count: u32,
     delack_ts: Ps,
+    delack_owd: i64,
     pub delack_timer: LazyTimer,
 }
 
@@ -195,6 +198,7 @@ impl TcpFlow {
             ce_state: false,
             delack_count: 0,
             delack_ts: 0,
+            delack_owd: 0,
             delack_timer: LazyTimer::default(),
         }
     }
@@ -355,6 +359,7 @@ impl TcpFlow {
         len: u32,
         ce: bool,
         ts: Ps,
+        owd: i64,
         p: &TcpParams,
     ) -> RecvOutcome {
         let mut out = RecvOutcome::default();
@@ -365,6 +370,7 @@ impl TcpFlow {
                 ack: self.rcv_nxt,
                 ece: self.ce_state,
                 ts: self.delack_ts,
+                owd: self.delack_owd,
             });
             n += 1;
             self.delack_count = 0;
@@ -391,6 +397,7 @@ impl TcpFlow {
             Some((m, timeout)) if !immediate => {
                 self.delack_count += 1;
                 self.delack_ts = ts;
+                self.delack_owd = owd;
                 if self.delack_count >= m {
                     self.delack_count = 0;
                     self.delack_timer.disarm();
@@ -398,6 +405,7 @@ impl TcpFlow {
                         ack: self.rcv_nxt,
                         ece: self.ce_state,
                         ts,
+                        owd,
                     });
                 } else if !self.delack_timer.is_armed() {
                     out.arm_delack = Some(now + timeout);
@@ -410,6 +418,7 @@ impl TcpFlow {
                     ack: self.rcv_nxt,
                     ece: self.ce_state,
                     ts,
+                    owd,
                 });
             }
         }
@@ -426,6 +435,7 @@ impl TcpFlow {
             ack: self.rcv_nxt,
             ece: self.ce_state,
             ts: self.delack_ts,
+            owd: self.delack_owd,
         })
     }
 
@@ -553,28 +563,30 @@ mod tests {
     fn receiver_buffers_out_of_order_and_acks_immediately() {
         let p = params();
         let mut f = flow(5000);
-        let a = f.on_data(0, 0, 1000, false, 7, &p);
+        let a = f.on_data(0, 0, 1000, false, 7, 0, &p);
         assert_eq!(
             a.acks[0],
             Some(AckOut {
                 ack: 1000,
                 ece: false,
-                ts: 7
+                ts: 7,
+                owd: 0
             })
         );
-        let a = f.on_data(0, 2000, 1000, false, 8, &p);
+        let a = f.on_data(0, 2000, 1000, false, 8, 0, &p);
         assert_eq!(a.acks[0].unwrap().ack, 1000); // dup ack
-        let a = f.on_data(0, 4000, 1000, false, 9, &p);
+        let a = f.on_data(0, 4000, 1000, false, 9, 0, &p);
         assert_eq!(a.acks[0].unwrap().ack, 1000);
-        let a = f.on_data(0, 1000, 1000, false, 10, &p);
+        let a = f.on_data(0, 1000, 1000, false, 10, 0, &p);
         assert_eq!(a.acks[0].unwrap().ack, 3000); // filled the first gap
-        let a = f.on_data(0, 3000, 1000, true, 11, &p);
+        let a = f.on_data(0, 3000, 1000, true, 11, 0, &p);
         assert_eq!(
             a.acks[0],
             Some(AckOut {
                 ack: 5000,
                 ece: true,
-                ts: 11
+                ts: 11,
+                owd: 0
             })
         );
     }
@@ -586,27 +598,29 @@ mod tests {
             ..params()
         };
         let mut f = flow(10_000);
-        let a = f.on_data(0, 0, 1000, false, 1, &p);
+        let a = f.on_data(0, 0, 1000, false, 1, 0, &p);
         assert_eq!(a.acks, [None, None]);
         assert_eq!(a.arm_delack, Some(500 * US));
         // CE flips while one segment is pending: ACK 1000 with ECE=0 first, then count this one.
-        let a = f.on_data(1, 1000, 1000, true, 2, &p);
+        let a = f.on_data(1, 1000, 1000, true, 2, 0, &p);
         assert_eq!(
             a.acks[0],
             Some(AckOut {
                 ack: 1000,
                 ece: false,
-                ts: 1
+                ts: 1,
+                owd: 0
             })
         );
         assert_eq!(a.acks[1], None);
-        let a = f.on_data(2, 2000, 1000, true, 3, &p);
+        let a = f.on_data(2, 2000, 1000, true, 3, 0, &p);
         assert_eq!(
             a.acks[0],
             Some(AckOut {
                 ack: 3000,
                 ece: true,
-                ts: 3
+                ts: 3,
+                owd: 0
             })
         );
     }
