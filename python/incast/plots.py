@@ -160,10 +160,43 @@ def plot_queue_length(results: Any, path: Path, notes: list | None = None) -> Pa
     return _save(fig, path)
 
 
+def plot_owd(results: Any, path: Path, notes: list | None = None) -> Path | None:
+    """Sampled one-way delays over time (edge pausing), with the smallest threshold T.
+
+    Runs without `[edge]` have no OWD samples; the plot is then omitted silently.
+    """
+    o = getattr(results, "owd", None)
+    if o is None or len(o) == 0 or not {"time_ps", "owd_ps"} <= set(o.columns):
+        return None
+    t_max_us = float(o["time_ps"].max()) / 1e6
+    unit, scale = ("ms", 1e9) if t_max_us >= 10_000 else ("us", 1e6)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot(
+        o["time_ps"].to_numpy(dtype=float) / scale,
+        o["owd_ps"].to_numpy(dtype=float) / 1e6,
+        ".",
+        markersize=2,
+        alpha=0.5,
+        label="OWD reading",
+    )
+    edge = results.summary.get("edge") if isinstance(results.summary, dict) else None
+    t_min = edge.get("min_threshold_us") if isinstance(edge, dict) else None
+    if isinstance(t_min, (int, float)):
+        ax.axhline(t_min, color="C3", linestyle="--", label=f"smallest T = {t_min:.3g} us")
+    ax.set_xlabel(f"simulated time ({unit})")
+    ax.set_ylabel("one-way delay (us)")
+    rule = edge.get("rule", "?") if isinstance(edge, dict) else "?"
+    ax.set_title(f"One-way delay at the senders ({rule}): {results.scenario_name}")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
 def plot_all(
     results: Any, out_dir: str | os.PathLike[str], notes: list | None = None
 ) -> list[Path]:
-    """Write slowdown_by_size.png, fct_cdf.png and queue_length.png into `out_dir`.
+    """Write slowdown_by_size.png, fct_cdf.png, queue_length.png (and owd.png
+    for runs with edge pausing) into `out_dir`.
 
     A plot whose data is empty is skipped: a note is appended to `notes` (or
     issued as a warning when `notes` is None). Returns the paths written.
@@ -175,6 +208,7 @@ def plot_all(
         (plot_slowdown_by_size, "slowdown_by_size.png"),
         (plot_fct_cdf, "fct_cdf.png"),
         (plot_queue_length, "queue_length.png"),
+        (plot_owd, "owd.png"),
     ):
         path = fn(results, out / name, notes)
         if path is not None:

@@ -29,6 +29,7 @@ _KNOWN = {
     "incasts",
     "utilization",
     "engine",
+    "edge",
 }
 
 
@@ -140,6 +141,38 @@ def _incasts(summary: dict) -> Table | None:
     return t
 
 
+def _edge(summary: dict) -> tuple[Table | None, list[str]]:
+    """Edge pausing (Smart-Pause / On-Ramp): rule, pauses, OWD, clock error; and warnings."""
+    e = summary.get("edge")
+    if not isinstance(e, dict):
+        return None, []
+    t = Table(
+        show_header=False, box=None, pad_edge=False, title="Edge pausing", title_justify="left"
+    )
+    t.add_column(style="dim")
+    t.add_column(justify="right")
+    t.add_row("rule", escape(str(e.get("rule", "?"))))
+    t.add_row("gated senders", _num(e.get("gated_hosts")))
+    t.add_row("smallest threshold T", f"{_num(e.get('min_threshold_us'))} us")
+    t.add_row("pauses", _num(e.get("pauses")))
+    t.add_row("paused time (all flows)", f"{_num(e.get('paused_time_us'), 1)} us")
+    owd = e.get("owd_sampled_us") if isinstance(e.get("owd_sampled_us"), dict) else {}
+    if owd:
+        t.add_row(
+            "OWD (sampled) mean / p99 / max",
+            " / ".join(_num(owd.get(k)) for k in ("mean", "p99", "max")) + " us",
+        )
+    clock = e.get("clock") if isinstance(e.get("clock"), dict) else {}
+    if clock:
+        t.add_row(
+            "clock error mean / max",
+            f"{_num(clock.get('mean_abs_error_us'), 3)} / "
+            f"{_num(clock.get('max_abs_error_us'), 3)} us",
+        )
+    warnings = [str(w) for w in e.get("warnings") or []]
+    return t, warnings
+
+
 def _flatten(prefix: str, v: Any, out: list) -> None:
     if isinstance(v, dict):
         for k, sub in v.items():
@@ -206,6 +239,11 @@ def print_summary(results: Any, console: Console | None = None) -> None:
     if inc is not None:
         console.print(inc)
     console.print(_totals(summary))
+    edge, warnings = _edge(summary)
+    if edge is not None:
+        console.print(edge)
+    for w in warnings:
+        console.print(f"[yellow]warning:[/yellow] {escape(w)}")
     other = _others(summary)
     if other is not None:
         console.print(other)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 #: The result tables, in the order they are written.
-TABLES = ("flows", "incasts", "counters", "ports", "queues")
+TABLES = ("flows", "incasts", "counters", "ports", "queues", "pfc", "owd", "hosts")
 
 # Time columns that are meaningless for an unfinished row (flows, incasts).
 _UNFINISHED_NAN = ("finish_ps", "fct_ps", "completion_ps")
@@ -62,9 +62,12 @@ class Results:
     """The outcome of one simulation run.
 
     Attributes:
-        flows, incasts, counters, ports, queues: pandas DataFrames (see the
-            column list in the README); times in `*_ps` integer columns, with
-            float `*_us` convenience columns.
+        flows, incasts, counters, ports, queues, pfc, owd, hosts: pandas
+            DataFrames (see the column list in the README); times in `*_ps`
+            integer columns, with float `*_us` convenience columns. `pfc` is
+            the PFC event log, `owd` the sampled one-way-delay readings of edge
+            pausing, `hosts` per-sender totals (flows, edge pauses, paused
+            time, retransmissions).
         node_names: node id -> name.
         summary: the summary dict computed by the core (buckets, percentiles,
             totals); its keys may grow over versions.
@@ -87,6 +90,9 @@ class Results:
     counters: pd.DataFrame
     ports: pd.DataFrame
     queues: pd.DataFrame
+    pfc: pd.DataFrame
+    owd: pd.DataFrame
+    hosts: pd.DataFrame
 
     @property
     def scenario_name(self) -> str:

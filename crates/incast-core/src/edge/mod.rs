@@ -331,6 +331,7 @@ pub struct EdgeConfig {
     /// Host clocks: `"perfect"` (default), `"huygens"`, `"ntp"`, or a table
     /// `{ offset = "20ns", drift_ppm = 0.0, noise = "10ns" }`.
     #[serde(default)]
+    #[schemars(with = "serde_json::Value")]
     pub clock: ClockConfig,
     /// Keep every n-th OWD reading (all senders together) in the `owd` table; 0 keeps none.
     #[serde(default = "default_sample_every")]
