@@ -384,7 +384,12 @@ pub struct IncastConfig {
     pub fan_in: Option<u32>,
     /// A mix of fan-ins as [fan_in, probability] pairs, e.g. [[1, 0.5], [2, 0.3], [4, 0.2]].
     pub fan_in_mix: Option<Vec<(u32, f64)>>,
-    pub bytes_per_sender: SizeValue,
+    /// Bytes each sender sends. Give this or `cdf`.
+    pub bytes_per_sender: Option<SizeValue>,
+    /// Or draw each sender's flow size independently from this distribution
+    /// (a bundled name or a CDF file), e.g. Smart-Pause's "fan-in" arrivals:
+    /// k senders answer one receiver, each with a flow of the workload's size mix.
+    pub cdf: Option<String>,
     /// Poisson incast events so that incast bytes are this fraction of the group's host capacity.
     pub load: Option<f64>,
     /// Or incast events at these times.
@@ -500,6 +505,8 @@ pub struct Scenario {
     /// Host indices of each `workload.poisson` / `workload.incast` group.
     pub poisson_hosts: Vec<Vec<u32>>,
     pub incast_hosts: Vec<Vec<u32>>,
+    /// Size distribution of each `workload.incast` entry that gives `cdf`.
+    pub incast_cdfs: Vec<Option<Cdf>>,
     /// Senders whose flows run the edge gate (`edge.hosts`; every host by default).
     pub edge_hosts: Vec<u32>,
 }
@@ -585,6 +592,7 @@ impl Scenario {
             listed: vec![],
             poisson_hosts: vec![],
             incast_hosts: vec![],
+            incast_cdfs: vec![],
             edge_hosts: vec![],
         };
         sc.validate()?;
@@ -769,6 +777,7 @@ impl Scenario {
             ));
         }
         let mut incast_hosts = vec![];
+        let mut incast_cdfs = vec![];
         for (i, inc) in w.incast.iter().enumerate() {
             let path = format!("workload.incast[{i}]");
             let group = self.host_group(&inc.hosts, &format!("{path}.hosts"))?;
@@ -793,12 +802,26 @@ impl Scenario {
                     ))
                 }
             }
-            if inc.bytes_per_sender.0 == 0 {
-                return Err(ScenarioError::new(
-                    format!("{path}.bytes_per_sender"),
-                    "must be positive",
-                ));
-            }
+            let cdf = match (&inc.bytes_per_sender, &inc.cdf) {
+                (Some(b), None) if b.0 == 0 => {
+                    return Err(ScenarioError::new(
+                        format!("{path}.bytes_per_sender"),
+                        "must be positive",
+                    ))
+                }
+                (Some(_), None) => None,
+                (None, Some(name)) => Some(
+                    Cdf::load(name, &self.base_dir)
+                        .map_err(|m| ScenarioError::new(format!("{path}.cdf"), m))?,
+                ),
+                _ => {
+                    return Err(ScenarioError::new(
+                        path,
+                        "give exactly one of `bytes_per_sender` (every sender sends that much) or `cdf` (each sender's size drawn from a distribution)",
+                    ))
+                }
+            };
+            incast_cdfs.push(cdf);
             if let Some(r) = &inc.receiver {
                 let r = self.host(r, &format!("{path}.receiver"))?;
                 if !group.contains(&r) {
@@ -867,6 +890,7 @@ impl Scenario {
         self.poisson_cdfs = cdfs;
         self.poisson_hosts = poisson_hosts;
         self.incast_hosts = incast_hosts;
+        self.incast_cdfs = incast_cdfs;
         self.validate_edge()?;
         Ok(())
     }

@@ -24,7 +24,7 @@ use crate::topology::{NodeRef, Routes};
 use crate::transport::cc::{CcConfig, CongestionControl};
 use crate::transport::{AckOut, TcpFlow, TcpParams};
 use crate::units::{ps_to_us, Bytes, Ps, Rate, SEC};
-use crate::workload::generators::{FlowRequest, IncastGen, PacketGen, PoissonGen};
+use crate::workload::generators::{FlowRequest, IncastGen, IncastSizes, PacketGen, PoissonGen};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -318,7 +318,10 @@ impl Simulation {
                     sc.incast_hosts[i].clone(),
                     &host_rates,
                     sc.incast_mix(i),
-                    inc.bytes_per_sender.0,
+                    match (&sc.incast_cdfs[i], inc.bytes_per_sender) {
+                        (Some(c), _) => IncastSizes::Cdf(c.clone()),
+                        (None, b) => IncastSizes::Fixed(b.expect("validated").0),
+                    },
                     inc.load,
                     inc.times
                         .as_ref()
@@ -1681,7 +1684,8 @@ impl Simulation {
 
     fn on_incast(&mut self, now: Ps, g: usize) {
         let ev = self.incast[g].event();
-        let bytes = self.incast[g].bytes;
+        // Bytes per sender: exact for fixed sizes, the event's average for a CDF.
+        let bytes = ev.sizes.iter().sum::<u64>() / ev.sizes.len().max(1) as u64;
         let class = self.incast[g].class;
         let id = self.incasts.len() as i64;
         self.incasts.push(IncastRecord {
@@ -1692,13 +1696,13 @@ impl Simulation {
             remaining: ev.senders.len() as u32,
             finish: None,
         });
-        for s in ev.senders {
+        for (s, size) in ev.senders.into_iter().zip(ev.sizes) {
             self.start_flow(
                 now,
                 FlowRequest {
                     src: s,
                     dst: ev.receiver,
-                    size: bytes,
+                    size,
                     class,
                 },
                 KIND_INCAST,
@@ -1816,6 +1820,15 @@ impl Simulation {
         self.next_uid = self.next_uid.wrapping_add(1);
         let id = self.next_flow_id;
         self.next_flow_id += 1;
+        // Edge pausing: a gate with the threshold of the flow's path.
+        let gate = match self.edge.as_deref() {
+            Some(e) if e.gated[req.src as usize] => {
+                let path = self.path_info(req.src, req.dst, hash);
+                let e = self.edge.as_deref_mut().expect("edge");
+                Some(Box::new(e.gate(&path)))
+            }
+            _ => None,
+        };
         let slot = FlowSlot {
             uid,
             active: true,
@@ -1841,18 +1854,8 @@ impl Simulation {
                 ctx.bdp = line.bytes_in(ctx.base_rtt);
                 Box::new(RdmaQp::new(req.size, r.cc.build(&ctx), ctx))
             }),
-            gate: None,
+            gate,
         };
-        let gate = match self.edge.as_deref() {
-            Some(e) if e.gated[req.src as usize] => {
-                let path = self.path_info(req.src, req.dst, hash);
-                let e = self.edge.as_deref_mut().expect("edge");
-                Some(Box::new(e.gate(&path)))
-            }
-            _ => None,
-        };
-        let mut slot = slot;
-        slot.gate = gate;
         let s = match self.free_slots.pop() {
             Some(s) => {
                 self.flows[s as usize] = slot;

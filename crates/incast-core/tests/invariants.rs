@@ -203,6 +203,12 @@ fn other_semantic_errors() {
     let inc = "[[workload.incast]]\nfan_in_mix = [[1, 0.5], [2, 0.3]]\nbytes_per_sender = \"1KB\"\ntimes = [\"1us\"]\n";
     let e = err(&format!("{BASE}{inc}"));
     assert!(e.contains("add up to 0.8"), "{e}");
+    let inc = "[[workload.incast]]\nfan_in = 2\nbytes_per_sender = \"1KB\"\ncdf = \"websearch\"\ntimes = [\"1us\"]\n";
+    let e = err(&format!("{BASE}{inc}"));
+    assert!(e.contains("exactly one of `bytes_per_sender`"), "{e}");
+    let inc = "[[workload.incast]]\nfan_in = 2\ncdf = \"no_such_cdf\"\ntimes = [\"1us\"]\n";
+    let e = err(&format!("{BASE}{inc}"));
+    assert!(e.contains("workload.incast[0].cdf"), "{e}");
     let e = err(&BASE.replace("kind = \"single_switch\"", "kind = \"ring\""));
     assert!(e.contains("ring"), "{e}");
 }
@@ -219,6 +225,8 @@ fn json_schema_is_exported() {
         "metrics",
         "duration",
         "seed",
+        "rdma",
+        "edge",
     ] {
         assert!(props.get(key).is_some(), "schema lacks {key}");
     }

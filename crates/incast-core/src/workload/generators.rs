@@ -94,7 +94,7 @@ impl PoissonGen {
 pub struct IncastGen {
     pub hosts: Vec<u32>,
     pub mix: Vec<(u32, f64)>,
-    pub bytes: u64,
+    pub sizes: IncastSizes,
     pub receiver: Option<u32>,
     pub class: u8,
     pub end: Ps,
@@ -104,11 +104,32 @@ pub struct IncastGen {
     rng: Stream,
 }
 
+/// How much each sender of an incast event sends.
+#[derive(Clone, Debug)]
+pub enum IncastSizes {
+    /// Every sender the same number of bytes.
+    Fixed(u64),
+    /// Each sender's size drawn independently from a distribution.
+    Cdf(Cdf),
+}
+
+impl IncastSizes {
+    /// Mean bytes per sender.
+    pub fn mean(&self) -> f64 {
+        match self {
+            IncastSizes::Fixed(b) => *b as f64,
+            IncastSizes::Cdf(c) => c.mean(),
+        }
+    }
+}
+
 /// One incast event.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IncastEvent {
     pub receiver: u32,
     pub senders: Vec<u32>,
+    /// Bytes of each sender's flow, in `senders` order.
+    pub sizes: Vec<u64>,
 }
 
 impl IncastGen {
@@ -119,7 +140,7 @@ impl IncastGen {
         hosts: Vec<u32>,
         rates: &[Rate],
         mix: Vec<(u32, f64)>,
-        bytes: u64,
+        sizes: IncastSizes,
         load: Option<f64>,
         times: Vec<Ps>,
         receiver: Option<u32>,
@@ -133,14 +154,14 @@ impl IncastGen {
             .sum();
         // Incast bytes are `load` of the group's total host capacity (HPCC Fig. 11 setup).
         let mean_gap = load.map_or(f64::INFINITY, |l| {
-            mean_fan * bytes as f64 * 8.0 * SEC as f64 / (capacity * l)
+            mean_fan * sizes.mean() * 8.0 * SEC as f64 / (capacity * l)
         });
         let mut times = times;
         times.sort_unstable();
         IncastGen {
             hosts,
             mix,
-            bytes,
+            sizes,
             receiver,
             class,
             end,
@@ -190,9 +211,16 @@ impl IncastGen {
             pool.swap(k, j);
         }
         pool.truncate(fan);
+        // Sizes are drawn after the senders, so fixed-size generators draw
+        // exactly what they drew before sizes could vary.
+        let sizes = match &self.sizes {
+            IncastSizes::Fixed(b) => vec![*b; pool.len()],
+            IncastSizes::Cdf(c) => pool.iter().map(|_| c.sample(self.rng.uniform())).collect(),
+        };
         IncastEvent {
             receiver,
             senders: pool,
+            sizes,
         }
     }
 }
@@ -282,7 +310,7 @@ mod tests {
             (0..16).collect(),
             &rates,
             vec![(1, 0.5), (4, 0.3), (15, 0.2)],
-            1000,
+            IncastSizes::Fixed(1000),
             Some(0.1),
             vec![],
             None,
@@ -303,5 +331,40 @@ mod tests {
         assert!((fans[&1] as f64 - 1000.0).abs() < 90.0, "{fans:?}");
         assert!((fans[&4] as f64 - 600.0).abs() < 90.0, "{fans:?}");
         assert!((fans[&15] as f64 - 400.0).abs() < 90.0, "{fans:?}");
+    }
+
+    #[test]
+    fn incast_sizes_from_a_cdf_and_the_load_they_imply() {
+        let rates = vec![Rate::gbps(10); 8];
+        let cdf = Cdf::bundled("websearch").unwrap();
+        let mean = cdf.mean();
+        let mut g = IncastGen::new(
+            0,
+            5,
+            (0..8).collect(),
+            &rates,
+            vec![(2, 1.0)],
+            IncastSizes::Cdf(cdf),
+            Some(0.5),
+            vec![],
+            None,
+            0,
+            SEC,
+        );
+        // Events carry 2 x mean bytes; half of 8 x 10 Gb/s: a gap of 2 x mean x 8 / 40e9 s.
+        let want_gap = 2.0 * mean * 8.0 / 40e9 * SEC as f64;
+        assert!((g.mean_gap / want_gap - 1.0).abs() < 1e-9);
+        let n = 4000;
+        let mut total = 0.0;
+        for _ in 0..n {
+            let e = g.event();
+            assert_eq!(e.sizes.len(), e.senders.len());
+            assert!(e.sizes.iter().all(|&s| s > 0));
+            total += e.sizes.iter().sum::<u64>() as f64;
+        }
+        // WebSearch sizes: sd/mean about 2.3, so the mean of 8000 draws is
+        // within 4 x 2.3 / sqrt(8000) = 10 % of the CDF mean.
+        let got = total / (2 * n) as f64;
+        assert!((got / mean - 1.0).abs() < 0.1, "{got} vs {mean}");
     }
 }
