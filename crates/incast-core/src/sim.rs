@@ -22,7 +22,7 @@ use crate::rng::{derive_seed, mix64};
 use crate::scenario::{ListedFlow, Process, QueuePorts, Scenario, ScenarioError};
 use crate::topology::{NodeRef, Routes};
 use crate::transport::cc::{CcConfig, CongestionControl};
-use crate::transport::{AckOut, TcpFlow, TcpParams};
+use crate::transport::{AckOut, Echo, TcpFlow, TcpParams};
 use crate::units::{ps_to_us, Bytes, Ps, Rate, SEC};
 use crate::workload::generators::{FlowRequest, IncastGen, IncastSizes, PacketGen, PoissonGen};
 use serde::Serialize;
@@ -1329,7 +1329,7 @@ impl Simulation {
         }
         let qp = f.qp.as_mut().expect("rdma");
         if self.q.fire(&mut qp.cnp_timer, now, Ev::CnpTimer(slot)) && qp.on_cnp_timer(now) {
-            self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None, 0);
+            self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, Echo::default(), false, None);
             let h = self.flows[slot as usize].dst;
             self.host_kick(now, h);
         }
@@ -1341,16 +1341,15 @@ impl Simulation {
         slot: u32,
         kind: PacketKind,
         seq: u64,
-        ts: Ps,
+        echo: Echo,
         ece: bool,
         int_from: Option<PktId>,
-        owd: i32,
     ) {
         let cfg = self.rdma.as_ref().expect("rdma");
         let f = &self.flows[slot as usize];
         let pkt = Packet {
             seq,
-            ts,
+            ts: echo.ts,
             enq_at: 0,
             hash: f.ack_hash,
             flow: slot,
@@ -1361,7 +1360,7 @@ impl Simulation {
             } else {
                 cfg.ack_size
             },
-            payload: Packet::owd_payload(owd),
+            payload: Packet::owd_payload(echo.owd as i32),
             kind,
             class: cfg.ctrl_class,
             flags: if ece { flags::ECE } else { 0 },
@@ -1394,21 +1393,22 @@ impl Simulation {
         match pkt.kind {
             PacketKind::Data => {
                 let owd = match self.edge.as_deref_mut() {
-                    Some(e) => e.reading(f.src, h, pkt.ts, now),
+                    Some(e) => e.reading(f.src, h, pkt.ts, now) as i64,
                     None => 0,
                 };
+                let echo = Echo { ts: pkt.ts, owd };
                 let out = qp.on_data(cfg, now, pkt.seq, pkt.payload, pkt.has(flags::CE));
                 if let Some(t) = out.cnp_timer {
                     self.q.arm(&mut qp.cnp_timer, t, Ev::CnpTimer(slot));
                 }
                 if out.cnp {
-                    self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, 0, false, None, 0);
+                    self.send_rdma_ctrl(slot, PacketKind::Cnp, 0, Echo::default(), false, None);
                 }
                 if let Some((ack, ece)) = out.ack {
-                    self.send_rdma_ctrl(slot, PacketKind::Ack, ack, pkt.ts, ece, Some(id), owd);
+                    self.send_rdma_ctrl(slot, PacketKind::Ack, ack, echo, ece, Some(id));
                 }
                 if let Some(e) = out.nack {
-                    self.send_rdma_ctrl(slot, PacketKind::Nack, e, pkt.ts, false, None, owd);
+                    self.send_rdma_ctrl(slot, PacketKind::Nack, e, echo, false, None);
                 }
                 self.arena.free(id);
                 if out.cnp || out.ack.is_some() || out.nack.is_some() {
@@ -1544,8 +1544,7 @@ impl Simulation {
                     pkt.seq,
                     pkt.payload,
                     pkt.has(flags::CE),
-                    pkt.ts,
-                    owd,
+                    Echo { ts: pkt.ts, owd },
                     &self.tcp,
                 );
                 if let Some(t) = out.arm_delack {

@@ -129,24 +129,149 @@ fn pauses(r: &Results) -> u64 {
 // The tests.
 // ---------------------------------------------------------------------------
 
-const CCS: [&str; 5] = ["dcqcn", "timely", "hpcc", "dctcp", "newreno"];
+/// One small variant (`small_{cc}.toml` or `small_{cc}_or.toml`) for one
+/// seed, after the checks every run must pass: all flows and incasts finish,
+/// bytes are conserved (nothing left in the network), and On-Ramp pauses if
+/// and only if it is enabled.
+fn small(cc: &str, or: bool, seed: u64) -> Results {
+    let file = format!("small_{cc}{}.toml", if or { "_or" } else { "" });
+    let r = run_seed(&file, seed);
+    all_finished_and_conserved(&file, seed, &r);
+    let p = pauses(&r);
+    if or {
+        assert!(p > 0, "{file} seed {seed}: On-Ramp never paused");
+    } else {
+        assert_eq!(p, 0, "{file} seed {seed}: paused without On-Ramp");
+    }
+    r
+}
 
-/// Every small variant, with and without On-Ramp: all flows finish, bytes
-/// are conserved, and On-Ramp pauses (and only when enabled).
+/// The talk's slide-18 claim for one CC, checked on seeds 1-3: On-Ramp
+/// lowers the incast request completion time (mean and 95th percentile, the
+/// talk's bars and whiskers) and the mean FCT of background flows <= 10 KB.
+///
+/// Tolerances, from our measurements on seeds 1-3 (README, "Small variant"):
+/// - mean RCT must drop by at least 5 %: the smallest drop measured is 11 %
+///   (TIMELY, seed 3; DCTCP >= 21 %, NewReno >= 57 %), so 5 % leaves room
+///   for small modelling changes but fails if the effect disappears;
+/// - p95 RCT must drop (strictly): the smallest drop measured is 5 %
+///   (TIMELY, seed 3), too close to any margin to require more;
+/// - mean FCT of background flows <= 10 KB must drop by at least 5 %: the
+///   smallest drop measured is 15 % (DCTCP, seed 2), over ~40 flows a run.
+fn on_ramp_helps(cc: &str) {
+    for seed in 1..=3 {
+        let (b, o) = (small(cc, false, seed), small(cc, true, seed));
+        let (rb, ro) = (rct_us(&b, None), rct_us(&o, None));
+        let (fb, fo) = (bg_fct_us(&b, 0, 10_000), bg_fct_us(&o, 0, 10_000));
+        println!(
+            "{cc} seed {seed}: incast RCT mean {:.1} -> {:.1} us, p95 {:.1} -> {:.1} us; FCT <= 10 KB mean {:.1} -> {:.1} us",
+            mean(&rb), mean(&ro), pct(&rb, 95.0), pct(&ro, 95.0), mean(&fb), mean(&fo)
+        );
+        assert!(
+            mean(&ro) < 0.95 * mean(&rb),
+            "{cc} seed {seed}: mean RCT {} -> {}",
+            mean(&rb),
+            mean(&ro)
+        );
+        assert!(
+            pct(&ro, 95.0) < pct(&rb, 95.0),
+            "{cc} seed {seed}: p95 RCT {} -> {}",
+            pct(&rb, 95.0),
+            pct(&ro, 95.0)
+        );
+        assert!(
+            mean(&fo) < 0.95 * mean(&fb),
+            "{cc} seed {seed}: FCT <= 10 KB {} -> {}",
+            mean(&fb),
+            mean(&fo)
+        );
+    }
+}
+
 #[test]
-fn small_variants_finish_conserve_and_pause() {
-    for cc in CCS {
-        for or in [false, true] {
-            let file = format!("small_{cc}{}.toml", if or { "_or" } else { "" });
-            let r = run_seed(&file, 1);
-            all_finished_and_conserved(&file, 1, &r);
-            let p = pauses(&r);
-            if or {
-                assert!(p > 0, "{file}: On-Ramp never paused");
-            } else {
-                assert_eq!(p, 0, "{file}: paused without On-Ramp");
-            }
-        }
+fn on_ramp_helps_timely() {
+    on_ramp_helps("timely");
+}
+
+#[test]
+fn on_ramp_helps_rate_based_dctcp() {
+    on_ramp_helps("dctcp");
+}
+
+#[test]
+fn on_ramp_helps_newreno() {
+    on_ramp_helps("newreno");
+}
+
+/// DCQCN and HPCC: the runs finish, conserve bytes and pause (seed 1), but
+/// we assert no direction for DCQCN: on seeds 1-3 On-Ramp raised the p95
+/// RCT on two seeds and moved the mean by -8 % to +5 % and the p99 by -34 %
+/// to +7 % (README). HPCC keeps the queues below T, so On-Ramp rarely fires (440-1230
+/// pauses a run, against 46-86 thousand over the other CCs) and changes the mean incast RCT by at most 1.1 %
+/// on seeds 1-3; we check that it stays within 5 %, i.e. that On-Ramp is
+/// nearly transparent over HPCC (a measured property, not the talk's claim).
+#[test]
+fn dcqcn_and_hpcc_run_and_hpcc_is_nearly_untouched() {
+    small("dcqcn", false, 1);
+    small("dcqcn", true, 1);
+    let (b, o) = (small("hpcc", false, 1), small("hpcc", true, 1));
+    let (mb, mo) = (mean(&rct_us(&b, None)), mean(&rct_us(&o, None)));
+    assert!((mo / mb - 1.0).abs() < 0.05, "HPCC mean RCT {mb} -> {mo}");
+}
+
+/// Co-existence (talk slides 23-24), small variant (10 ms, 96 hosts at 10G,
+/// TCP NewReno), seeds 1-3. Case A: no group uses On-Ramp; B: group 1 only;
+/// C: both. Checks: `[edge] hosts` gates only group 1 in B; the claims that
+/// held on every seed we ran:
+/// - A -> B, group 1's mean incast RCT at least halves (measured drops
+///   57-83 %) and its retransmissions fall (857 -> 136, 8961 -> 0, 6259 -> 0);
+/// - B -> C, group 2's mean incast RCT at least halves (measured 69-89 %).
+///
+/// Not asserted, because it did not hold on every seed: the talk's "group 2
+/// also improves from A to B" (measured +1 %, 0 %, -8 %) and "group 1
+/// improves slightly from B to C" (-3 %, +11 %, +2 %).
+#[test]
+fn coexistence_group_gains() {
+    for seed in 1..=3 {
+        let run = |case: &str| {
+            let file = format!("small_coexist_{case}.toml");
+            let mut sc = load(&file);
+            sc.config.seed = seed;
+            let r = run_sc(&sc);
+            all_finished_and_conserved(&file, seed, &r);
+            (sc, r)
+        };
+        let (sa, a) = run("a");
+        let (_, b) = run("b");
+        let (_, c) = run("c");
+        let (g1, g2) = (&sa.incast_hosts[0][..], &sa.incast_hosts[1][..]);
+        let host_pauses = |r: &Results, g: &[u32]| -> u64 {
+            (0..r.hosts.rows())
+                .filter(|&i| g.contains(&r.hosts.u32s("host")[i]))
+                .map(|i| r.hosts.u32s("edge_pauses")[i] as u64)
+                .sum()
+        };
+        assert_eq!(pauses(&a), 0);
+        assert!(
+            host_pauses(&b, g1) > 0 && host_pauses(&b, g2) == 0,
+            "seed {seed}: case B gates group 1 only"
+        );
+        assert!(
+            host_pauses(&c, g1) > 0 && host_pauses(&c, g2) > 0,
+            "seed {seed}: case C gates both groups"
+        );
+        let m = |r: &Results, g: &[u32]| mean(&rct_us(r, Some(g)));
+        println!(
+            "seed {seed}: group 1 RCT mean A {:.0} B {:.0} C {:.0} us, retx A {} B {}; group 2 RCT mean A {:.0} B {:.0} C {:.0} us",
+            m(&a, g1), m(&b, g1), m(&c, g1), retransmits(&a, Some(g1)), retransmits(&b, Some(g1)),
+            m(&a, g2), m(&b, g2), m(&c, g2)
+        );
+        assert!(m(&b, g1) < 0.5 * m(&a, g1), "seed {seed}: group 1 A -> B");
+        assert!(
+            retransmits(&b, Some(g1)) < retransmits(&a, Some(g1)),
+            "seed {seed}: group 1 retransmissions A -> B"
+        );
+        assert!(m(&c, g2) < 0.5 * m(&b, g2), "seed {seed}: group 2 B -> C");
     }
 }
 
@@ -212,19 +337,37 @@ fn report() {
                         .map(|i| (p.u64s("tx_bytes")[i], p.u64s("rate_bps")[i]))
                         .unwrap()
                 };
+                // Largest queue (bytes, any class) of the switch port facing the receiver.
+                let max_q = |r: &Results| -> u64 {
+                    let p = &r.ports;
+                    let i = (0..p.rows()).find(|&i| p.u32s("peer")[i] == rx).unwrap();
+                    let (n, pt) = (p.u32s("node")[i], p.u32s("port")[i]);
+                    let c = &r.counters;
+                    (0..c.rows())
+                        .filter(|&j| c.u32s("node")[j] == n && c.u32s("port")[j] == pt)
+                        .map(|j| c.u64s("max_queue_bytes")[j])
+                        .max()
+                        .unwrap_or(0)
+                };
                 let mut a = sc.clone();
                 a.config.stop = Some(incast_core::config_types::TimeValue(join));
-                let (b0, rate) = tx_at(&run_sc(&a));
+                let before = run_sc(&a);
+                let (b0, rate) = tx_at(&before);
                 let full = run_sc(&sc);
                 let (b1, _) = tx_at(&full);
+                let fs = summary(&full);
                 let util =
                     |bytes: u64, dt: Ps| bytes as f64 * 8.0 / (rate as f64 * dt as f64 / 1e12);
                 println!(
-                    "{file} seed {seed}: receiver link utilization before join {:.3}, after join ({:.0}-{:.0} us) {:.3}; pauses {}",
+                    "{file} seed {seed}: receiver link utilization before join {:.3}, after join ({:.0}-{:.0} us) {:.3}; receiver-port max queue before join {} KB, whole run {} KB; PFC pause frames {}; drops {}; edge pauses {}",
                     util(b0, join),
                     join as f64 / US as f64,
                     end as f64 / US as f64,
                     util(b1 - b0, end - join),
+                    max_q(&before) / 1000,
+                    max_q(&full) / 1000,
+                    fs["pfc"]["pause_frames"],
+                    fs["drops"]["packets"],
                     pauses(&full)
                 );
                 continue;

@@ -125,6 +125,21 @@ pub struct AckOut {
     pub owd: i64,
 }
 
+/// What a receiver echoes about a data packet: its sender timestamp (for RTT
+/// samples) and its one-way delay as the clocks read it (edge pausing; 0 without).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Echo {
+    pub ts: Ps,
+    pub owd: i64,
+}
+
+impl Echo {
+    /// A timestamp echo without a one-way delay.
+    pub fn at(ts: Ps) -> Echo {
+        Echo { ts, owd: 0 }
+    }
+}
+
 /// What the receiver wants done after a data segment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RecvOutcome {
@@ -358,10 +373,10 @@ impl TcpFlow {
         seq: u64,
         len: u32,
         ce: bool,
-        ts: Ps,
-        owd: i64,
+        echo: Echo,
         p: &TcpParams,
     ) -> RecvOutcome {
+        let Echo { ts, owd } = echo;
         let mut out = RecvOutcome::default();
         let mut n = 0;
         // RFC 8257 §3.2: CE changed while an ACK is delayed: ACK what we have, with the old ECE.
@@ -563,7 +578,7 @@ mod tests {
     fn receiver_buffers_out_of_order_and_acks_immediately() {
         let p = params();
         let mut f = flow(5000);
-        let a = f.on_data(0, 0, 1000, false, 7, 0, &p);
+        let a = f.on_data(0, 0, 1000, false, Echo::at(7), &p);
         assert_eq!(
             a.acks[0],
             Some(AckOut {
@@ -573,13 +588,13 @@ mod tests {
                 owd: 0
             })
         );
-        let a = f.on_data(0, 2000, 1000, false, 8, 0, &p);
+        let a = f.on_data(0, 2000, 1000, false, Echo::at(8), &p);
         assert_eq!(a.acks[0].unwrap().ack, 1000); // dup ack
-        let a = f.on_data(0, 4000, 1000, false, 9, 0, &p);
+        let a = f.on_data(0, 4000, 1000, false, Echo::at(9), &p);
         assert_eq!(a.acks[0].unwrap().ack, 1000);
-        let a = f.on_data(0, 1000, 1000, false, 10, 0, &p);
+        let a = f.on_data(0, 1000, 1000, false, Echo::at(10), &p);
         assert_eq!(a.acks[0].unwrap().ack, 3000); // filled the first gap
-        let a = f.on_data(0, 3000, 1000, true, 11, 0, &p);
+        let a = f.on_data(0, 3000, 1000, true, Echo::at(11), &p);
         assert_eq!(
             a.acks[0],
             Some(AckOut {
@@ -598,11 +613,11 @@ mod tests {
             ..params()
         };
         let mut f = flow(10_000);
-        let a = f.on_data(0, 0, 1000, false, 1, 0, &p);
+        let a = f.on_data(0, 0, 1000, false, Echo::at(1), &p);
         assert_eq!(a.acks, [None, None]);
         assert_eq!(a.arm_delack, Some(500 * US));
         // CE flips while one segment is pending: ACK 1000 with ECE=0 first, then count this one.
-        let a = f.on_data(1, 1000, 1000, true, 2, 0, &p);
+        let a = f.on_data(1, 1000, 1000, true, Echo::at(2), &p);
         assert_eq!(
             a.acks[0],
             Some(AckOut {
@@ -613,7 +628,7 @@ mod tests {
             })
         );
         assert_eq!(a.acks[1], None);
-        let a = f.on_data(2, 2000, 1000, true, 3, 0, &p);
+        let a = f.on_data(2, 2000, 1000, true, Echo::at(3), &p);
         assert_eq!(
             a.acks[0],
             Some(AckOut {
