@@ -30,6 +30,7 @@ _KNOWN = {
     "utilization",
     "engine",
     "edge",
+    "buckets_background",
 }
 
 
@@ -76,15 +77,18 @@ def _bucket_row(label: str, b: dict) -> list[str]:
     )
 
 
-def bucket_table(summary: dict) -> Table | None:
-    """Slowdown percentiles and mean FCT per flow-size bucket, plus an overall row."""
-    buckets = [b for b in summary.get("buckets") or [] if isinstance(b, dict)]
+def bucket_table(
+    summary: dict, key: str = "buckets", title: str = "Slowdown (FCT / ideal FCT) by flow size"
+) -> Table | None:
+    """Slowdown percentiles and mean FCT per flow-size bucket (plus an overall row
+    for all flows)."""
+    buckets = [b for b in summary.get(key) or [] if isinstance(b, dict)]
     overall = summary.get("overall") if isinstance(summary.get("overall"), dict) else None
+    if key != "buckets":
+        overall = None
     if not buckets and not overall:
         return None
-    table = Table(
-        title="Slowdown (FCT / ideal FCT) by flow size", title_justify="left", box=box.SIMPLE_HEAVY
-    )
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAVY)
     table.add_column("size")
     table.add_column("flows", justify="right")
     for _, head in _PCTS:
@@ -235,6 +239,11 @@ def print_summary(results: Any, console: Console | None = None) -> None:
         console.print(table)
     else:
         console.print("[dim]no measured flows: no slowdown statistics[/dim]")
+    background = bucket_table(
+        summary, "buckets_background", "Slowdown by flow size, without the incast flows"
+    )
+    if background is not None:
+        console.print(background)
     inc = _incasts(summary)
     if inc is not None:
         console.print(inc)

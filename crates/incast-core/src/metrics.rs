@@ -196,6 +196,15 @@ fn size_label(b: Bytes) -> String {
 
 /// Slowdown and FCT statistics per size bucket over the measured, finished flows of a flow table.
 pub fn buckets(flows: &Table, edges: &[Bytes]) -> (Vec<Bucket>, Option<Bucket>) {
+    buckets_of(flows, edges, |_| true)
+}
+
+/// [`buckets`] over the rows `keep(row)` selects (e.g. background flows only).
+pub fn buckets_of(
+    flows: &Table,
+    edges: &[Bytes],
+    keep: impl Fn(usize) -> bool,
+) -> (Vec<Bucket>, Option<Bucket>) {
     let size = flows.u64s("size_bytes");
     let sd = flows.f64s("slowdown");
     let fct = flows.u64s("fct_ps");
@@ -215,7 +224,11 @@ pub fn buckets(flows: &Table, edges: &[Bytes]) -> (Vec<Bucket>, Option<Bucket>) 
     let stats_for = |label: String, lo: Bytes, hi: Option<Bytes>| {
         let idx: Vec<usize> = (0..size.len())
             .filter(|&i| {
-                fin[i] == 1 && measured[i] == 1 && size[i] >= lo && hi.is_none_or(|h| size[i] < h)
+                fin[i] == 1
+                    && measured[i] == 1
+                    && size[i] >= lo
+                    && hi.is_none_or(|h| size[i] < h)
+                    && keep(i)
             })
             .collect();
         let mut s: Vec<f64> = idx.iter().map(|&i| sd[i]).collect();

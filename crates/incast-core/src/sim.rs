@@ -2260,6 +2260,11 @@ impl Simulation {
         stats: &RunStats,
     ) -> serde_json::Value {
         let (buckets, overall) = metrics::buckets(flows, &self.size_buckets);
+        // With incasts and other traffic, also the other traffic alone: the
+        // papers plot background FCT without the incast flows.
+        let kind = flows.u8s("kind");
+        let background = (kind.contains(&KIND_INCAST) && kind.iter().any(|&k| k != KIND_INCAST))
+            .then(|| metrics::buckets_of(flows, &self.size_buckets, |i| kind[i] != KIND_INCAST).0);
         let fin = flows.u8s("finished");
         let measured = flows
             .u8s("measured")
@@ -2297,6 +2302,7 @@ impl Simulation {
             },
             "buckets": buckets,
             "overall": overall,
+            "buckets_background": background,
             "drops": {"packets": sum_u64(counters, "drop_pkts"), "bytes": sum_u64(counters, "drop_bytes")},
             "ecn_marks": sum_u64(counters, "ecn_marks"),
             "pfc": {
