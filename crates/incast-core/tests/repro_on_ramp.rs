@@ -47,26 +47,22 @@ fn summary(r: &Results) -> serde_json::Value {
     serde_json::from_str(&r.summary_json).unwrap()
 }
 
-/// Mean and linear-interpolated percentile (numpy's default) of a sample.
+/// Mean of a sample (NaN when empty).
 fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
     v.iter().sum::<f64>() / v.len() as f64
 }
+
+/// The `p`-th percentile (0-100), interpolated as the summary does (numpy's default).
 fn pct(v: &[f64], p: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
     let mut s = v.to_vec();
-    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let x = p / 100.0 * (s.len() - 1) as f64;
-    let (i, f) = (x.floor() as usize, x - x.floor());
-    if i + 1 < s.len() {
-        s[i] + f * (s[i + 1] - s[i])
-    } else {
-        s[i]
-    }
+    s.sort_by(f64::total_cmp);
+    incast_core::metrics::percentile(&s, p / 100.0)
 }
 
 /// Incast request completion times (us) of the finished incasts whose

@@ -1,8 +1,9 @@
 //! The bundled Smart-Pause reproduction (scenarios/smart_pause, README there):
 //! the SMALL variants (k = 4 fat-tree, 16 hosts at 40G, 3 ms of IMC10 Poisson
-//! arrivals) run end to end, and the direction of the talk's claims is checked
-//! only where our measurements over seeds 1-3 show it (see the README's
-//! "small variants" table).
+//! arrivals, or of IMC10 fan-in arrivals for the fan-in mixes) run end to end,
+//! and the direction of the talk's claims is checked only where our
+//! measurements over seeds 1-3 show it (see the README's "small variants"
+//! tables).
 //!
 //! `measure` (ignored) prints the numbers of the README's tables for any
 //! scenario files: `SP_FILES=dcqcn_60_2mb_nopfc.toml,... SP_SEEDS=1 cargo test
@@ -139,6 +140,221 @@ fn measure() {
                 m.pfc_pauses,
                 b.join(" ")
             );
+        }
+    }
+}
+
+/// The four variants of one congestion control at 60 % load, fan-in 1, the
+/// talk's 256 KB of buffer per port, on seed `seed`.
+fn four(cc: &str, seed: u64) -> [Measured; 4] {
+    four_of(&format!("{cc}_60_2mb"), seed)
+}
+
+/// The four variants `{stem}_{nopfc,pfc,fixed,dynamic}_small.toml` on seed `seed`.
+fn four_of(stem: &str, seed: u64) -> [Measured; 4] {
+    ["nopfc", "pfc", "fixed", "dynamic"].map(|v| {
+        let file = format!("{stem}_{v}_small.toml");
+        let r = run(&file, seed);
+        check_sound(&file, seed, &r);
+        let m = measure_run(&r, 1460);
+        println!(
+            "{file} seed {seed}: mean {:.2} p99 {:.2} drops {} ({:.4} of data packets) edge pauses {} PFC pauses {}",
+            m.overall_mean,
+            m.overall_p99,
+            m.drops,
+            m.drop_ratio(),
+            m.pauses,
+            m.pfc_pauses
+        );
+        m
+    })
+}
+
+/// Checks shared by both congestion controls: the mechanisms did act, PFC
+/// kept the fabric lossless, and against the same CC without PFC both
+/// Smart-Pause rules cut drops at least in half and the mean and p99
+/// slowdown of all flows by at least 10 %.
+///
+/// Measured on seeds 1-3 (README, "small variants"): drops fall 3.8-8x with
+/// DCQCN (to 0 for the dynamic rule on seeds 2 and 3) and 9-50x with TIMELY
+/// (to 0 for the dynamic rule on seed 1); the mean falls by 28-63 % and the
+/// p99 by 28-88 %. The 2x and 10 % margins
+/// are well inside those, so a seed-to-seed wobble does not fail the test,
+/// but a Smart-Pause that stopped pausing, or paused without effect, would.
+fn check_common(cc: &str, seed: u64, m: &[Measured; 4]) {
+    let [nopfc, pfc, fixed, dynamic] = m;
+    assert!(pfc.pfc_pauses > 0, "{cc} seed {seed}: PFC never paused");
+    assert_eq!(pfc.drops, 0, "{cc} seed {seed}: drops with PFC");
+    assert_eq!(nopfc.pauses + pfc.pauses, 0);
+    for (name, sp) in [("fixed", fixed), ("dynamic", dynamic)] {
+        assert!(
+            sp.pauses > 0,
+            "{cc} {name} seed {seed}: Smart-Pause never paused"
+        );
+        assert_eq!(sp.pfc_pauses, 0);
+        assert!(
+            2 * sp.drops <= nopfc.drops,
+            "{cc} {name} seed {seed}: drops {} vs {} without Smart-Pause",
+            sp.drops,
+            nopfc.drops
+        );
+        assert!(
+            sp.overall_mean < 0.9 * nopfc.overall_mean,
+            "{cc} {name} seed {seed}: mean slowdown {:.3} vs {:.3} without Smart-Pause",
+            sp.overall_mean,
+            nopfc.overall_mean
+        );
+        assert!(
+            sp.overall_p99 < 0.9 * nopfc.overall_p99,
+            "{cc} {name} seed {seed}: p99 slowdown {:.3} vs {:.3} without Smart-Pause",
+            sp.overall_p99,
+            nopfc.overall_p99
+        );
+    }
+}
+
+/// DCQCN (talk slide "DCQCN, 60% load, fan-in = 1, 2MB buffer"). Against
+/// DCQCN + PFC, both rules lower the mean slowdown (measured by 22-37 % for
+/// the fixed rule, 32-37 % for the dynamic one: required 10 %) and the dynamic
+/// rule lowers the p99 (measured by 37-49 %: required 10 %). The fixed rule's
+/// p99 against PFC is not checked: it is better on seeds 1-2 and worse on 3.
+#[test]
+fn dcqcn_smart_pause_beats_no_pfc_and_pfc() {
+    for seed in 1..=3 {
+        let m = four("dcqcn", seed);
+        check_common("dcqcn", seed, &m);
+        let [_, pfc, fixed, dynamic] = &m;
+        for (name, sp) in [("fixed", fixed), ("dynamic", dynamic)] {
+            assert!(
+                sp.overall_mean < 0.9 * pfc.overall_mean,
+                "dcqcn {name} seed {seed}: mean {:.3} vs PFC {:.3}",
+                sp.overall_mean,
+                pfc.overall_mean
+            );
+        }
+        assert!(
+            dynamic.overall_p99 < 0.9 * pfc.overall_p99,
+            "dcqcn dynamic seed {seed}: p99 {:.3} vs PFC {:.3}",
+            dynamic.overall_p99,
+            pfc.overall_p99
+        );
+    }
+}
+
+/// TIMELY (talk slide "TIMELY + smart pause", 60 % load, 2 MB). Against
+/// TIMELY + PFC only the mean slowdown is checked, and only for being lower:
+/// measured 14-23 % lower (fixed) and 14-19 % (dynamic) over seeds 1-3, too
+/// close to a 10 % margin to require one. The p99 against PFC is within a few
+/// per cent on some seeds and is not checked.
+#[test]
+fn timely_smart_pause_beats_no_pfc() {
+    for seed in 1..=3 {
+        let m = four("timely", seed);
+        check_common("timely", seed, &m);
+        let [_, pfc, fixed, dynamic] = &m;
+        for (name, sp) in [("fixed", fixed), ("dynamic", dynamic)] {
+            assert!(
+                sp.overall_mean < pfc.overall_mean,
+                "timely {name} seed {seed}: mean {:.3} vs PFC {:.3}",
+                sp.overall_mean,
+                pfc.overall_mean
+            );
+        }
+    }
+}
+
+/// DCQCN with fan-in arrivals (talk slide "DCQCN (2MB buffer, 60% load) +
+/// smart pause: various incast fan-in"): each Poisson event sends k IMC10
+/// flows from k random hosts to one random host, k from the mix 1/2/4 at
+/// 50/30/20 % (`fan124`) or 1/4/10 at 30/40/30 % (`fan1410`); 60 % load.
+///
+/// Measured on seeds 1-3 (README, "small variants, fan-in mixes"), as
+/// Smart-Pause / baseline: mean vs no PFC 0.45-0.78 (fixed) and 0.41-0.59
+/// (dynamic), vs PFC 0.54-0.84 (fixed) and 0.49-0.62 (dynamic); drops vs no
+/// PFC at most 0.35 of the baseline's; dynamic p99 vs no PFC 0.17-0.37 and vs
+/// PFC 0.42-0.61; fixed p99 vs no PFC 0.25-0.27 (1/4/10). Required: both
+/// rules halve the drops and cut the mean by 10 % against no PFC and beat
+/// PFC's mean (dynamic by 10 %); the dynamic rule cuts the p99 by 10 %
+/// against both baselines; the fixed rule cuts the p99 by 10 % against no PFC
+/// for the 1/4/10 mix only. Not checked: the fixed rule's p99 for the 1/2/4
+/// mix (equal to no PFC's on seed 3, 2.6x PFC's: one go-back-N timeout sets
+/// the p99 of ~700 flows) and against PFC for 1/4/10 (0.68-0.83 on seeds 1-3
+/// but 1.0-3.0 on seeds 5, 7, 8, 10).
+///
+/// The talk's trend, that the gain grows with fan-in, is checked where it is
+/// robust: the dynamic rule's all-flows mean factor against no PFC at 1/4/10
+/// is at least 1.1x its factor at fan-in 1 (same fan-in generator,
+/// `dcqcn_60_2mb_fan1_*_small.toml`). Measured 2.21/2.11/2.46 against
+/// 1.19/1.41/1.64 on seeds 1/2/3 (over seeds 4-10 it held on 6 of 7; seed 9:
+/// 1.73 vs 1.68). 1/2/4 lies between on seeds 1-3 but not on seeds 6-8: not
+/// checked.
+#[test]
+fn dcqcn_smart_pause_fan_in_mixes() {
+    let factor = |nopfc: &Measured, dynamic: &Measured| nopfc.overall_mean / dynamic.overall_mean;
+    let mut fan1 = Vec::new();
+    for seed in 1..=3 {
+        let [nopfc, dynamic] = ["nopfc", "dynamic"].map(|v| {
+            let file = format!("dcqcn_60_2mb_fan1_{v}_small.toml");
+            let r = run(&file, seed);
+            check_sound(&file, seed, &r);
+            measure_run(&r, 1460)
+        });
+        fan1.push(factor(&nopfc, &dynamic));
+    }
+    for (mix, check_fixed_p99) in [("fan124", false), ("fan1410", true)] {
+        let stem = format!("dcqcn_60_2mb_{mix}");
+        for seed in 1..=3 {
+            let [nopfc, pfc, fixed, dynamic] = &four_of(&stem, seed);
+            if mix == "fan1410" {
+                let (f1, f10) = (fan1[seed as usize - 1], factor(nopfc, dynamic));
+                assert!(
+                    f10 > 1.1 * f1,
+                    "seed {seed}: dynamic mean factor vs no PFC {f10:.3} at 1/4/10, {f1:.3} at fan-in 1"
+                );
+            }
+            let tag = format!("{mix} seed {seed}");
+            assert!(pfc.pfc_pauses > 0, "{tag}: PFC never paused");
+            assert_eq!(pfc.drops, 0, "{tag}: drops with PFC");
+            assert_eq!(nopfc.pauses + pfc.pauses, 0);
+            for (name, sp) in [("fixed", fixed), ("dynamic", dynamic)] {
+                assert!(sp.pauses > 0, "{tag} {name}: Smart-Pause never paused");
+                assert_eq!(sp.pfc_pauses, 0);
+                assert!(
+                    2 * sp.drops <= nopfc.drops,
+                    "{tag} {name}: drops {} vs {} without Smart-Pause",
+                    sp.drops,
+                    nopfc.drops
+                );
+                assert!(
+                    sp.overall_mean < 0.9 * nopfc.overall_mean,
+                    "{tag} {name}: mean {:.3} vs no PFC {:.3}",
+                    sp.overall_mean,
+                    nopfc.overall_mean
+                );
+                let margin = if name == "dynamic" { 0.9 } else { 1.0 };
+                assert!(
+                    sp.overall_mean < margin * pfc.overall_mean,
+                    "{tag} {name}: mean {:.3} vs PFC {:.3}",
+                    sp.overall_mean,
+                    pfc.overall_mean
+                );
+            }
+            for (base, b) in [("no PFC", nopfc), ("PFC", pfc)] {
+                assert!(
+                    dynamic.overall_p99 < 0.9 * b.overall_p99,
+                    "{tag} dynamic: p99 {:.3} vs {base} {:.3}",
+                    dynamic.overall_p99,
+                    b.overall_p99
+                );
+            }
+            if check_fixed_p99 {
+                assert!(
+                    fixed.overall_p99 < 0.9 * nopfc.overall_p99,
+                    "{tag} fixed: p99 {:.3} vs no PFC {:.3}",
+                    fixed.overall_p99,
+                    nopfc.overall_p99
+                );
+            }
         }
     }
 }
