@@ -25,7 +25,11 @@ fn every_bundled_scenario_is_valid() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     let mut files = vec![];
     toml_files(&root, &mut files);
-    assert!(files.len() >= 60, "found only {} scenario files", files.len());
+    assert!(
+        files.len() >= 60,
+        "found only {} scenario files",
+        files.len()
+    );
     for f in &files {
         let sc = Scenario::from_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         Simulation::new(&sc).unwrap_or_else(|e| panic!("{}: {e}", f.display()));

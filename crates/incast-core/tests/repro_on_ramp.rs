@@ -18,17 +18,13 @@
 //!   cargo test --release -p incast-core --test repro_on_ramp -- --ignored --nocapture report
 //! ```
 
+mod common;
+
 use incast_core::units::{Ps, US};
 use incast_core::{Results, Scenario, Simulation};
-use std::path::Path;
 
 fn load(file: &str) -> Scenario {
-    Scenario::from_file(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../scenarios/on_ramp")
-            .join(file),
-    )
-    .unwrap_or_else(|e| panic!("{file}: {e}"))
+    common::bundled("on_ramp", file)
 }
 
 fn run_sc(sc: &Scenario) -> Results {
@@ -38,9 +34,7 @@ fn run_sc(sc: &Scenario) -> Results {
 }
 
 fn run_seed(file: &str, seed: u64) -> Results {
-    let mut sc = load(file);
-    sc.config.seed = seed;
-    run_sc(&sc)
+    common::run_bundled("on_ramp", file, seed)
 }
 
 fn summary(r: &Results) -> serde_json::Value {
@@ -100,21 +94,8 @@ fn retransmits(r: &Results, group: Option<&[u32]>) -> u64 {
 }
 
 fn all_finished_and_conserved(file: &str, seed: u64, r: &Results) {
-    let fin = r.flows.u8s("finished");
-    assert!(
-        fin.iter().all(|&x| x == 1),
-        "{file} seed {seed}: {} of {} flows unfinished",
-        fin.iter().filter(|&&x| x == 0).count(),
-        fin.len()
-    );
+    common::assert_finished_and_conserved(r, &format!("{file} seed {seed}"));
     assert!(r.incasts.u8s("finished").iter().all(|&x| x == 1));
-    let c = r.conservation;
-    assert_eq!(
-        c.sent_bytes,
-        c.delivered_bytes + c.dropped_bytes,
-        "{file} seed {seed}: {c:?}"
-    );
-    assert_eq!(c.in_network_bytes, 0, "{file} seed {seed}");
 }
 
 fn pauses(r: &Results) -> u64 {

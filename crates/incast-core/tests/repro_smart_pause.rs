@@ -9,22 +9,13 @@
 //! scenario files: `SP_FILES=dcqcn_60_2mb_nopfc.toml,... SP_SEEDS=1 cargo test
 //! --release -p incast-core --test repro_smart_pause -- --ignored --nocapture measure`.
 
-use incast_core::{Results, Scenario, Simulation};
-use std::path::{Path, PathBuf};
+mod common;
 
-fn path(file: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/smart_pause")
-        .join(file)
-}
+use incast_core::Results;
 
 /// Runs a bundled scenario with its seed replaced by `seed`.
 fn run(file: &str, seed: u64) -> Results {
-    let mut sc = Scenario::from_file(&path(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-    sc.config.seed = seed;
-    let mut sim = Simulation::new(&sc).unwrap();
-    sim.run();
-    sim.finish()
+    common::run_bundled("smart_pause", file, seed)
 }
 
 fn summary(r: &Results) -> serde_json::Value {
@@ -86,23 +77,12 @@ fn measure_run(r: &Results, payload: u64) -> Measured {
 
 /// Every flow finished and every byte sent was delivered or dropped.
 fn check_sound(file: &str, seed: u64, r: &Results) {
-    let unfinished = r.flows.u8s("finished").iter().filter(|&&x| x != 1).count();
-    assert_eq!(
-        unfinished, 0,
-        "{file} seed {seed}: {unfinished} flows unfinished"
-    );
+    common::assert_finished_and_conserved(r, &format!("{file} seed {seed}"));
     assert!(
         r.flows.rows() > 100,
         "{file} seed {seed}: only {} flows",
         r.flows.rows()
     );
-    let c = r.conservation;
-    assert_eq!(
-        c.sent_bytes,
-        c.delivered_bytes + c.dropped_bytes,
-        "{file} seed {seed}: bytes not conserved ({c:?})"
-    );
-    assert_eq!(c.in_network_bytes, 0, "{file} seed {seed}");
 }
 
 /// Prints the README's numbers for the files in SP_FILES (comma separated)
