@@ -30,6 +30,9 @@ _KNOWN = {
     "utilization",
     "engine",
     "edge",
+    "ci",
+    "cnps",
+    "out_of_order_arrivals",
     "buckets_background",
 }
 
@@ -57,6 +60,23 @@ def _si(x: float) -> str:
         if abs(x) >= scale:
             return f"{x / scale:.3g}{unit}"
     return f"{x:.3g}"
+
+
+def _bytes(n: Any) -> str:
+    """100000 -> '100 KB' (decimal units, as in scenario files)."""
+    if not isinstance(n, (int, float)) or isinstance(n, bool):
+        return _num(n)
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.3g} B"
+
+
+def _pct(x: Any) -> str:
+    """A 0..1 share as '12.3 %'."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x):
+        return f"{x * 100:.1f} %"
+    return "-"
 
 
 def _get(d: Any, *keys: str) -> Any:
@@ -121,6 +141,10 @@ def _totals(summary: dict) -> Table:
             t.add_row(label, _num(summary[key]))
     if "timeouts" in summary:
         t.add_row("timeouts", _num(summary["timeouts"]))
+    # RDMA receivers' CNPs and out-of-order arrivals: only when something happened.
+    for key, label in (("cnps", "CNPs sent"), ("out_of_order_arrivals", "out-of-order arrivals")):
+        if summary.get(key):
+            t.add_row(label, _num(summary[key]))
     util = summary.get("utilization")
     if isinstance(util, dict):
         for k, v in util.items():
@@ -177,6 +201,68 @@ def _edge(summary: dict) -> tuple[Table | None, list[str]]:
     return t, warnings
 
 
+def _ci(summary: dict) -> tuple[Table | None, list[str]]:
+    """IEEE 802.1Qcz congestion isolation: CIPs, isolations, isolated flows,
+    PAUSE frames by queue kind; and warnings."""
+    c = summary.get("ci")
+    if not isinstance(c, dict):
+        return None, []
+    t = Table(
+        show_header=False,
+        box=None,
+        pad_edge=False,
+        title="Congestion isolation",
+        title_justify="left",
+    )
+    t.add_column(style="dim")
+    t.add_column(justify="right")
+
+    def slash(*keys: str) -> str:
+        return " / ".join(_num(c.get(k)) for k in keys)
+
+    t.add_row(
+        "CIPs sent / received / lost",
+        slash("cips_sent", "cips_received", "cips_lost"),
+    )
+    t.add_row("CIP resends / gave up", slash("cip_resends", "cip_gave_up"))
+    t.add_row("CIP acks sent / received", slash("cip_acks_sent", "cip_acks_received"))
+    t.add_row("isolations at congestion points", _num(c.get("isolations_detected")))
+    t.add_row("isolations installed by CIP", _num(c.get("isolations_by_cip")))
+    t.add_row("isolations at NICs", _num(c.get("nic_isolations")))
+    t.add_row("de-isolations (switches / NICs)", slash("deisolations", "nic_deisolations"))
+    t.add_row(
+        "table-full refusals (peak entries)",
+        f"{_num(c.get('table_full'))} ({_num(c.get('peak_table_entries'))})",
+    )
+    if c.get("cfq_blocked_events"):
+        t.add_row("CFQ blocked events", _num(c.get("cfq_blocked_events")))
+    t.add_row(
+        "flows isolated",
+        f"{_num(c.get('flows_isolated'))} ({_pct(c.get('flows_isolated_share'))} of flows)",
+    )
+    t.add_row(
+        f"large flows (>= {_bytes(c.get('large_flow_bytes'))}) isolated",
+        _pct(c.get("large_flows_isolated_share")),
+    )
+    t.add_row(
+        "PAUSE frames sent: NCQ / CFQ",
+        f"{slash('pause_frames_ncq', 'pause_frames_cfq')}"
+        f" (CFQ {_pct(c.get('pause_frames_cfq_share'))})",
+    )
+    t.add_row("PAUSE frames received by NICs", _num(c.get("pause_frames_to_nics")))
+    warnings = []
+    if isinstance(c.get("table_full"), (int, float)) and c["table_full"] > 0:
+        warnings.append(
+            "congested-flow table full: raise switch.ci.max_flows"
+            f" ({_num(c['table_full'])} isolations refused)"
+        )
+    if isinstance(c.get("cip_gave_up"), (int, float)) and c["cip_gave_up"] > 0:
+        warnings.append(
+            f"{_num(c['cip_gave_up'])} CIPs given up after their resends went unacknowledged"
+        )
+    return t, warnings
+
+
 def _flatten(prefix: str, v: Any, out: list) -> None:
     if isinstance(v, dict):
         for k, sub in v.items():
@@ -229,7 +315,8 @@ def header_text(results: Any) -> str:
 
 def print_summary(results: Any, console: Console | None = None) -> None:
     """Print the run summary: header, slowdown by size bucket, totals,
-    incast completion times and anything else the core reported."""
+    incast completion times, edge pausing, congestion isolation and anything
+    else the core reported."""
     console = console or Console()
     summary = results.summary if isinstance(results.summary, dict) else {}
     console.rule("[bold]incast results")
@@ -251,6 +338,11 @@ def print_summary(results: Any, console: Console | None = None) -> None:
     edge, warnings = _edge(summary)
     if edge is not None:
         console.print(edge)
+    for w in warnings:
+        console.print(f"[yellow]warning:[/yellow] {escape(w)}")
+    ci, warnings = _ci(summary)
+    if ci is not None:
+        console.print(ci)
     for w in warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(w)}")
     other = _others(summary)

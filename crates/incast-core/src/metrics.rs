@@ -80,6 +80,8 @@ pub struct FlowRecords {
     pub timeouts: Vec<u32>,
     pub edge_pauses: Vec<u32>,
     pub edge_paused_ps: Vec<u64>,
+    pub ci_isolations: Vec<u32>,
+    pub cnps: Vec<u32>,
     pub measured: Vec<u8>,
 }
 
@@ -101,6 +103,10 @@ pub struct FlowRecord {
     pub edge_pauses: u32,
     /// Time the flow's gate was closed.
     pub edge_paused_ps: u64,
+    /// Congestion isolation: times the flow was isolated (at a switch port or its NIC).
+    pub ci_isolations: u32,
+    /// RDMA: CNPs its receiver sent.
+    pub cnps: u32,
     pub measured: bool,
 }
 
@@ -130,6 +136,8 @@ impl FlowRecords {
         self.timeouts.push(r.timeouts);
         self.edge_pauses.push(r.edge_pauses);
         self.edge_paused_ps.push(r.edge_paused_ps);
+        self.ci_isolations.push(r.ci_isolations);
+        self.cnps.push(r.cnps);
         self.measured.push(r.measured as u8);
     }
 
@@ -168,6 +176,11 @@ impl FlowRecords {
             "edge_paused_ps",
             Column::U64(pick(&self.edge_paused_ps, &order)),
         );
+        t.push(
+            "ci_isolations",
+            Column::U32(pick(&self.ci_isolations, &order)),
+        );
+        t.push("cnps", Column::U32(pick(&self.cnps, &order)));
         t.push("measured", Column::U8(pick(&self.measured, &order)));
         t
     }
@@ -287,6 +300,8 @@ mod tests {
                 timeouts: 0,
                 edge_pauses: 0,
                 edge_paused_ps: 0,
+                ci_isolations: 0,
+                cnps: 0,
                 measured: true,
             });
         }

@@ -225,6 +225,8 @@ pub struct SwitchConfig {
     pub classes: Vec<ClassConfig>,
     /// Priority flow control (IEEE 802.1Qbb) for the lossless classes.
     pub pfc: Option<PfcConfig>,
+    /// Congestion isolation (IEEE 802.1Qcz) on every switch port.
+    pub ci: Option<crate::net::ci::CiConfig>,
 }
 
 impl Default for SwitchConfig {
@@ -237,6 +239,7 @@ impl Default for SwitchConfig {
             dwrr_quantum: None,
             classes: vec![],
             pfc: None,
+            ci: None,
         }
     }
 }
@@ -371,9 +374,21 @@ pub struct PoissonConfig {
     pub hosts: Option<Vec<HostRef>>,
     /// Priority class (default: transport.class).
     pub class: Option<u8>,
+    /// Small-flow prioritization: flows smaller than `below` go in `class`
+    /// (e.g. mice under 100 KB in a higher priority, as in the Congestion
+    /// Isolation talk's "small flow prioritization mechanism").
+    pub small_flows: Option<SmallFlows>,
     /// When arrivals begin.
     #[serde(default)]
     pub start: TimeValue,
+}
+
+/// `workload.poisson.small_flows`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SmallFlows {
+    pub below: SizeValue,
+    pub class: u8,
 }
 
 /// Incast events: `fan_in` senders each send `bytes_per_sender` to one receiver at once.
@@ -684,6 +699,7 @@ impl Scenario {
             ));
         }
         self.validate_rdma_pfc()?;
+        self.validate_ci()?;
         if t.init_cwnd == 0 {
             return Err(ScenarioError::new(
                 "transport.init_cwnd",
@@ -759,6 +775,15 @@ impl Scenario {
                 .map_err(|m| ScenarioError::new(format!("{path}.cdf"), m))?;
             cdfs.push(cdf);
             poisson_hosts.push(self.host_group(&p.hosts, &format!("{path}.hosts"))?);
+            if let Some(sf) = p.small_flows {
+                check_class(sf.class, &format!("{path}.small_flows.class"))?;
+                if sf.below.0 == 0 {
+                    return Err(ScenarioError::new(
+                        format!("{path}.small_flows.below"),
+                        "must be positive (e.g. \"100KB\")",
+                    ));
+                }
+            }
             if let Some(cl) = p.class {
                 check_class(cl, &format!("{path}.class"))?;
             }
@@ -1131,6 +1156,142 @@ impl Scenario {
         Ok(())
     }
 
+    /// `[switch.ci]`: classes, queue order and the CIP options.
+    fn validate_ci(&self) -> Result<(), ScenarioError> {
+        let Some(ci) = &self.config.switch.ci else {
+            return Ok(());
+        };
+        if ci.queues.is_empty() {
+            return Err(ScenarioError::new(
+                "switch.ci.queues",
+                "list at least one CI class, e.g. queues = [{ class = 3, cfq = [2] }]",
+            ));
+        }
+        let lossless: Vec<u8> = self
+            .config
+            .switch
+            .pfc
+            .as_ref()
+            .map_or(vec![], |p| p.classes.clone());
+        let strict = self.config.switch.scheduler == SchedulerKind::Strict;
+        let mut used = 0u8;
+        for (i, q) in ci.queues.iter().enumerate() {
+            let path = format!("switch.ci.queues[{i}]");
+            check_class(q.class, &format!("{path}.class"))?;
+            if used & (1 << q.class) != 0 {
+                return Err(ScenarioError::new(
+                    format!("{path}.class"),
+                    format!("class {} is already a CI class or a congested-flow queue", q.class),
+                ));
+            }
+            used |= 1 << q.class;
+            if q.cfq.is_empty() {
+                return Err(ScenarioError::new(
+                    format!("{path}.cfq"),
+                    "give at least one congested-flow queue, e.g. cfq = [2]",
+                ));
+            }
+            for (j, &c) in q.cfq.iter().enumerate() {
+                let p = format!("{path}.cfq[{j}]");
+                check_class(c, &p)?;
+                if used & (1 << c) != 0 {
+                    return Err(ScenarioError::new(
+                        p,
+                        format!("class {c} is already a CI class or a congested-flow queue"),
+                    ));
+                }
+                used |= 1 << c;
+                if strict && c >= q.class {
+                    return Err(ScenarioError::new(
+                        p,
+                        format!(
+                            "a congested-flow queue is scheduled below its non-congested \
+                             queue: under strict priority use a class below {}",
+                            q.class
+                        ),
+                    ));
+                }
+                if lossless.contains(&q.class) && !lossless.contains(&c) {
+                    return Err(ScenarioError::new(
+                        p,
+                        format!(
+                            "class {c} isolates flows of lossless class {}: add {c} to \
+                             switch.pfc.classes so it is paused on its own",
+                            q.class
+                        ),
+                    ));
+                }
+            }
+        }
+        let t = &self.config.transport;
+        let mut ctrl = vec![("transport.ack_class", t.ack_class)];
+        if let Some(r) = &self.config.rdma {
+            ctrl.push(("rdma.ctrl_class", Some(r.ctrl_class)));
+        }
+        for (path, c) in ctrl {
+            if let Some(c) = c {
+                if ci.cfq_mask() & (1 << c) != 0 {
+                    return Err(ScenarioError::new(
+                        path,
+                        format!("class {c} is a congested-flow queue of switch.ci; use another"),
+                    ));
+                }
+            }
+        }
+        if ci.threshold.0 == 0 {
+            return Err(ScenarioError::new(
+                "switch.ci.threshold",
+                "must be positive (bytes in the non-congested queue)",
+            ));
+        }
+        if ci.age.0 == 0 {
+            return Err(ScenarioError::new("switch.ci.age", "must be positive"));
+        }
+        if ci.max_flows == 0 {
+            return Err(ScenarioError::new(
+                "switch.ci.max_flows",
+                "must be at least 1",
+            ));
+        }
+        match ci.detect {
+            crate::net::ci::Detect::Sampled { every } | crate::net::ci::Detect::Top { every, .. }
+                if every.0 == 0 =>
+            {
+                return Err(ScenarioError::new(
+                    "switch.ci.detect.every",
+                    "must be positive (bytes between samples)",
+                ));
+            }
+            crate::net::ci::Detect::Top { k: 0, .. } => {
+                return Err(ScenarioError::new(
+                    "switch.ci.detect.k",
+                    "must be at least 1",
+                ));
+            }
+            _ => {}
+        }
+        let cip = &ci.cip;
+        if !(0.0..1.0).contains(&cip.loss) {
+            return Err(ScenarioError::new(
+                "switch.ci.cip.loss",
+                format!("a probability in [0, 1), got {}", cip.loss),
+            ));
+        }
+        if cip.copies == 0 {
+            return Err(ScenarioError::new(
+                "switch.ci.cip.copies",
+                "must be at least 1",
+            ));
+        }
+        if cip.interval.0 == 0 {
+            return Err(ScenarioError::new(
+                "switch.ci.cip.interval",
+                "must be positive",
+            ));
+        }
+        Ok(())
+    }
+
     /// The switch parameters, checked.
     pub fn switch_params(&self) -> Result<SwitchParams, ScenarioError> {
         let s = &self.config.switch;
@@ -1179,6 +1340,20 @@ impl Scenario {
             }
             if let Some(a) = &c.admission {
                 p.admission[k] = admission(a, &format!("{path}.admission"))?;
+            }
+        }
+        // A congested-flow queue marks, admits and weighs like its
+        // non-congested queue unless `switch.classes` sets it.
+        if let Some(ci) = &s.ci {
+            for q in &ci.queues {
+                for &c in &q.cfq {
+                    if !s.classes.iter().any(|x| x.class == c) {
+                        let (b, c) = (q.class as usize, c as usize);
+                        p.ecn[c] = p.ecn[b].clone();
+                        p.admission[c] = p.admission[b];
+                        p.quantum[c] = p.quantum[b];
+                    }
+                }
             }
         }
         Ok(p)

@@ -18,7 +18,8 @@ use crate::net::{Packet, PacketArena, PacketKind, PktId, Port, NUM_CLASSES};
 use crate::rdma::cc::{CcCtx, IntHop, RateCc};
 use crate::rdma::qp::{RdmaQp, SendState};
 use crate::rdma::{BaseRtt, RdmaConfig};
-use crate::rng::{derive_seed, mix64};
+use crate::net::ci::{self, CiConfig, CiPort, Reliability, NO_PORT};
+use crate::rng::{derive_seed, mix64, Stream};
 use crate::scenario::{ListedFlow, Process, QueuePorts, Scenario, ScenarioError};
 use crate::topology::{NodeRef, Routes};
 use crate::transport::cc::{CcConfig, CongestionControl};
@@ -62,6 +63,8 @@ enum Ev {
     Watchdog(u32),
     /// Edge pausing: TCP flow `.0`'s gate may reopen.
     Gate(u32),
+    /// Congestion isolation: port `.0`'s CIP resends and table aging.
+    Ci(u32),
 }
 
 /// Progress of a run, for progress bars.
@@ -139,6 +142,13 @@ struct FlowSlot {
     qp: Option<Box<RdmaQp>>,
     /// Edge-pausing gate (when `[edge]` covers the sender).
     gate: Option<Box<EdgeGate>>,
+    /// The priority the NIC sends data on: `class`, or a congested-flow
+    /// queue's after a CIP (IEEE 802.1Qcz isolation at the NIC).
+    prio: u8,
+    /// When the NIC last sent (or was paused on) the isolated priority.
+    ci_last: Ps,
+    /// Isolations of this flow (at switch ports and its NIC).
+    ci_isolations: u32,
 }
 
 struct IncastRecord {
@@ -219,6 +229,31 @@ pub struct Simulation {
     rdma_overhead: u32,
     /// Edge pausing: clocks, gated senders, OWD samples.
     edge: Option<Box<EdgeRuntime>>,
+    /// Congestion isolation (`[switch.ci]`).
+    ci: Option<Box<CiRuntime>>,
+    /// Bits of the CI classes (non-congested queues); 0 without CI.
+    ci_base: u8,
+    /// Bits of the congested-flow queues; 0 without CI.
+    ci_cfq: u8,
+    /// Data packets that arrived ahead of their receiver's next expected
+    /// byte (reordering or an earlier loss).
+    out_of_order: u64,
+}
+
+/// Congestion isolation's shared state: the configuration, the CIP-loss
+/// randomness and the counters of CIPs and NIC isolations.
+struct CiRuntime {
+    cfg: CiConfig,
+    loss: Stream,
+    cips_sent: u64,
+    cips_received: u64,
+    cips_lost: u64,
+    acks_sent: u64,
+    acks_received: u64,
+    resends: u64,
+    gave_up: u64,
+    nic_isolations: u64,
+    nic_deisolations: u64,
 }
 
 impl Simulation {
@@ -286,7 +321,7 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                PoissonGen::new(
+                let mut g = PoissonGen::new(
                     i,
                     seed,
                     sc.poisson_hosts[i].clone(),
@@ -295,7 +330,9 @@ impl Simulation {
                     p.load,
                     class_or(p.class),
                     duration,
-                )
+                );
+                g.small = p.small_flows.map(|s| (s.below.0, s.class));
+                g
             })
             .collect();
         let host_id = |r: &crate::scenario::HostRef| -> u32 {
@@ -488,7 +525,32 @@ impl Simulation {
                     seed,
                 ))
             }),
+            ci: c.switch.ci.as_ref().map(|cfg| {
+                Box::new(CiRuntime {
+                    cfg: cfg.clone(),
+                    loss: Stream::new(seed, "cip-loss", 0),
+                    cips_sent: 0,
+                    cips_received: 0,
+                    cips_lost: 0,
+                    acks_sent: 0,
+                    acks_received: 0,
+                    resends: 0,
+                    gave_up: 0,
+                    nic_isolations: 0,
+                    nic_deisolations: 0,
+                })
+            }),
+            ci_base: c.switch.ci.as_ref().map_or(0, |c| c.base_mask()),
+            ci_cfq: c.switch.ci.as_ref().map_or(0, |c| c.cfq_mask()),
+            out_of_order: 0,
         };
+        if sim.ci.is_some() {
+            for sw in &sim.switches {
+                for gp in sw.ports.clone() {
+                    sim.ports[gp as usize].ci = Some(Box::default());
+                }
+            }
+        }
         if let Some(r) = &sim.rdma {
             let ctx = sim.rdma_base_ctx(r);
             if r.cc.build(&ctx).needs_int() {
@@ -630,6 +692,7 @@ impl Simulation {
             Ev::PfcRefresh(p) => self.on_pfc_refresh(now, p),
             Ev::Watchdog(p) => self.on_watchdog(now, p),
             Ev::Gate(slot) => self.on_gate(now, slot),
+            Ev::Ci(p) => self.on_ci_timer(now, p),
             Ev::DelAck(slot) => self.on_delack(now, slot),
             Ev::Poisson(g, i) => {
                 self.generators_live -= 1;
@@ -681,6 +744,7 @@ impl Simulation {
                     payload: pg.size,
                     kind: PacketKind::Raw,
                     class: pg.class,
+                    prio: pg.class,
                     flags: 0,
                     in_port: 0,
                     to_port: 0,
@@ -726,6 +790,10 @@ impl Simulation {
             self.on_pause_frame(now, peer, pkt);
             return;
         }
+        if matches!(kind, PacketKind::Cip | PacketKind::CipAck) {
+            self.on_cip(now, peer, pkt);
+            return;
+        }
         match self.owners[peer as usize] {
             Owner::Switch(s) => {
                 let local = self.arena.get(pkt).in_port;
@@ -762,8 +830,10 @@ impl Simulation {
     fn switch_receive(&mut self, now: Ps, s: u32, pkt: PktId, in_local: u16) {
         let p = self.arena.get_mut(pkt);
         let (dst, hash, class, size) = (p.dst, p.hash, p.class as usize, p.size as Bytes);
+        // PFC accounts the packet to the priority it arrived on.
+        let prio = p.prio as usize;
         let local = self.routes.select(s, dst, hash);
-        let lossless = self.sw.lossless & (1 << class) != 0;
+        let lossless = self.sw.lossless & (1 << prio) != 0;
         if lossless {
             let cfg = self.pfc.as_ref().expect("lossless implies pfc");
             let sw = &mut self.switches[s as usize];
@@ -771,7 +841,7 @@ impl Simulation {
             if full
                 || sw
                     .pfc
-                    .charge(cfg, self.sw.buffer, in_local as usize, class, size)
+                    .charge(cfg, self.sw.buffer, in_local as usize, prio, size)
                     == Charge::Violation
             {
                 // A lossless violation: headroom (or the whole buffer) overflowed.
@@ -784,37 +854,55 @@ impl Simulation {
                 self.arena.free(pkt);
                 return;
             }
-            let ing = &sw.pfc.ingress[in_local as usize][class];
+            let ing = &sw.pfc.ingress[in_local as usize][prio];
             if !ing.paused
                 && sw
                     .pfc
-                    .should_pause(cfg, self.sw.buffer, in_local as usize, class)
+                    .should_pause(cfg, self.sw.buffer, in_local as usize, prio)
             {
-                self.send_pfc(now, s, in_local, class as u8, true);
+                self.send_pfc(now, s, in_local, prio as u8, true);
             }
         }
+        let out = self.switches[s as usize].port(local);
+        // Congestion isolation picks the queue: the class's own, or a CFQ.
+        let (queue, entry) = if self.ci_base & (1 << class) != 0 {
+            self.ci_classify(now, s, out, pkt, in_local)
+        } else {
+            (class, None)
+        };
         let sw = &mut self.switches[s as usize];
-        let out = sw.port(local);
         let port = &mut self.ports[out as usize];
-        if port.storm & (1 << class) != 0 {
+        if port.storm & (1 << queue) != 0 {
             // The dropping watchdog disabled PFC on this queue.
-            let q = &mut port.queues[class];
+            let q = &mut port.queues[queue];
             q.counters.drop_pkts += 1;
             q.counters.drop_bytes += size;
             port.pfc.watchdog_drops += 1;
-            self.release_lossless(now, s, in_local, class, size);
+            self.release_lossless(now, s, in_local, prio, size);
             self.cons.dropped_bytes += size;
             self.arena.free(pkt);
             return;
         }
-        if sw.enqueue(&self.sw, port, &mut self.arena, pkt, now) == Enqueue::Dropped {
+        if sw.enqueue(&self.sw, port, &mut self.arena, pkt, queue, now) == Enqueue::Dropped {
             if lossless {
                 let cfg = self.pfc.as_ref().expect("pfc");
-                sw.pfc.release(cfg, in_local as usize, class, size);
+                sw.pfc.release(cfg, in_local as usize, prio, size);
             }
             self.cons.dropped_bytes += size;
             self.arena.free(pkt);
             return;
+        }
+        if (self.ci_base | self.ci_cfq) & (1 << queue) != 0 {
+            let order = self.ci.as_ref().expect("ci").cfg.order;
+            let Port {
+                ci,
+                queues,
+                ci_blocked,
+                ..
+            } = &mut self.ports[out as usize];
+            let cp = ci.as_deref_mut().expect("ci port");
+            cp.on_enqueue(queue as u8, entry);
+            cp.refresh_blocked(order, self.ci_cfq, queues, &self.arena, ci_blocked);
         }
         if self.ports[out as usize].is_idle(now) {
             self.switch_tx(now, s, out);
@@ -833,20 +921,27 @@ impl Simulation {
             // PFC frames go first and are never paused (802.1Qbb §36.1.3.2).
             self.transmit(now, p, pkt);
             let port = &self.ports[p as usize];
-            if !port.ctrl.is_empty() || port.nonempty & !port.paused != 0 {
+            if !port.ctrl.is_empty() || port.sendable() != 0 {
                 self.want_tx_done(p);
             }
             return;
         }
-        let Some(pkt) = self.switches[s as usize].dequeue(&self.sw, port, &mut self.arena, now)
+        let Some((pkt, queue)) =
+            self.switches[s as usize].dequeue(&self.sw, port, &mut self.arena, now)
         else {
             return;
         };
-        let (class, in_local, size, kind) = {
-            let k = self.arena.get(pkt);
-            (k.class as usize, k.in_port, k.size as Bytes, k.kind)
+        let (prio, in_local, size, kind, key) = {
+            let k = self.arena.get_mut(pkt);
+            let prio = k.prio as usize;
+            // It travels on to the next hop on the priority of the queue it left.
+            k.prio = queue as u8;
+            (prio, k.in_port, k.size as Bytes, k.kind, k.hash)
         };
-        self.release_lossless(now, s, in_local, class, size);
+        if (self.ci_base | self.ci_cfq) & (1 << queue) != 0 {
+            self.ci_exit(p, queue as u8, key);
+        }
+        self.release_lossless(now, s, in_local, prio, size);
         if kind == PacketKind::Data && self.arena.int_enabled() {
             // HPCC INT (Li et al. 2019 §3.2): the egress port's state at dequeue.
             let port = &self.ports[p as usize];
@@ -860,7 +955,7 @@ impl Simulation {
         }
         self.transmit(now, p, pkt);
         let port = &self.ports[p as usize];
-        if port.nonempty & !port.paused != 0 || !port.ctrl.is_empty() {
+        if port.sendable() != 0 || !port.ctrl.is_empty() {
             self.want_tx_done(p);
         }
     }
@@ -887,6 +982,7 @@ impl Simulation {
             payload: class as u32,
             kind: PacketKind::Pause,
             class,
+            prio: class,
             flags: 0,
             in_port: 0,
             to_port: 0,
@@ -1107,25 +1203,31 @@ impl Simulation {
             unreachable!("the dropping watchdog acts on switch ports only");
         };
         while let Some(pkt) = self.ports[gp as usize].queues[c].pkts.pop_front() {
-            let (size, in_local) = {
+            let (size, in_local, prio, key) = {
                 let k = self.arena.get(pkt);
-                (k.size as Bytes, k.in_port)
+                (k.size as Bytes, k.in_port, k.prio as usize, k.hash)
             };
+            if (self.ci_base | self.ci_cfq) & (1 << c) != 0 {
+                self.ci_exit(gp, c as u8, key);
+            }
             let port = &mut self.ports[gp as usize];
             port.queues[c].bytes -= size;
             port.queues[c].counters.drop_pkts += 1;
             port.queues[c].counters.drop_bytes += size;
             port.pfc.watchdog_drops += 1;
             self.switches[s as usize].used -= size;
-            self.release_lossless(now, s, in_local, c, size);
+            self.release_lossless(now, s, in_local, prio, size);
             self.cons.dropped_bytes += size;
             self.arena.free(pkt);
         }
         self.ports[gp as usize].nonempty &= !(1 << c);
+        // A flushed NCQ may release a congested-flow queue's markers.
+        self.kick_port(now, gp);
     }
 
-    /// Returns a lossless packet's bytes to its ingress accounting and sends
-    /// XON upstream when the ingress falls below its resume threshold.
+    /// Returns a lossless packet's bytes to its ingress accounting (`class`:
+    /// the priority it arrived on) and sends XON upstream when the ingress
+    /// falls below its resume threshold.
     #[inline]
     fn release_lossless(&mut self, now: Ps, s: u32, in_local: u16, class: usize, size: Bytes) {
         if self.sw.lossless & (1 << class) == 0 {
@@ -1170,6 +1272,421 @@ impl Simulation {
         }
     }
 
+    // ---------------------------------------------------------------- congestion isolation
+
+    /// IEEE 802.1Qcz at egress port `out` of switch `s`: the queue a packet of
+    /// a CI class joins (its class's, or its flow's congested-flow queue) and
+    /// the flow's table entry when it joins a CFQ. Looks the flow up, ages
+    /// its entry, detects congesting flows and sends the CIPs that follow.
+    fn ci_classify(
+        &mut self,
+        now: Ps,
+        s: u32,
+        out: u32,
+        pkt: PktId,
+        in_local: u16,
+    ) -> (usize, Option<usize>) {
+        let p = *self.arena.get(pkt);
+        let (key, base, size) = (p.hash, p.class, p.size as Bytes);
+        let cfg = &self.ci.as_ref().expect("ci").cfg;
+        let (age, order, threshold) = (cfg.age.0, cfg.order, cfg.threshold.0);
+        let Port {
+            ci,
+            queues,
+            ci_blocked,
+            ..
+        } = &mut self.ports[out as usize];
+        let cp = ci.as_deref_mut().expect("ci port");
+        let mut idx = cp.find(key);
+        if let Some(i) = idx {
+            if cp.aged(i, now, age, order) {
+                // Not seen for `age` and nothing of it in the CFQ: de-isolate.
+                cp.remove(i);
+                cp.refresh_blocked(order, self.ci_cfq, queues, &self.arena, ci_blocked);
+                idx = None;
+            }
+        }
+        // Entries whose CIP may go now; flows isolated here now.
+        let mut new = vec![];
+        let mut created = vec![];
+        let idx = match idx {
+            Some(i) => {
+                let e = &mut cp.entries[i];
+                e.last_seen = now;
+                if e.ingress == NO_PORT {
+                    e.ingress = in_local;
+                }
+                if p.prio != p.class {
+                    // Arrived on a congested-flow priority: the upstream has isolated it.
+                    e.confirmed = true;
+                }
+                if !e.cip_sent
+                    && (e.local
+                        || cfg.propagate == ci::Propagate::Immediate
+                        || queues[e.cfq as usize].bytes + size > threshold)
+                {
+                    new.push(i);
+                }
+                Some(i)
+            }
+            None => {
+                let q = queues[base as usize].bytes;
+                if cp.detect(cfg, base, q, size) {
+                    let found = match cfg.detect {
+                        ci::Detect::Top { k, .. } => {
+                            CiPort::top_flows(queues, &self.arena, base, k as usize)
+                        }
+                        _ => vec![(key, in_local, p.flow, p.flow_uid)],
+                    };
+                    for (k, ing, flow, uid) in found {
+                        if cp.find(k).is_some() {
+                            continue;
+                        }
+                        if let Some(i) = cp.isolate(
+                            cfg,
+                            queues,
+                            &self.arena,
+                            k,
+                            base,
+                            ing,
+                            now,
+                            true,
+                            (flow, uid),
+                        ) {
+                            new.push(i);
+                            created.push((flow, uid));
+                        }
+                    }
+                    cp.refresh_blocked(order, self.ci_cfq, queues, &self.arena, ci_blocked);
+                }
+                cp.find(key)
+            }
+        };
+        let cfq = idx.map(|i| cp.entries[i].cfq as usize);
+        self.ci_send_cips(now, s, out, &new);
+        for (flow, uid) in created.iter().copied() {
+            self.count_isolation(flow, uid);
+        }
+        if !created.is_empty() || !new.is_empty() {
+            self.ci_arm(now, out);
+        }
+        match (cfq, idx) {
+            (Some(c), Some(i)) => (c, Some(i)),
+            _ => (base as usize, None),
+        }
+    }
+
+    /// Counts an isolation of the flow in `slot` (if it is still that flow).
+    fn count_isolation(&mut self, slot: u32, uid: u32) {
+        if let Some(f) = self.flows.get_mut(slot as usize) {
+            if f.active && f.uid == uid {
+                f.ci_isolations += 1;
+            }
+        }
+    }
+
+    /// Sends the CIPs of entries `idx` of port `out` upstream (out of each
+    /// flow's ingress port).
+    fn ci_send_cips(&mut self, now: Ps, s: u32, out: u32, idx: &[usize]) {
+        for &i in idx {
+            let cfg = &self.ci.as_ref().expect("ci").cfg;
+            let (rel, copies, interval, nic) = (
+                cfg.cip.reliability,
+                cfg.cip.copies,
+                cfg.cip.interval.0,
+                cfg.nic,
+            );
+            let ing = self.ports[out as usize].ci.as_deref().expect("ci port").entries[i].ingress;
+            if ing == NO_PORT {
+                continue;
+            }
+            let up = self.switches[s as usize].port(ing);
+            let upstream_is_host = matches!(
+                self.owners[self.ports[up as usize].peer as usize],
+                Owner::Host(_)
+            );
+            let cp = self.ports[out as usize].ci.as_deref_mut().expect("ci port");
+            let e = &mut cp.entries[i];
+            if e.cip_sent {
+                continue;
+            }
+            e.cip_sent = true;
+            let (key, base, flow) = (e.key, e.base, (e.flow, e.flow_uid));
+            if upstream_is_host && !nic {
+                // The NIC would ignore it: no CIP, nothing to confirm.
+                e.confirmed = true;
+                continue;
+            }
+            let n = match rel {
+                Reliability::Repeat => copies.max(1),
+                _ => 1,
+            };
+            if matches!(rel, Reliability::Ack | Reliability::Marked) {
+                e.next_resend = now + interval;
+            } else {
+                e.confirmed = true;
+            }
+            for _ in 0..n {
+                self.send_link_frame(now, up, PacketKind::Cip, key, base, flow);
+            }
+        }
+    }
+
+    /// Queues a link-local CI frame (CIP or CIP-ACK) on port `gp`'s control FIFO.
+    fn send_link_frame(
+        &mut self,
+        now: Ps,
+        gp: u32,
+        kind: PacketKind,
+        key: u64,
+        base: u8,
+        flow: (u32, u32),
+    ) {
+        let frame = Packet {
+            seq: key,
+            ts: now,
+            enq_at: now,
+            hash: 0,
+            flow: flow.0,
+            flow_uid: flow.1,
+            dst: u32::MAX,
+            size: pfc::PFC_FRAME_BYTES,
+            payload: base as u32,
+            kind,
+            class: base,
+            prio: base,
+            flags: 0,
+            in_port: 0,
+            to_port: 0,
+        };
+        let r = self.ci.as_deref_mut().expect("ci");
+        match kind {
+            PacketKind::Cip => r.cips_sent += 1,
+            _ => r.acks_sent += 1,
+        }
+        self.cons.sent_bytes += frame.size as u64;
+        let id = self.arena.alloc(frame);
+        self.ports[gp as usize].ctrl.push_back(id);
+        self.kick_port(now, gp);
+    }
+
+    /// A packet of flow `key` left class queue `queue` of switch port `p`.
+    fn ci_exit(&mut self, p: u32, queue: u8, key: u64) {
+        let r = self.ci.as_deref().expect("ci");
+        let (order, drain) = (r.cfg.order, r.cfg.release_on_drain);
+        let Port {
+            ci,
+            queues,
+            ci_blocked,
+            ..
+        } = &mut self.ports[p as usize];
+        let cp = ci.as_deref_mut().expect("ci port");
+        cp.on_exit(queue, key, self.ci_cfq);
+        if drain && self.ci_cfq & (1 << queue) != 0 && queues[queue as usize].pkts.is_empty() {
+            // `release_on_drain`: the CFQ is empty, its locally detected flows go back.
+            let mut i = 0;
+            while i < cp.len() {
+                let e = &cp.entries[i];
+                if e.local && e.cfq == queue && e.in_cfq == 0 {
+                    cp.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        cp.refresh_blocked(order, self.ci_cfq, queues, &self.arena, ci_blocked);
+    }
+
+    /// Arms port `gp`'s CI timer for its earliest resend or aging deadline.
+    fn ci_arm(&mut self, now: Ps, gp: u32) {
+        let cfg = &self.ci.as_ref().expect("ci").cfg;
+        let (age, resend) = (
+            cfg.age.0,
+            matches!(cfg.cip.reliability, Reliability::Ack | Reliability::Marked),
+        );
+        let cp = self.ports[gp as usize].ci.as_deref_mut().expect("ci port");
+        let mut next = Ps::MAX;
+        for e in &cp.entries {
+            // Aged but with packets still in its CFQ: look again in `age`.
+            let expiry = e.last_seen + age;
+            next = next.min(if expiry > now { expiry } else { now + age });
+            if resend && e.cip_sent && !e.confirmed {
+                next = next.min(e.next_resend);
+            }
+        }
+        if next == Ps::MAX {
+            cp.timer.disarm();
+            return;
+        }
+        let next = next.max(now);
+        let earlier = cp.timer.deadline().is_none_or(|d| d <= now || next < d);
+        if earlier {
+            self.q.arm(&mut cp.timer, next, Ev::Ci(gp));
+        }
+    }
+
+    /// Port `gp`'s CI timer: ages entries out and resends unconfirmed CIPs.
+    fn on_ci_timer(&mut self, now: Ps, gp: u32) {
+        let cp = self.ports[gp as usize].ci.as_deref_mut().expect("ci port");
+        if !self.q.fire(&mut cp.timer, now, Ev::Ci(gp)) {
+            return;
+        }
+        let Owner::Switch(s) = self.owners[gp as usize] else {
+            return;
+        };
+        let r = self.ci.as_deref().expect("ci");
+        let (age, order, interval, max) = (
+            r.cfg.age.0,
+            r.cfg.order,
+            r.cfg.cip.interval.0,
+            r.cfg.cip.max_resends,
+        );
+        let mut resend = vec![];
+        let mut gave_up = 0;
+        {
+            let Port {
+                ci,
+                queues,
+                ci_blocked,
+                ..
+            } = &mut self.ports[gp as usize];
+            let cp = ci.as_deref_mut().expect("ci port");
+            let mut i = 0;
+            while i < cp.len() {
+                if cp.aged(i, now, age, order) {
+                    cp.remove(i);
+                    continue;
+                }
+                let e = &mut cp.entries[i];
+                if e.cip_sent && !e.confirmed && e.next_resend <= now {
+                    if e.resends >= max {
+                        e.confirmed = true;
+                        gave_up += 1;
+                    } else {
+                        e.resends += 1;
+                        e.next_resend = now + interval;
+                        resend.push((e.ingress, e.key, e.base, (e.flow, e.flow_uid)));
+                    }
+                }
+                i += 1;
+            }
+            cp.refresh_blocked(order, self.ci_cfq, queues, &self.arena, ci_blocked);
+        }
+        let r = self.ci.as_deref_mut().expect("ci");
+        r.gave_up += gave_up;
+        r.resends += resend.len() as u64;
+        for (ing, key, base, flow) in resend {
+            let up = self.switches[s as usize].port(ing);
+            self.send_link_frame(now, up, PacketKind::Cip, key, base, flow);
+        }
+        // A de-isolation may have unblocked a CFQ.
+        self.kick_port(now, gp);
+        self.ci_arm(now, gp);
+    }
+
+    /// A CIP or CIP-ACK reached port `gp`.
+    fn on_cip(&mut self, now: Ps, gp: u32, id: PktId) {
+        let pkt = *self.arena.get(id);
+        self.arena.free(id);
+        let r = self.ci.as_deref_mut().expect("CIPs imply ci");
+        let loss = r.cfg.cip.loss;
+        if loss > 0.0 && r.loss.chance(loss) {
+            // Lost on the link (CI must survive it).
+            r.cips_lost += 1;
+            self.cons.dropped_bytes += pkt.size as u64;
+            return;
+        }
+        self.cons.delivered_bytes += pkt.size as u64;
+        let (key, base, flow) = (pkt.seq, pkt.payload as u8, (pkt.flow, pkt.flow_uid));
+        if pkt.kind == PacketKind::CipAck {
+            r.acks_received += 1;
+            // Confirms the entry whose CIPs went out of this port.
+            if let Owner::Switch(s) = self.owners[gp as usize] {
+                let local = self.ports[gp as usize].local;
+                for p in self.switches[s as usize].ports.clone() {
+                    let cp = self.ports[p as usize].ci.as_deref_mut().expect("ci port");
+                    if let Some(i) = cp.find(key) {
+                        if cp.entries[i].ingress == local {
+                            cp.entries[i].confirmed = true;
+                        }
+                    }
+                }
+            }
+            return;
+        }
+        r.cips_received += 1;
+        let ack = r.cfg.cip.reliability == Reliability::Ack;
+        let cfq = r.cfg.cfq_for(base, key);
+        match self.owners[gp as usize] {
+            Owner::Host(h) => {
+                if !r.cfg.nic {
+                    return;
+                }
+                // The sending NIC isolates the flow: it sends on the CFQ's priority.
+                let mut n = 0;
+                for f in self.flows.iter_mut() {
+                    if f.active && f.src == h && f.hash == key && f.class == base {
+                        if f.prio != cfq {
+                            f.prio = cfq;
+                            f.ci_isolations += 1;
+                            n += 1;
+                        }
+                        f.ci_last = now;
+                    }
+                }
+                r.nic_isolations += n;
+            }
+            Owner::Switch(_) => {
+                let r = self.ci.as_deref().expect("ci");
+                let cfg = &r.cfg;
+                let Port {
+                    ci,
+                    queues,
+                    ci_blocked,
+                    ..
+                } = &mut self.ports[gp as usize];
+                let cp = ci.as_deref_mut().expect("ci port");
+                match cp.find(key) {
+                    Some(i) => cp.entries[i].last_seen = now,
+                    None => {
+                        // Isolate it at our egress towards the CIP's sender; its
+                        // ingress port (where our own CIP goes) is learnt from
+                        // its next packet.
+                        if cp
+                            .isolate(cfg, queues, &self.arena, key, base, NO_PORT, now, false, flow)
+                            .is_some()
+                        {
+                            cp.refresh_blocked(
+                                cfg.order,
+                                self.ci_cfq,
+                                queues,
+                                &self.arena,
+                                ci_blocked,
+                            );
+                            self.count_isolation(flow.0, flow.1);
+                        }
+                    }
+                }
+                self.ci_arm(now, gp);
+            }
+        }
+        if ack {
+            self.send_link_frame(now, gp, PacketKind::CipAck, key, base, flow);
+        }
+    }
+
+    /// The NIC's isolation of flow `f` ends when the flow has sent nothing on
+    /// the isolated priority (and was not paused on it) for `age`.
+    fn nic_ci_age(ci: Option<&mut CiRuntime>, f: &mut FlowSlot, now: Ps, paused: u8) {
+        let Some(r) = ci else { return };
+        if paused & (1 << f.prio) != 0 {
+            f.ci_last = now;
+        } else if now >= f.ci_last + r.cfg.age.0 {
+            f.prio = f.class;
+            r.nic_deisolations += 1;
+        }
+    }
+
     // ---------------------------------------------------------------- hosts
 
     /// Tells host `h`'s NIC that it may have something to send.
@@ -1186,6 +1703,12 @@ impl Simulation {
     fn host_tx(&mut self, now: Ps, h: u32) {
         let p = self.nics[h as usize].port;
         if self.ports[p as usize].busy_until > now {
+            self.want_tx_done(p);
+            return;
+        }
+        if let Some(id) = self.ports[p as usize].ctrl.pop_front() {
+            // Link-local control frames (CIP-ACKs) are never paused.
+            self.transmit(now, p, id);
             self.want_tx_done(p);
             return;
         }
@@ -1224,10 +1747,13 @@ impl Simulation {
                 f.in_ready = false;
                 continue;
             }
-            let qp = f.qp.as_mut().expect("rdma flow");
             self.nics[h as usize].ready.push_back(slot);
-            if paused & (1 << f.class) != 0 {
-                continue; // PFC pauses this QP's class: XON or expiry kicks the NIC
+            if f.prio != f.class {
+                Self::nic_ci_age(self.ci.as_deref_mut(), f, now, paused);
+            }
+            let qp = f.qp.as_mut().expect("rdma flow");
+            if paused & (1 << f.prio) != 0 {
+                continue; // PFC pauses this QP's priority: XON or expiry kicks the NIC
             }
             if let Some(g) = f.gate.as_deref() {
                 if !g.is_open(now) {
@@ -1246,6 +1772,7 @@ impl Simulation {
             }
             let overhead = self.rdma_overhead;
             let (seq, len, retx) = qp.take_segment(cfg, now, |pl| pl + overhead);
+            f.ci_last = now;
             let mut fl = if qp.cc.ecn_capable() { flags::ECT } else { 0 };
             if retx {
                 fl |= flags::RETX;
@@ -1262,6 +1789,7 @@ impl Simulation {
                 payload: len,
                 kind: PacketKind::Data,
                 class: f.class,
+                prio: f.prio,
                 flags: fl,
                 in_port: 0,
                 to_port: 0,
@@ -1363,6 +1891,7 @@ impl Simulation {
             payload: Packet::owd_payload(echo.owd as i32),
             kind,
             class: cfg.ctrl_class,
+            prio: cfg.ctrl_class,
             flags: if ece { flags::ECE } else { 0 },
             in_port: 0,
             to_port: 0,
@@ -1398,6 +1927,9 @@ impl Simulation {
                 };
                 let echo = Echo { ts: pkt.ts, owd };
                 let out = qp.on_data(cfg, now, pkt.seq, pkt.payload, pkt.has(flags::CE));
+                if out.gap {
+                    self.out_of_order += 1;
+                }
                 if let Some(t) = out.cnp_timer {
                     self.q.arm(&mut qp.cnp_timer, t, Ev::CnpTimer(slot));
                 }
@@ -1461,7 +1993,10 @@ impl Simulation {
             if !f.active {
                 continue;
             }
-            if paused & (1 << f.class) != 0 {
+            if f.prio != f.class {
+                Self::nic_ci_age(self.ci.as_deref_mut(), f, now, paused);
+            }
+            if paused & (1 << f.prio) != 0 {
                 // PFC: this flow's class is paused; the resume kicks the NIC.
                 f.in_ready = true;
                 self.nics[h as usize].ready.push_back(slot);
@@ -1482,6 +2017,7 @@ impl Simulation {
             let Some(seg) = f.tcp.next_segment(&self.tcp) else {
                 continue;
             };
+            f.ci_last = now;
             let mut fl = if self.ecn_capable { flags::ECT } else { 0 };
             if seg.retx {
                 fl |= flags::RETX;
@@ -1498,6 +2034,7 @@ impl Simulation {
                 payload: seg.len,
                 kind: PacketKind::Data,
                 class: f.class,
+                prio: f.prio,
                 flags: fl,
                 in_port: 0,
                 to_port: 0,
@@ -1539,6 +2076,9 @@ impl Simulation {
                     Some(e) => e.reading(f.src, h, pkt.ts, now) as i64,
                     None => 0,
                 };
+                if pkt.seq > f.tcp.rcv_nxt {
+                    self.out_of_order += 1;
+                }
                 let out = f.tcp.on_data(
                     now,
                     pkt.seq,
@@ -1601,6 +2141,7 @@ impl Simulation {
             payload: Packet::owd_payload(a.owd as i32),
             kind: PacketKind::Ack,
             class: self.ack_class.unwrap_or(f.class),
+            prio: self.ack_class.unwrap_or(f.class),
             flags: if a.ece { flags::ECE } else { 0 },
             in_port: 0,
             to_port: 0,
@@ -1854,6 +2395,9 @@ impl Simulation {
                 Box::new(RdmaQp::new(req.size, r.cc.build(&ctx), ctx))
             }),
             gate,
+            prio: req.class,
+            ci_last: 0,
+            ci_isolations: 0,
         };
         let s = match self.free_slots.pop() {
             Some(s) => {
@@ -1891,6 +2435,8 @@ impl Simulation {
                 .as_ref()
                 .map_or(0, |g| g.paused_until(finish.unwrap_or(self.q.now()))),
             timeouts: f.qp.as_ref().map_or(f.tcp.timeouts, |q| q.timeouts),
+            ci_isolations: f.ci_isolations,
+            cnps: f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32),
             measured: f.start >= self.warmup && f.start < self.measure_end,
         });
     }
@@ -2234,6 +2780,9 @@ impl Simulation {
         if !edge_summary.is_null() {
             summary["edge"] = edge_summary;
         }
+        if self.ci.is_some() {
+            summary["ci"] = self.ci_summary(&flows);
+        }
         Results {
             flows,
             pfc: pfc_events,
@@ -2249,6 +2798,68 @@ impl Simulation {
             stats,
             conservation: self.cons,
         }
+    }
+
+    /// The summary's `ci` block: CIPs, isolations, and pause frames by queue.
+    fn ci_summary(&self, flows: &Table) -> serde_json::Value {
+        let r = self.ci.as_deref().expect("ci");
+        let mut st = ci::CiPortStats::default();
+        let (mut ncq, mut cfq, mut to_nics) = (0u64, 0u64, 0u64);
+        for p in &self.ports {
+            match p.owner {
+                Owner::Switch(_) => {
+                    let s = p.ci.as_deref().expect("ci port").stats;
+                    st.detected += s.detected;
+                    st.by_cip += s.by_cip;
+                    st.deisolated += s.deisolated;
+                    st.table_full += s.table_full;
+                    st.blocked += s.blocked;
+                    st.peak_entries = st.peak_entries.max(s.peak_entries);
+                    for c in 0..NUM_CLASSES {
+                        if self.ci_base & (1 << c) != 0 {
+                            ncq += p.pfc.xoff_tx[c];
+                        } else if self.ci_cfq & (1 << c) != 0 {
+                            cfq += p.pfc.xoff_tx[c];
+                        }
+                    }
+                }
+                Owner::Host(_) => to_nics += p.pfc.xoff_rx.iter().sum::<u64>(),
+            }
+        }
+        // Large flows: at least the first size-bucket edge (100 KB by default,
+        // the talk's mice boundary).
+        let large = self.size_buckets.first().copied().unwrap_or(100_000);
+        let (iso, size) = (flows.u32s("ci_isolations"), flows.u64s("size_bytes"));
+        let n = iso.len();
+        let n_iso = iso.iter().filter(|&&x| x > 0).count();
+        let n_large = size.iter().filter(|&&s| s >= large).count();
+        let n_large_iso = (0..n).filter(|&i| size[i] >= large && iso[i] > 0).count();
+        let share = |a: usize, b: usize| if b > 0 { a as f64 / b as f64 } else { 0.0 };
+        serde_json::json!({
+            "cips_sent": r.cips_sent,
+            "cips_received": r.cips_received,
+            "cips_lost": r.cips_lost,
+            "cip_resends": r.resends,
+            "cip_gave_up": r.gave_up,
+            "cip_acks_sent": r.acks_sent,
+            "cip_acks_received": r.acks_received,
+            "isolations_detected": st.detected,
+            "isolations_by_cip": st.by_cip,
+            "nic_isolations": r.nic_isolations,
+            "deisolations": st.deisolated,
+            "nic_deisolations": r.nic_deisolations,
+            "table_full": st.table_full,
+            "peak_table_entries": st.peak_entries,
+            "cfq_blocked_events": st.blocked,
+            "flows_isolated": n_iso,
+            "flows_isolated_share": share(n_iso, n),
+            "large_flow_bytes": large,
+            "large_flows_isolated_share": share(n_large_iso, n_large),
+            "pause_frames_ncq": ncq,
+            "pause_frames_cfq": cfq,
+            "pause_frames_cfq_share": share(cfq as usize, (ncq + cfq) as usize),
+            "pause_frames_to_nics": to_nics,
+        })
     }
 
     fn summary(
@@ -2314,6 +2925,8 @@ impl Simulation {
                 "watchdog_drops": sum_u64(ports, "watchdog_drops"),
             },
             "retransmits": sum_u32(flows, "retransmits"),
+            "cnps": sum_u32(flows, "cnps"),
+            "out_of_order_arrivals": self.out_of_order,
             "timeouts": sum_u32(flows, "timeouts"),
             "incasts": {
                 "count": incasts.rows(),

@@ -9,6 +9,7 @@
 //! * A [`switch::Switch`] is output-queued with a shared buffer; a
 //!   [`host::HostNic`] pulls packets from the host's flows when its port is free.
 
+pub mod ci;
 pub mod host;
 pub mod packet;
 pub mod pfc;

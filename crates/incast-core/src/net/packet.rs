@@ -22,6 +22,11 @@ pub enum PacketKind {
     Cnp = 4,
     /// IEEE 802.1Qbb PFC frame: `payload` is the class, `seq` the pause quanta (0 = XON).
     Pause = 5,
+    /// IEEE 802.1Qcz Congestion Isolation Packet, link-local: `seq` is the
+    /// flow key (5-tuple hash), `payload` its CI class.
+    Cip = 6,
+    /// Acknowledgement of a CIP (reliability option `ack`), link-local, same fields.
+    CipAck = 7,
 }
 
 /// Flag bits of [`Packet::flags`].
@@ -61,8 +66,12 @@ pub struct Packet {
     /// data packet's one-way delay ([`Packet::owd`]).
     pub payload: u32,
     pub kind: PacketKind,
-    /// Priority class 0..8 (7 is the highest under strict priority).
+    /// The flow's priority class 0..8 (7 is the highest under strict priority).
     pub class: u8,
+    /// The priority the packet travels on over its current link: the class
+    /// of the queue it left (a congested-flow queue when isolated, IEEE
+    /// 802.1Qcz), else `class`. PFC charges it at the next ingress.
+    pub prio: u8,
     pub flags: u8,
     /// Local index of the switch port the packet entered its current switch by
     /// (for PFC ingress accounting).

@@ -104,6 +104,9 @@ pub struct Port {
     /// PFC watchdog: bit c set while class c's PFC is disabled (pauses
     /// ignored, the queue dropped) after a trip with `drop = true`.
     pub storm: u8,
+    /// Congestion isolation: bit c set while congested-flow queue c's head
+    /// must wait for the flow's packets in its non-congested queue to leave.
+    pub ci_blocked: u8,
     pub rate: Rate,
     pub tx_bytes: u64,
     pub tx_pkts: u64,
@@ -112,6 +115,8 @@ pub struct Port {
     pub ctrl: VecDeque<PktId>,
     /// Boxed: cold state, kept out of the hot part of the port.
     pub pfc: Box<PortPfc>,
+    /// Congestion isolation state (switch ports, with `[switch.ci]`).
+    pub ci: Option<Box<super::ci::CiPort>>,
     /// Per-class egress queues (used on switch ports).
     pub queues: [ClassQueue; NUM_CLASSES],
     /// ECN marking of each class at this port (its rule may depend on the
@@ -166,12 +171,14 @@ impl Port {
             dwrr_next: 0,
             ecn_at_dequeue: 0,
             storm: 0,
+            ci_blocked: 0,
             rate,
             tx_bytes: 0,
             tx_pkts: 0,
             busy_time: 0,
             ctrl: VecDeque::new(),
             pfc: Box::default(),
+            ci: None,
             queues: Default::default(),
             ecn: [Ecn::Off; NUM_CLASSES],
         }
@@ -220,6 +227,13 @@ impl Port {
     #[inline]
     pub fn is_idle(&self, now: Ps) -> bool {
         self.busy_until <= now && !self.tx_event
+    }
+
+    /// Classes the scheduler may serve now: non-empty, not paused by PFC,
+    /// not held back by congestion isolation's order rule.
+    #[inline]
+    pub fn sendable(&self) -> u8 {
+        self.nonempty & !self.paused & !self.ci_blocked
     }
 
     /// Total bytes queued over all classes.

@@ -179,17 +179,18 @@ impl Switch {
         p >= 1.0 || (p > 0.0 && self.rng.chance(p))
     }
 
-    /// Admission control and enqueue-time marking for packet `id` on `port`.
+    /// Admission control and enqueue-time marking for packet `id` on class
+    /// queue `c` of `port` (the packet's class, or a congested-flow queue).
     pub fn enqueue(
         &mut self,
         params: &SwitchParams,
         port: &mut Port,
         arena: &mut PacketArena,
         id: PktId,
+        c: usize,
         now: Ps,
     ) -> Enqueue {
         let pkt = arena.get_mut(id);
-        let c = pkt.class as usize;
         let size = pkt.size as Bytes;
         let q = port.queues[c].bytes;
         let lossless = params.lossless & (1 << c) != 0;
@@ -241,15 +242,16 @@ impl Switch {
         Enqueue::Queued
     }
 
-    /// Removes the next packet to transmit on `port` (scheduler), with dequeue-time marking.
+    /// Removes the next packet to transmit on `port` (scheduler), with
+    /// dequeue-time marking; returns it and the class queue it left.
     pub fn dequeue(
         &mut self,
         params: &SwitchParams,
         port: &mut Port,
         arena: &mut PacketArena,
         now: Ps,
-    ) -> Option<PktId> {
-        let avail = port.nonempty & !port.paused;
+    ) -> Option<(PktId, usize)> {
+        let avail = port.sendable();
         if avail == 0 {
             return None;
         }
@@ -282,7 +284,7 @@ impl Switch {
                 port.queues[c].counters.ecn_marks += 1;
             }
         }
-        Some(id)
+        Some((id, c))
     }
 }
 
@@ -294,8 +296,9 @@ fn dwrr_pick(params: &SwitchParams, port: &mut Port, arena: &PacketArena) -> usi
     loop {
         let c = (port.dwrr_next & 0x7) as usize;
         let visited = port.dwrr_next & FRESH != 0;
-        if port.paused & (1 << c) != 0 {
-            // Paused by PFC: skip without a quantum, keep the deficit (spec §2.4).
+        if (port.paused | port.ci_blocked) & (1 << c) != 0 {
+            // Paused by PFC (or held by congestion isolation's order rule):
+            // skip without a quantum, keep the deficit (spec §2.4).
             port.dwrr_next = ((c + 1) % NUM_CLASSES) as u8;
             continue;
         }
@@ -342,10 +345,23 @@ mod tests {
             payload: size,
             kind: PacketKind::Raw,
             class,
+            prio: class,
             flags: flags::ECT,
             in_port: 0,
             to_port: 0,
         }
+    }
+
+    /// Enqueues packet `id` in its own class's queue.
+    fn enq(
+        sw: &mut Switch,
+        params: &SwitchParams,
+        p: &mut Port,
+        arena: &mut PacketArena,
+        id: PktId,
+    ) -> Enqueue {
+        let c = arena.get(id).class as usize;
+        sw.enqueue(params, p, arena, id, c, 0)
     }
 
     fn port() -> Port {
@@ -365,7 +381,7 @@ mod tests {
         let mut accepted = 0u64;
         for _ in 0..2000 {
             let id = arena.alloc(pkt(0, 1000));
-            if sw.enqueue(&params, &mut p, &mut arena, id, 0) == Enqueue::Queued {
+            if enq(&mut sw, &params, &mut p, &mut arena, id) == Enqueue::Queued {
                 accepted += 1000;
             }
         }
@@ -383,7 +399,7 @@ mod tests {
         let mut marked = vec![];
         for _ in 0..6 {
             let id = arena.alloc(pkt(0, 1000));
-            sw.enqueue(&params, &mut p, &mut arena, id, 0);
+            enq(&mut sw, &params, &mut p, &mut arena, id);
             marked.push(arena.get(id).has(flags::CE));
         }
         // queue ahead: 0,1000,2000,3000,4000,5000 -> marked when > 3000
@@ -410,14 +426,14 @@ mod tests {
         let mut arena = PacketArena::default();
         for c in [3u8, 1] {
             let id = arena.alloc(pkt(c, 100));
-            sw.enqueue(&params, &mut p, &mut arena, id, 0);
+            enq(&mut sw, &params, &mut p, &mut arena, id);
         }
         p.paused = 1 << 3;
-        let id = sw.dequeue(&params, &mut p, &mut arena, 0).unwrap();
+        let id = sw.dequeue(&params, &mut p, &mut arena, 0).unwrap().0;
         assert_eq!(arena.get(id).class, 1);
         assert_eq!(sw.dequeue(&params, &mut p, &mut arena, 0), None);
         p.paused = 0;
-        let id = sw.dequeue(&params, &mut p, &mut arena, 0).unwrap();
+        let id = sw.dequeue(&params, &mut p, &mut arena, 0).unwrap().0;
         assert_eq!(arena.get(id).class, 3);
     }
 
@@ -429,10 +445,10 @@ mod tests {
         let mut arena = PacketArena::default();
         for c in [0u8, 3, 7, 3] {
             let id = arena.alloc(pkt(c, 100));
-            sw.enqueue(&params, &mut p, &mut arena, id, 0);
+            enq(&mut sw, &params, &mut p, &mut arena, id);
         }
         let mut order = vec![];
-        while let Some(id) = sw.dequeue(&params, &mut p, &mut arena, 0) {
+        while let Some((id, _)) = sw.dequeue(&params, &mut p, &mut arena, 0) {
             order.push(arena.get(id).class);
         }
         assert_eq!(order, vec![7, 3, 3, 0]);
@@ -453,12 +469,12 @@ mod tests {
         for _ in 0..400 {
             for c in [1u8, 2] {
                 let id = arena.alloc(pkt(c, 1500));
-                sw.enqueue(&params, &mut p, &mut arena, id, 0);
+                enq(&mut sw, &params, &mut p, &mut arena, id);
             }
         }
         let mut sent = [0u32; 8];
         for _ in 0..400 {
-            let id = sw.dequeue(&params, &mut p, &mut arena, 0).unwrap();
+            let id = sw.dequeue(&params, &mut p, &mut arena, 0).unwrap().0;
             sent[arena.get(id).class as usize] += 1;
         }
         // Exactly 1:3 per round of 4 packets while both classes are backlogged.

@@ -34,6 +34,8 @@ pub struct RxOut {
     pub cnp_timer: Option<Ps>,
     /// The packet was in order and accepted.
     pub accepted: bool,
+    /// The packet was ahead of the expected byte (reordering or a loss before it).
+    pub gap: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -260,6 +262,7 @@ impl RdmaQp {
                 out.ack = Some((self.expected, std::mem::take(&mut self.ce_since_ack)));
             }
         } else if seq > self.expected {
+            out.gap = true;
             // A gap: drop and NACK the expected byte, at most once per
             // `nack_interval` for the same expected byte.
             let send = match self.last_nack {

@@ -31,6 +31,8 @@ pub struct PoissonGen {
     pub hosts: Vec<u32>,
     pub cdf: Cdf,
     pub class: u8,
+    /// Small-flow prioritization: flows below `.0` bytes go in class `.1`.
+    pub small: Option<(u64, u8)>,
     pub end: Ps,
     mean_gap: Vec<f64>,
     rngs: Vec<Stream>,
@@ -62,6 +64,7 @@ impl PoissonGen {
             hosts,
             cdf,
             class,
+            small: None,
             end,
             mean_gap,
             rngs,
@@ -81,11 +84,15 @@ impl PoissonGen {
         if j >= i {
             j += 1;
         }
+        let class = match self.small {
+            Some((below, c)) if size < below => c,
+            _ => self.class,
+        };
         FlowRequest {
             src: self.hosts[i],
             dst: self.hosts[j],
             size,
-            class: self.class,
+            class,
         }
     }
 }
