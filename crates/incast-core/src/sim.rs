@@ -2918,6 +2918,14 @@ impl Simulation {
             "ecn_marks": sum_u64(counters, "ecn_marks"),
             "pfc": {
                 "pause_frames": sum_u64(ports, "pause_tx"),
+                // PAUSE frames received by host NICs (the talk's "sent to NICs of servers").
+                "pause_frames_to_hosts": ports
+                    .u64s("pause_rx")
+                    .iter()
+                    .zip(nodes)
+                    .filter(|(_, n)| **n < n_hosts)
+                    .map(|(x, _)| x)
+                    .sum::<u64>(),
                 "resume_frames": sum_u64(ports, "resume_tx"),
                 "paused_time_us": ps_to_us(sum_u64(ports, "paused_ps")),
                 "lossless_drops": self.lossless_drops,
