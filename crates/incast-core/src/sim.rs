@@ -235,6 +235,8 @@ pub struct Simulation {
     ci_base: u8,
     /// Bits of the congested-flow queues; 0 without CI.
     ci_cfq: u8,
+    /// `ci_base | ci_cfq`: the queues whose exits CI tracks.
+    ci_any: u8,
     /// Data packets that arrived ahead of their receiver's next expected
     /// byte (reordering or an earlier loss).
     out_of_order: u64,
@@ -542,6 +544,11 @@ impl Simulation {
             }),
             ci_base: c.switch.ci.as_ref().map_or(0, |c| c.base_mask()),
             ci_cfq: c.switch.ci.as_ref().map_or(0, |c| c.cfq_mask()),
+            ci_any: c
+                .switch
+                .ci
+                .as_ref()
+                .map_or(0, |c| c.base_mask() | c.cfq_mask()),
             out_of_order: 0,
         };
         if sim.ci.is_some() {
@@ -865,11 +872,11 @@ impl Simulation {
         }
         let out = self.switches[s as usize].port(local);
         // Congestion isolation picks the queue: the class's own, or a CFQ.
-        let (queue, entry) = if self.ci_base & (1 << class) != 0 {
-            self.ci_classify(now, s, out, pkt, in_local)
-        } else {
-            (class, None)
-        };
+        let mut queue = class;
+        let mut entry = None;
+        if self.ci_base & (1 << class) != 0 {
+            (queue, entry) = self.ci_classify(now, s, out, pkt, in_local);
+        }
         let sw = &mut self.switches[s as usize];
         let port = &mut self.ports[out as usize];
         if port.storm & (1 << queue) != 0 {
@@ -892,7 +899,7 @@ impl Simulation {
             self.arena.free(pkt);
             return;
         }
-        if (self.ci_base | self.ci_cfq) & (1 << queue) != 0 {
+        if self.ci_any & (1 << queue) != 0 {
             let order = self.ci.as_ref().expect("ci").cfg.order;
             let Port {
                 ci,
@@ -938,7 +945,7 @@ impl Simulation {
             k.prio = queue as u8;
             (prio, k.in_port, k.size as Bytes, k.kind, k.hash)
         };
-        if (self.ci_base | self.ci_cfq) & (1 << queue) != 0 {
+        if self.ci_any & (1 << queue) != 0 {
             self.ci_exit(p, queue as u8, key);
         }
         self.release_lossless(now, s, in_local, prio, size);
@@ -1207,7 +1214,7 @@ impl Simulation {
                 let k = self.arena.get(pkt);
                 (k.size as Bytes, k.in_port, k.prio as usize, k.hash)
             };
-            if (self.ci_base | self.ci_cfq) & (1 << c) != 0 {
+            if self.ci_any & (1 << c) != 0 {
                 self.ci_exit(gp, c as u8, key);
             }
             let port = &mut self.ports[gp as usize];
@@ -1278,6 +1285,7 @@ impl Simulation {
     /// a CI class joins (its class's, or its flow's congested-flow queue) and
     /// the flow's table entry when it joins a CFQ. Looks the flow up, ages
     /// its entry, detects congesting flows and sends the CIPs that follow.
+    #[inline(never)]
     fn ci_classify(
         &mut self,
         now: Ps,
@@ -1471,6 +1479,7 @@ impl Simulation {
     }
 
     /// A packet of flow `key` left class queue `queue` of switch port `p`.
+    #[inline(never)]
     fn ci_exit(&mut self, p: u32, queue: u8, key: u64) {
         let r = self.ci.as_deref().expect("ci");
         let (order, drain) = (r.cfg.order, r.cfg.release_on_drain);
@@ -1706,11 +1715,13 @@ impl Simulation {
             self.want_tx_done(p);
             return;
         }
-        if let Some(id) = self.ports[p as usize].ctrl.pop_front() {
-            // Link-local control frames (CIP-ACKs) are never paused.
-            self.transmit(now, p, id);
-            self.want_tx_done(p);
-            return;
+        if self.ci_cfq != 0 {
+            if let Some(id) = self.ports[p as usize].ctrl.pop_front() {
+                // Link-local control frames (CIP-ACKs) are never paused.
+                self.transmit(now, p, id);
+                self.want_tx_done(p);
+                return;
+            }
         }
         let paused = self.ports[p as usize].paused;
         let ctrl_ok = self.nics[h as usize]
@@ -1772,7 +1783,9 @@ impl Simulation {
             }
             let overhead = self.rdma_overhead;
             let (seq, len, retx) = qp.take_segment(cfg, now, |pl| pl + overhead);
-            f.ci_last = now;
+            if f.prio != f.class {
+                f.ci_last = now;
+            }
             let mut fl = if qp.cc.ecn_capable() { flags::ECT } else { 0 };
             if retx {
                 fl |= flags::RETX;
@@ -2017,7 +2030,9 @@ impl Simulation {
             let Some(seg) = f.tcp.next_segment(&self.tcp) else {
                 continue;
             };
-            f.ci_last = now;
+            if f.prio != f.class {
+                f.ci_last = now;
+            }
             let mut fl = if self.ecn_capable { flags::ECT } else { 0 };
             if seg.retx {
                 fl |= flags::RETX;
