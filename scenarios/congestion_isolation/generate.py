@@ -28,8 +28,9 @@ def scenario(prefix, wl, ci):
     variant = "ci" if ci else "noci"
     label = "PFC+ECN with CI" if ci else "PFC+ECN without CI"
     out = [
-        "# Congestion Isolation reproduction (talk: seeds/000_6a877a662b0f0ff5.txt, IEEE 802.1 DCB,",
-        "# Sept. 2017, slides 'Simulation Set-up' and 'PFC+ECN with CI VS. PFC+ECN without CI').",
+        "# Congestion Isolation reproduction (talk: seeds/000_6a877a662b0f0ff5.txt,",
+        "# IEEE 802.1 DCB, Sept. 2017, slides 'Simulation Set-up' and",
+        "# 'PFC+ECN with CI VS. PFC+ECN without CI').",
         f"# {label}, {WORKLOADS[wl]} flow sizes, {hosts} servers, {leaves + spines} switches.",
         f"# Run: incast run scenarios/congestion_isolation/{prefix}{wl}_{variant}.toml",
         "# Every modelling decision: scenarios/congestion_isolation/README.md.",
@@ -37,7 +38,8 @@ def scenario(prefix, wl, ci):
         f'name = "ci_{prefix}{wl}_{variant}"',
         f'description = "Congestion Isolation talk: {label}; 2-tier Clos, 100G, 200 ns links, '
         f"{hosts} servers, {leaves + spines} switches; {regions} regions of {lpr} leaves with "
-        f"all-to-all {WORKLOADS[wl]} flows at 50 % load and a persistent {fan_in}-to-1 incast each; "
+        f"all-to-all {WORKLOADS[wl]} flows at 50 % load and a persistent "
+        f"{fan_in}-to-1 incast each; "
         'DCQCN, PFC on classes 2-4, flows under 100 KB in class 4."',
         "seed = 1",
         f'duration = "{duration}"',

@@ -1181,7 +1181,10 @@ impl Scenario {
             if used & (1 << q.class) != 0 {
                 return Err(ScenarioError::new(
                     format!("{path}.class"),
-                    format!("class {} is already a CI class or a congested-flow queue", q.class),
+                    format!(
+                        "class {} is already a CI class or a congested-flow queue",
+                        q.class
+                    ),
                 ));
             }
             used |= 1 << q.class;
@@ -1254,7 +1257,8 @@ impl Scenario {
             ));
         }
         match ci.detect {
-            crate::net::ci::Detect::Sampled { every } | crate::net::ci::Detect::Top { every, .. }
+            crate::net::ci::Detect::Sampled { every }
+            | crate::net::ci::Detect::Top { every, .. }
                 if every.0 == 0 =>
             {
                 return Err(ScenarioError::new(

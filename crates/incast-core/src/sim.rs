@@ -9,6 +9,7 @@ use crate::edge::{EdgeGate, EdgeRuntime, OwdSample, PathInfo};
 use crate::engine::EventQueue;
 use crate::metrics::{self, FlowRecord, FlowRecords};
 use crate::metrics_table::{Column, Table};
+use crate::net::ci::{self, CiConfig, CiPort, Reliability, NO_PORT};
 use crate::net::host::HostNic;
 use crate::net::packet::flags;
 use crate::net::pfc::{self, Charge, Ingress, PauseMode, PfcConfig, PfcState};
@@ -18,7 +19,6 @@ use crate::net::{Packet, PacketArena, PacketKind, PktId, Port, NUM_CLASSES};
 use crate::rdma::cc::{CcCtx, IntHop, RateCc};
 use crate::rdma::qp::{RdmaQp, SendState};
 use crate::rdma::{BaseRtt, RdmaConfig};
-use crate::net::ci::{self, CiConfig, CiPort, Reliability, NO_PORT};
 use crate::rng::{derive_seed, mix64, Stream};
 use crate::scenario::{ListedFlow, Process, QueuePorts, Scenario, ScenarioError};
 use crate::topology::{NodeRef, Routes};
@@ -1404,7 +1404,12 @@ impl Simulation {
                 cfg.cip.interval.0,
                 cfg.nic,
             );
-            let ing = self.ports[out as usize].ci.as_deref().expect("ci port").entries[i].ingress;
+            let ing = self.ports[out as usize]
+                .ci
+                .as_deref()
+                .expect("ci port")
+                .entries[i]
+                .ingress;
             if ing == NO_PORT {
                 continue;
             }
@@ -1662,7 +1667,17 @@ impl Simulation {
                         // ingress port (where our own CIP goes) is learnt from
                         // its next packet.
                         if cp
-                            .isolate(cfg, queues, &self.arena, key, base, NO_PORT, now, false, flow)
+                            .isolate(
+                                cfg,
+                                queues,
+                                &self.arena,
+                                key,
+                                base,
+                                NO_PORT,
+                                now,
+                                false,
+                                flow,
+                            )
                             .is_some()
                         {
                             cp.refresh_blocked(

@@ -138,7 +138,7 @@ fn isolation_protects_the_victim() {
     assert!(c["pause_frames_cfq"].as_u64().unwrap() > 0);
     // The victim's NIC (host 0) is never paused.
     let node = ci.results.pfc.u32s("node");
-    assert!(!node.iter().any(|&n| n == 0), "v was paused");
+    assert!(!node.contains(&0), "v was paused");
     assert_eq!(s["out_of_order_arrivals"], 0);
     let iso = ci.results.flows.u32s("ci_isolations");
     let src = ci.results.flows.u32s("src");
@@ -231,7 +231,10 @@ fn no_reordering_across_isolation_cycles() {
         assert!(c["isolations_detected"].as_u64().unwrap() >= 10, "{ci}");
         cycles += deiso;
     }
-    assert!(cycles >= 100, "only {cycles} de-isolations: the test does not exercise cycles");
+    assert!(
+        cycles >= 100,
+        "only {cycles} de-isolations: the test does not exercise cycles"
+    );
 }
 
 /// Without order preservation the same traffic is reordered: the check above
@@ -241,7 +244,10 @@ fn without_order_preservation_flows_are_reordered() {
     let ci = "[switch.ci]\nthreshold = \"20KB\"\norder = \"none\"\nage = \"10us\"\n";
     let r = common::run(&churn(3, ci));
     let s = summary(&r);
-    println!("order = none: {} out-of-order arrivals", s["out_of_order_arrivals"]);
+    println!(
+        "order = none: {} out-of-order arrivals",
+        s["out_of_order_arrivals"]
+    );
     assert!(s["out_of_order_arrivals"].as_u64().unwrap() > 0);
 }
 
@@ -257,7 +263,10 @@ fn isolation_survives_cip_loss_with_resends() {
         let r = measure(&hol(4, &ci));
         let s = summary(&r.results);
         let c = &s["ci"];
-        println!("{rel}, 50 % loss: victim {:.2} Gb/s, ci {c}", r.victim / 1e9);
+        println!(
+            "{rel}, 50 % loss: victim {:.2} Gb/s, ci {c}",
+            r.victim / 1e9
+        );
         assert!(c["cips_lost"].as_u64().unwrap() > 0);
         if expect_all {
             assert_eq!(c["isolations_by_cip"], 4, "{rel}: s0 isolated every flow");
@@ -281,11 +290,17 @@ fn bad_ci_settings_are_rejected_by_name() {
             "[switch.ci]\nqueues = [{ class = 3, cfq = [4] }]",
             "switch.ci.queues[0].cfq[0]",
         ),
-        ("[switch.ci]\nqueues = [{ class = 3, cfq = [1] }]", "add 1 to switch.pfc.classes"),
+        (
+            "[switch.ci]\nqueues = [{ class = 3, cfq = [1] }]",
+            "add 1 to switch.pfc.classes",
+        ),
         ("[switch.ci]\nthreshold = \"0B\"", "switch.ci.threshold"),
         ("[switch.ci]\ncip = { loss = 1.5 }", "switch.ci.cip.loss"),
         ("[switch.ci]\ntresh = \"1KB\"", "tresh"),
-        ("[switch.ci]\ndetect = { kind = \"top\", k = 0, every = \"1KB\" }", "switch.ci.detect.k"),
+        (
+            "[switch.ci]\ndetect = { kind = \"top\", k = 0, every = \"1KB\" }",
+            "switch.ci.detect.k",
+        ),
     ];
     for (ci, want) in cases {
         let e = common::scenario_err(&hol(1, ci)).to_string();

@@ -24,10 +24,12 @@ fn ci_reproduces_the_talks_direction_on_webserver() {
         let base = common::run_bundled("congestion_isolation", "small_webserver_noci.toml", seed);
         let ci = common::run_bundled("congestion_isolation", "small_webserver_ci.toml", seed);
         let (a, b) = (summary(&base), summary(&ci));
-        let n = |s: &serde_json::Value, k: &[&str]| {
-            k.iter().fold(s, |v, k| &v[*k]).as_f64().unwrap()
-        };
-        let pauses = (n(&a, &["pfc", "pause_frames"]), n(&b, &["pfc", "pause_frames"]));
+        let n =
+            |s: &serde_json::Value, k: &[&str]| k.iter().fold(s, |v, k| &v[*k]).as_f64().unwrap();
+        let pauses = (
+            n(&a, &["pfc", "pause_frames"]),
+            n(&b, &["pfc", "pause_frames"]),
+        );
         let cnps = (n(&a, &["cnps"]), n(&b, &["cnps"]));
         let nics = (
             n(&a, &["pfc", "pause_frames_to_hosts"]),

@@ -667,7 +667,10 @@ mod tests {
         b.isolate(7);
         b.push(7);
         // NCQ: [7]; CFQ: [5, 5, marker, 7]. Serve the CFQ only (the NCQ is paused, say).
-        assert_eq!(b.blocked, 0, "the CFQ's head is flow 5, ahead of the marker");
+        assert_eq!(
+            b.blocked, 0,
+            "the CFQ's head is flow 5, ahead of the marker"
+        );
         let id = b.q[2].pkts.pop_front().unwrap();
         let key = b.arena.get(id).hash;
         b.ci.on_exit(2, key, 4);
@@ -695,7 +698,10 @@ mod tests {
         let id = b.q[2].pkts.pop_front().unwrap();
         b.ci.on_exit(2, b.arena.get(id).hash, 4);
         b.refresh();
-        assert_eq!(b.blocked, 4, "flow 7 at the head, 2 of its packets in the NCQ");
+        assert_eq!(
+            b.blocked, 4,
+            "flow 7 at the head, 2 of its packets in the NCQ"
+        );
         assert_eq!(b.pop(), Some((3, 7)));
         assert_eq!(b.blocked, 4);
         assert_eq!(b.pop(), Some((3, 7)));
@@ -719,7 +725,10 @@ mod tests {
         b.isolate(7);
         b.push(7);
         let age = b.cfg.age.0;
-        assert!(!b.ci.aged(0, age, age, OrderMode::Marker), "a packet in the CFQ");
+        assert!(
+            !b.ci.aged(0, age, age, OrderMode::Marker),
+            "a packet in the CFQ"
+        );
         b.pop();
         assert!(!b.ci.aged(0, age - 1, age, OrderMode::Marker));
         assert!(b.ci.aged(0, age, age, OrderMode::Marker));
@@ -761,9 +770,8 @@ mod tests {
         let mut b = Bench::new(OrderMode::Marker);
         b.cfg.max_flows = 1;
         b.isolate(1);
-        let r = b
-            .ci
-            .isolate(&b.cfg, &b.q, &b.arena, 2, 3, 0, 0, true, (0, 0));
+        let r =
+            b.ci.isolate(&b.cfg, &b.q, &b.arena, 2, 3, 0, 0, true, (0, 0));
         assert!(r.is_none());
         assert_eq!(b.ci.stats.table_full, 1);
     }
