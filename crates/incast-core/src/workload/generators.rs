@@ -309,6 +309,27 @@ mod tests {
     }
 
     #[test]
+    fn small_flows_go_in_their_class() {
+        // WebSearch has flows on both sides of 100 KB: each lands in its class.
+        let cdf = Cdf::bundled("websearch").unwrap();
+        let rates = vec![Rate::gbps(10); 4];
+        let mut g = PoissonGen::new(0, 1, vec![0, 1, 2, 3], &rates, cdf, 0.5, 3, 1000 * MS);
+        g.small = Some((100_000, 4));
+        let (mut small, mut large) = (0, 0);
+        for _ in 0..2000 {
+            let f = g.flow(1);
+            let want = if f.size < 100_000 { 4 } else { 3 };
+            assert_eq!(f.class, want, "{} B", f.size);
+            if f.size < 100_000 {
+                small += 1;
+            } else {
+                large += 1;
+            }
+        }
+        assert!(small > 100 && large > 100, "{small} / {large}");
+    }
+
+    #[test]
     fn incast_senders_are_distinct_and_exclude_receiver() {
         let rates = vec![Rate::gbps(10); 16];
         let mut g = IncastGen::new(
