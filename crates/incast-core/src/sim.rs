@@ -258,6 +258,24 @@ struct CiRuntime {
     nic_deisolations: u64,
 }
 
+impl CiRuntime {
+    fn new(cfg: &CiConfig, seed: u64) -> Self {
+        CiRuntime {
+            cfg: cfg.clone(),
+            loss: Stream::new(seed, "cip-loss", 0),
+            cips_sent: 0,
+            cips_received: 0,
+            cips_lost: 0,
+            acks_sent: 0,
+            acks_received: 0,
+            resends: 0,
+            gave_up: 0,
+            nic_isolations: 0,
+            nic_deisolations: 0,
+        }
+    }
+}
+
 impl Simulation {
     /// Builds the network, the flows and the generators of a scenario.
     pub fn new(sc: &Scenario) -> Result<Simulation, ScenarioError> {
@@ -527,21 +545,11 @@ impl Simulation {
                     seed,
                 ))
             }),
-            ci: c.switch.ci.as_ref().map(|cfg| {
-                Box::new(CiRuntime {
-                    cfg: cfg.clone(),
-                    loss: Stream::new(seed, "cip-loss", 0),
-                    cips_sent: 0,
-                    cips_received: 0,
-                    cips_lost: 0,
-                    acks_sent: 0,
-                    acks_received: 0,
-                    resends: 0,
-                    gave_up: 0,
-                    nic_isolations: 0,
-                    nic_deisolations: 0,
-                })
-            }),
+            ci: c
+                .switch
+                .ci
+                .as_ref()
+                .map(|cfg| Box::new(CiRuntime::new(cfg, seed))),
             ci_base: c.switch.ci.as_ref().map_or(0, |c| c.base_mask()),
             ci_cfq: c.switch.ci.as_ref().map_or(0, |c| c.cfq_mask()),
             ci_any: c
