@@ -879,12 +879,34 @@ impl Simulation {
             }
         }
         let out = self.switches[s as usize].port(local);
-        // Congestion isolation picks the queue: the class's own, or a CFQ.
-        let mut queue = class;
-        let mut entry = None;
-        if self.ci_base & (1 << class) != 0 {
-            (queue, entry) = self.ci_classify(now, s, out, pkt, in_local);
+        if self.ci_any & (1 << class) != 0 {
+            self.ci_receive(now, s, out, pkt, in_local, lossless);
+            return;
         }
+        if self.admit(now, s, out, pkt, class, in_local, lossless) {
+            self.kick_switch_port(now, s, out);
+        }
+    }
+
+    /// Queues packet `pkt` (arrived on local port `in_local`) in class queue
+    /// `queue` of switch port `out`, or drops it (watchdog, admission).
+    /// Returns whether it was queued.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn admit(
+        &mut self,
+        now: Ps,
+        s: u32,
+        out: u32,
+        pkt: PktId,
+        queue: usize,
+        in_local: u16,
+        lossless: bool,
+    ) -> bool {
+        let (prio, size) = {
+            let p = self.arena.get(pkt);
+            (p.prio as usize, p.size as Bytes)
+        };
         let sw = &mut self.switches[s as usize];
         let port = &mut self.ports[out as usize];
         if port.storm & (1 << queue) != 0 {
@@ -896,7 +918,7 @@ impl Simulation {
             self.release_lossless(now, s, in_local, prio, size);
             self.cons.dropped_bytes += size;
             self.arena.free(pkt);
-            return;
+            return false;
         }
         if sw.enqueue(&self.sw, port, &mut self.arena, pkt, queue, now) == Enqueue::Dropped {
             if lossless {
@@ -905,25 +927,46 @@ impl Simulation {
             }
             self.cons.dropped_bytes += size;
             self.arena.free(pkt);
-            return;
+            return false;
         }
-        if self.ci_any & (1 << queue) != 0 {
-            let order = self.ci.as_ref().expect("ci").cfg.order;
-            let Port {
-                ci,
-                queues,
-                ci_blocked,
-                ..
-            } = &mut self.ports[out as usize];
-            let cp = ci.as_deref_mut().expect("ci port");
-            cp.on_enqueue(queue as u8, entry);
-            cp.refresh_blocked(order, self.ci_cfq, queues, &self.arena, ci_blocked);
-        }
+        true
+    }
+
+    /// Port `out` of switch `s` has a new packet queued: send now or when free.
+    #[inline(always)]
+    fn kick_switch_port(&mut self, now: Ps, s: u32, out: u32) {
         if self.ports[out as usize].is_idle(now) {
             self.switch_tx(now, s, out);
         } else {
             self.want_tx_done(out);
         }
+    }
+
+    /// `switch_receive` for a packet of a CI class (or of a class used as a
+    /// CFQ): congestion isolation picks the queue (the class's own, or a
+    /// CFQ) and tracks it.
+    #[inline(never)]
+    fn ci_receive(&mut self, now: Ps, s: u32, out: u32, pkt: PktId, in_local: u16, lossless: bool) {
+        let class = self.arena.get(pkt).class as usize;
+        let (queue, entry) = if self.ci_base & (1 << class) != 0 {
+            self.ci_classify(now, s, out, pkt, in_local)
+        } else {
+            (class, None)
+        };
+        if !self.admit(now, s, out, pkt, queue, in_local, lossless) {
+            return;
+        }
+        let order = self.ci.as_ref().expect("ci").cfg.order;
+        let Port {
+            ci,
+            queues,
+            ci_blocked,
+            ..
+        } = &mut self.ports[out as usize];
+        let cp = ci.as_deref_mut().expect("ci port");
+        cp.on_enqueue(queue as u8, entry);
+        cp.refresh_blocked(order, self.ci_cfq, queues, &self.arena, ci_blocked);
+        self.kick_switch_port(now, s, out);
     }
 
     fn switch_tx(&mut self, now: Ps, s: u32, p: u32) {
