@@ -957,13 +957,7 @@ impl Simulation {
             return;
         }
         let order = self.ci.as_ref().expect("ci").cfg.order;
-        let Port {
-            ci,
-            queues,
-            ci_blocked,
-            ..
-        } = &mut self.ports[out as usize];
-        let cp = ci.as_deref_mut().expect("ci port");
+        let (cp, queues, ci_blocked) = self.ports[out as usize].ci_parts();
         cp.on_enqueue(queue as u8, entry);
         cp.refresh_blocked(order, self.ci_cfq, queues, &self.arena, ci_blocked);
         self.kick_switch_port(now, s, out);
@@ -1349,13 +1343,7 @@ impl Simulation {
         let (key, base, size) = (p.hash, p.class, p.size as Bytes);
         let cfg = &self.ci.as_ref().expect("ci").cfg;
         let (age, order, threshold) = (cfg.age.0, cfg.order, cfg.threshold.0);
-        let Port {
-            ci,
-            queues,
-            ci_blocked,
-            ..
-        } = &mut self.ports[out as usize];
-        let cp = ci.as_deref_mut().expect("ci port");
+        let (cp, queues, ci_blocked) = self.ports[out as usize].ci_parts();
         let mut idx = cp.find(key);
         if let Some(i) = idx {
             if cp.aged(i, now, age, order) {
@@ -1539,13 +1527,7 @@ impl Simulation {
     fn ci_exit(&mut self, p: u32, queue: u8, key: u64) {
         let r = self.ci.as_deref().expect("ci");
         let (order, drain) = (r.cfg.order, r.cfg.release_on_drain);
-        let Port {
-            ci,
-            queues,
-            ci_blocked,
-            ..
-        } = &mut self.ports[p as usize];
-        let cp = ci.as_deref_mut().expect("ci port");
+        let (cp, queues, ci_blocked) = self.ports[p as usize].ci_parts();
         cp.on_exit(queue, key, self.ci_cfq);
         if drain && self.ci_cfq & (1 << queue) != 0 && queues[queue as usize].pkts.is_empty() {
             // `release_on_drain`: the CFQ is empty, its locally detected flows go back.
@@ -1609,13 +1591,7 @@ impl Simulation {
         let mut resend = vec![];
         let mut gave_up = 0;
         {
-            let Port {
-                ci,
-                queues,
-                ci_blocked,
-                ..
-            } = &mut self.ports[gp as usize];
-            let cp = ci.as_deref_mut().expect("ci port");
+            let (cp, queues, ci_blocked) = self.ports[gp as usize].ci_parts();
             let mut i = 0;
             while i < cp.len() {
                 if cp.aged(i, now, age, order) {
@@ -1704,13 +1680,7 @@ impl Simulation {
             Owner::Switch(_) => {
                 let r = self.ci.as_deref().expect("ci");
                 let cfg = &r.cfg;
-                let Port {
-                    ci,
-                    queues,
-                    ci_blocked,
-                    ..
-                } = &mut self.ports[gp as usize];
-                let cp = ci.as_deref_mut().expect("ci port");
+                let (cp, queues, ci_blocked) = self.ports[gp as usize].ci_parts();
                 match cp.find(key) {
                     Some(i) => cp.entries[i].last_seen = now,
                     None => {

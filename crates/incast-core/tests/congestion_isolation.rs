@@ -27,42 +27,9 @@ const S1: u32 = 1;
 const S1_TO_R1: usize = 1;
 const S1_TO_R2: usize = 2;
 
+/// The HOL setup (`common::hol_scenario`): victim in class 3, PFC on 2 and 3.
 fn hol(k: usize, ci: &str) -> String {
-    let mut flows =
-        "[[workload.flows]]\nsrc = \"v\"\ndst = \"r2\"\nsize = \"1GB\"\nclass = 3\n".to_string();
-    for h in ["h1", "h2", "h3", "h4"].iter().take(k) {
-        flows += &format!(
-            "[[workload.flows]]\nsrc = \"{h}\"\ndst = \"r1\"\nsize = \"1GB\"\nclass = 3\n"
-        );
-    }
-    format!(
-        r#"
-        seed = 11
-        stop = "2500us"
-        [topology]
-        kind = "explicit"
-        hosts = ["v", "h1", "h2", "h3", "h4", "r1", "r2"]
-        switches = ["s0", "s1"]
-        links = [
-            {{ a = "v", b = "s0", rate = "100Gbps" }},
-            {{ a = "h1", b = "s0", rate = "100Gbps" }},
-            {{ a = "h2", b = "s0", rate = "100Gbps" }},
-            {{ a = "h3", b = "s0", rate = "100Gbps" }},
-            {{ a = "h4", b = "s0", rate = "100Gbps" }},
-            {{ a = "s0", b = "s1", rate = "400Gbps" }},
-            {{ a = "r1", b = "s1", rate = "100Gbps" }},
-            {{ a = "r2", b = "s1", rate = "100Gbps" }},
-        ]
-        [switch]
-        buffer = "8MB"
-        [switch.pfc]
-        classes = [2, 3]
-        {ci}
-        [rdma]
-        cc = "none"
-        {flows}
-        "#
-    )
+    common::hol_scenario(k, 3, "[2, 3]", "400Gbps", ci)
 }
 
 struct Hol {

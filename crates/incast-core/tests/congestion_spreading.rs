@@ -36,41 +36,7 @@ const S1_TO_R2: usize = 2;
 
 /// The scenario with `k` incast senders (h1..hk; 0 = no incast).
 fn spreading(k: usize, victim_class: u8, pfc_classes: &str, fabric: &str) -> String {
-    let mut flows = format!(
-        "[[workload.flows]]\nsrc = \"v\"\ndst = \"r2\"\nsize = \"1GB\"\nclass = {victim_class}\n"
-    );
-    for h in ["h1", "h2", "h3", "h4"].iter().take(k) {
-        flows += &format!(
-            "[[workload.flows]]\nsrc = \"{h}\"\ndst = \"r1\"\nsize = \"1GB\"\nclass = 3\n"
-        );
-    }
-    format!(
-        r#"
-        seed = 11
-        stop = "2500us"
-        [topology]
-        kind = "explicit"
-        hosts = ["v", "h1", "h2", "h3", "h4", "r1", "r2"]
-        switches = ["s0", "s1"]
-        links = [
-            {{ a = "v", b = "s0", rate = "100Gbps" }},
-            {{ a = "h1", b = "s0", rate = "100Gbps" }},
-            {{ a = "h2", b = "s0", rate = "100Gbps" }},
-            {{ a = "h3", b = "s0", rate = "100Gbps" }},
-            {{ a = "h4", b = "s0", rate = "100Gbps" }},
-            {{ a = "s0", b = "s1", rate = "{fabric}" }},
-            {{ a = "r1", b = "s1", rate = "100Gbps" }},
-            {{ a = "r2", b = "s1", rate = "100Gbps" }},
-        ]
-        [switch]
-        buffer = "8MB"
-        [switch.pfc]
-        classes = {pfc_classes}
-        [rdma]
-        cc = "none"
-        {flows}
-        "#
-    )
+    common::hol_scenario(k, victim_class, pfc_classes, fabric, "")
 }
 
 /// Wire throughput (b/s) from 0.5 to 2.5 ms, after the incast has filled

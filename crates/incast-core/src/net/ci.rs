@@ -626,11 +626,16 @@ mod tests {
             } else {
                 return None;
             };
-            let id = self.q[c].pkts.pop_front().unwrap();
+            Some((c, self.take(c)))
+        }
+        /// Takes the head of class `c` regardless of the order rule (as if the
+        /// other queue were paused) and returns its flow.
+        fn take(&mut self, c: u8) -> u64 {
+            let id = self.q[c as usize].pkts.pop_front().unwrap();
             let key = self.arena.get(id).hash;
-            self.ci.on_exit(c as u8, key, self.cfg.cfq_mask());
+            self.ci.on_exit(c, key, self.cfg.cfq_mask());
             self.refresh();
-            Some((c as u8, key))
+            key
         }
     }
 
@@ -671,13 +676,8 @@ mod tests {
             b.blocked, 0,
             "the CFQ's head is flow 5, ahead of the marker"
         );
-        let id = b.q[2].pkts.pop_front().unwrap();
-        let key = b.arena.get(id).hash;
-        b.ci.on_exit(2, key, 4);
-        let id = b.q[2].pkts.pop_front().unwrap();
-        let key = b.arena.get(id).hash;
-        b.ci.on_exit(2, key, 4);
-        b.refresh();
+        b.take(2);
+        b.take(2);
         assert_eq!(b.blocked, 4, "now the marker is at the head");
         assert_eq!(b.pop(), Some((3, 7)));
         assert_eq!(b.blocked, 0);
@@ -695,9 +695,7 @@ mod tests {
         assert_eq!(b.ci.entries[1].pending, 2);
         b.push(7);
         assert_eq!(b.blocked, 0, "flow 5 at the CFQ head may go");
-        let id = b.q[2].pkts.pop_front().unwrap();
-        b.ci.on_exit(2, b.arena.get(id).hash, 4);
-        b.refresh();
+        b.take(2);
         assert_eq!(
             b.blocked, 4,
             "flow 7 at the head, 2 of its packets in the NCQ"

@@ -236,6 +236,16 @@ impl Port {
         self.nonempty & !self.paused & !self.ci_blocked
     }
 
+    /// Congestion isolation: the port's CI state, its queues and its
+    /// blocked-CFQ mask, borrowed together (the order rule reads all three).
+    pub fn ci_parts(&mut self) -> (&mut super::ci::CiPort, &[ClassQueue; NUM_CLASSES], &mut u8) {
+        (
+            self.ci.as_deref_mut().expect("a CI port"),
+            &self.queues,
+            &mut self.ci_blocked,
+        )
+    }
+
     /// Total bytes queued over all classes.
     pub fn queued_bytes(&self) -> Bytes {
         self.queues.iter().map(|q| q.bytes).sum()
