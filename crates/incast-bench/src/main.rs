@@ -24,16 +24,21 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-fn run_one(path: &str) -> Result<serde_json::Value, String> {
-    // A `.txt` file is an HPCC simulator config (with its topology and flow files).
-    let sc = if path.ends_with(".txt") {
+/// A scenario file, or an HPCC simulator config (`.txt`, with its topology
+/// and flow files).
+fn load(path: &str) -> Result<Scenario, String> {
+    if path.ends_with(".txt") {
         let p = Path::new(path);
         let imp = incast_core::hpcc_format::import(p, None, None).map_err(|e| e.to_string())?;
         imp.runnable(p.parent().unwrap_or(Path::new(".")))
-            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())
     } else {
-        Scenario::from_file(Path::new(path)).map_err(|e| e.to_string())?
-    };
+        Scenario::from_file(Path::new(path)).map_err(|e| e.to_string())
+    }
+}
+
+fn run_one(path: &str) -> Result<serde_json::Value, String> {
+    let sc = load(path)?;
     let t0 = Instant::now();
     let mut sim = Simulation::new(&sc).map_err(|e| e.to_string())?;
     sim.run();
@@ -62,7 +67,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--summary") && args.len() == 2 {
         // The run's summary JSON (for quick experiments without the Python package).
-        let sc = Scenario::from_file(Path::new(&args[1])).unwrap_or_else(|e| {
+        let sc = load(&args[1]).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(2)
         });
@@ -85,7 +90,7 @@ fn main() {
         return;
     }
     if args.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        eprintln!("usage: incast-bench SCENARIO.toml [SCENARIO.toml ...]\n       incast-bench --summary SCENARIO.toml   (print one run's summary JSON)");
+        eprintln!("usage: incast-bench SCENARIO.toml [SCENARIO.toml ...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)");
         std::process::exit(if args.is_empty() { 2 } else { 0 });
     }
     let exe = std::env::current_exe().expect("own path");

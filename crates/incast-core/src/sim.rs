@@ -883,9 +883,41 @@ impl Simulation {
             self.ci_receive(now, s, out, pkt, in_local, lossless);
             return;
         }
+        if Switch::leaves_at_once(&self.sw, &self.ports[out as usize], class, now) {
+            // The common case on a lightly loaded port: straight through.
+            let sw = &mut self.switches[s as usize];
+            let port = &mut self.ports[out as usize];
+            if sw.pass_through(&self.sw, port, size, class) == Enqueue::Queued {
+                self.depart(now, s, out, pkt, class);
+            } else {
+                self.refuse(s, pkt, in_local, prio, size, lossless);
+            }
+            return;
+        }
         if self.admit(now, s, out, pkt, class, in_local, lossless) {
             self.kick_switch_port(now, s, out);
         }
+    }
+
+    /// A packet the egress queue refused (admission): undo its ingress
+    /// charge and count it dropped.
+    fn refuse(
+        &mut self,
+        s: u32,
+        pkt: PktId,
+        in_local: u16,
+        prio: usize,
+        size: Bytes,
+        lossless: bool,
+    ) {
+        if lossless {
+            let cfg = self.pfc.as_ref().expect("pfc");
+            self.switches[s as usize]
+                .pfc
+                .release(cfg, in_local as usize, prio, size);
+        }
+        self.cons.dropped_bytes += size;
+        self.arena.free(pkt);
     }
 
     /// Queues packet `pkt` (arrived on local port `in_local`) in class queue
@@ -921,12 +953,7 @@ impl Simulation {
             return false;
         }
         if sw.enqueue(&self.sw, port, &mut self.arena, pkt, queue, now) == Enqueue::Dropped {
-            if lossless {
-                let cfg = self.pfc.as_ref().expect("pfc");
-                sw.pfc.release(cfg, in_local as usize, prio, size);
-            }
-            self.cons.dropped_bytes += size;
-            self.arena.free(pkt);
+            self.refuse(s, pkt, in_local, prio, size, lossless);
             return false;
         }
         true
@@ -983,6 +1010,13 @@ impl Simulation {
         else {
             return;
         };
+        self.depart(now, s, p, pkt, queue);
+    }
+
+    /// Packet `pkt` left class queue `queue` of switch port `p`: release its
+    /// ingress charge, stamp INT, put it on the wire.
+    #[inline(always)]
+    fn depart(&mut self, now: Ps, s: u32, p: u32, pkt: PktId, queue: usize) {
         let (prio, in_local, size, kind, key) = {
             let k = self.arena.get_mut(pkt);
             let prio = k.prio as usize;

@@ -193,30 +193,7 @@ impl Switch {
         let pkt = arena.get_mut(id);
         let size = pkt.size as Bytes;
         let q = port.queues[c].bytes;
-        let lossless = params.lossless & (1 << c) != 0;
-        // Lossy classes may not use the PFC headroom that is reserved for the
-        // lossless ones (it must be free when a pause is in flight).
-        // Headroom bytes in use are charged to that reservation, not to the pool.
-        let (usable, used) = if lossless {
-            (params.buffer, self.used)
-        } else {
-            (
-                params.buffer.saturating_sub(self.pfc.total_headroom),
-                self.used - self.pfc.hdrm_used,
-            )
-        };
-        let fits_buffer = used + size <= usable;
-        let below_threshold = lossless
-            || match params.admission[c] {
-                Admission::Dynamic { alpha } => {
-                    (q as f64) < alpha * usable.saturating_sub(used) as f64
-                }
-                Admission::Static { limit } => q + size <= limit,
-            };
-        if !(fits_buffer && below_threshold) {
-            let cnt = &mut port.queues[c].counters;
-            cnt.drop_pkts += 1;
-            cnt.drop_bytes += size;
+        if !self.admits(params, port, c, size) {
             return Enqueue::Dropped;
         }
         // Below `ecn_from` no rule can mark: the rule itself is not read.
@@ -238,6 +215,79 @@ impl Switch {
         self.used += size;
         if self.used > self.peak_used {
             self.peak_used = self.used;
+        }
+        Enqueue::Queued
+    }
+
+    /// The admission rule (module docs) for a packet of `size` bytes in class
+    /// queue `c`; counts the drop when it says no.
+    #[inline(always)]
+    fn admits(&self, params: &SwitchParams, port: &mut Port, c: usize, size: Bytes) -> bool {
+        let ok = if params.lossless & (1 << c) != 0 {
+            // No egress threshold: PFC at the ingress keeps the queue bounded.
+            self.used + size <= params.buffer
+        } else {
+            // Lossy classes may not use the PFC headroom that is reserved for
+            // the lossless ones (it must be free when a pause is in flight).
+            // Headroom bytes in use are charged to that reservation, not to the pool.
+            let usable = params.buffer.saturating_sub(self.pfc.total_headroom);
+            let used = self.used - self.pfc.hdrm_used;
+            let q = port.queues[c].bytes;
+            used + size <= usable
+                && match params.admission[c] {
+                    Admission::Dynamic { alpha } => {
+                        (q as f64) < alpha * usable.saturating_sub(used) as f64
+                    }
+                    Admission::Static { limit } => q + size <= limit,
+                }
+        };
+        if !ok {
+            let cnt = &mut port.queues[c].counters;
+            cnt.drop_pkts += 1;
+            cnt.drop_bytes += size;
+        }
+        ok
+    }
+
+    /// Whether a packet of class `c` arriving now at `port` would leave at
+    /// once: the transmitter is idle, nothing is queued or waiting, `c` is
+    /// not paused, and the scheduler is strict priority (so the choice
+    /// cannot depend on scheduler state). Then [`Switch::pass_through`]
+    /// stands for an enqueue followed at once by a dequeue.
+    #[inline(always)]
+    pub fn leaves_at_once(params: &SwitchParams, port: &Port, c: usize, now: Ps) -> bool {
+        port.nonempty == 0
+            && port.is_idle(now)
+            && port.ctrl.is_empty()
+            && (port.paused | port.ci_blocked | port.storm) & (1 << c) == 0
+            && params.scheduler == Scheduler::StrictPriority
+    }
+
+    /// [`Switch::enqueue`] then [`Switch::dequeue`] of packet `id` in class
+    /// `c` of `port`, when [`Switch::leaves_at_once`] holds: the same
+    /// admission, counters and peaks, without touching the queue itself (the
+    /// queue is empty before and after, so no ECN rule can mark and the
+    /// packet waits zero time). A test checks it against the two calls.
+    #[inline]
+    pub fn pass_through(
+        &mut self,
+        params: &SwitchParams,
+        port: &mut Port,
+        size: Bytes,
+        c: usize,
+    ) -> Enqueue {
+        debug_assert!(port.nonempty == 0 && port.queues[c].bytes == 0);
+        if !self.admits(params, port, c, size) {
+            return Enqueue::Dropped;
+        }
+        let queue = &mut port.queues[c];
+        if size > queue.max_bytes {
+            queue.max_bytes = size;
+        }
+        queue.counters.deq_pkts += 1;
+        queue.counters.deq_bytes += size;
+        if self.used + size > self.peak_used {
+            self.peak_used = self.used + size;
         }
         Enqueue::Queued
     }
@@ -366,6 +416,80 @@ mod tests {
 
     fn port() -> Port {
         Port::new(Owner::Switch(0), 0, 1, Rate::gbps(10), 0)
+    }
+
+    /// `pass_through` is exactly `enqueue` then `dequeue` on an idle port:
+    /// same admission, drops, marks, counters and peaks, over random
+    /// classes, sizes, buffer fill, admission rules and ECN rules (including
+    /// a threshold of 0, which must not mark an empty queue).
+    #[test]
+    fn pass_through_equals_enqueue_then_dequeue() {
+        let mut rng = Stream::new(7, "pass-through", 0);
+        for case in 0..400 {
+            let c = rng.below(8) as usize;
+            let size = 64 + rng.below(9000);
+            let mut params = SwitchParams {
+                buffer: 20_000 + rng.below(20_000),
+                lossless: rng.below(256) as u8,
+                ..Default::default()
+            };
+            params.admission[c] = if rng.below(2) == 0 {
+                Admission::Static {
+                    limit: rng.below(12_000),
+                }
+            } else {
+                Admission::Dynamic {
+                    alpha: rng.uniform() * 2.0,
+                }
+            };
+            let used = rng.below(30_000);
+            let hdrm = rng.below(used + 1);
+            let ecn = Ecn::step(rng.below(2) * 1500, rng.below(2) == 0);
+            let mk = || {
+                let mut sw = Switch::new(0, 0..1, 1);
+                sw.used = used;
+                sw.peak_used = used;
+                sw.pfc.total_headroom = 5_000;
+                sw.pfc.hdrm_used = hdrm;
+                let mut p = port();
+                p.set_ecn(c, ecn);
+                p.queues[c].max_bytes = 3000;
+                (sw, p, PacketArena::default())
+            };
+            let (mut sw_a, mut p_a, mut ar_a) = mk();
+            let id = ar_a.alloc(pkt(c as u8, size as u32));
+            let a = sw_a.enqueue(&params, &mut p_a, &mut ar_a, id, c, 5);
+            if a == Enqueue::Queued {
+                assert_eq!(sw_a.dequeue(&params, &mut p_a, &mut ar_a, 5), Some((id, c)));
+            }
+            let (mut sw_b, mut p_b, _) = mk();
+            assert!(Switch::leaves_at_once(&params, &p_b, c, 5));
+            let b = sw_b.pass_through(&params, &mut p_b, size, c);
+            assert_eq!(a, b, "case {case}");
+            assert!(
+                !ar_a.get(id).has(flags::CE),
+                "case {case}: an empty queue marked"
+            );
+            assert_eq!(
+                (sw_a.used, sw_a.peak_used),
+                (sw_b.used, sw_b.peak_used),
+                "case {case}"
+            );
+            assert_eq!(p_a.nonempty, p_b.nonempty);
+            for q in 0..NUM_CLASSES {
+                let (x, y) = (&p_a.queues[q], &p_b.queues[q]);
+                assert_eq!(
+                    (x.bytes, x.max_bytes),
+                    (y.bytes, y.max_bytes),
+                    "case {case}"
+                );
+                assert_eq!(
+                    format!("{:?}", x.counters),
+                    format!("{:?}", y.counters),
+                    "case {case}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! The table is flat and compact: the distinct port sets (together with their
 //! distance) are interned once, and each (switch, destination) pair keeps a
 //! `u32` set id. In a fat-tree almost all pairs share a handful of sets, so the
-//! table costs 4 bytes per (switch, host) pair. [`Routes::choices`] and
-//! [`Routes::select`] are two array reads, without hashing or allocation.
+//! table costs 4 bytes per (switch, host) pair. [`Routes::choices`] is two
+//! array reads, without hashing or allocation; [`Routes::select`] reads a
+//! second table of the same shape that holds the port itself where there is
+//! only one (every downward hop of a tree), so most hops take one read.
 //!
 //! A flow picks one port per switch with [`Routes::select`]: its 64-bit hash is
 //! re-mixed with the switch id ([`ecmp_index`]) so that the choices at
@@ -31,12 +33,19 @@ pub fn ecmp_index(flow_hash: u64, sw: u32, n: usize) -> usize {
     ((u128::from(h) * n as u128) >> 64) as usize
 }
 
+/// Flag of a [`Routes`] fast-table entry that holds a port, not a set id.
+const ONE_PORT: u32 = 1 << 31;
+
 /// Shortest-path next hops from every switch to every host.
 #[derive(Clone, Debug)]
 pub struct Routes {
     n_hosts: usize,
     /// Set id for (switch, destination host), at `switch * n_hosts + host`.
     table: Vec<u32>,
+    /// What [`Routes::select`] reads, same index: the port itself (with
+    /// [`ONE_PORT`] set) when the set has one port (every downward hop of a
+    /// tree), else the set id. One load instead of three on most hops.
+    fast: Vec<u32>,
     /// The ports of set `i` are `set_ports[set_start[i]..set_start[i + 1]]`, ascending.
     set_start: Vec<u32>,
     set_ports: Vec<u16>,
@@ -215,9 +224,22 @@ impl Routes {
             }
         }
         debug_assert!(!table.contains(&u32::MAX));
+        let fast = table
+            .iter()
+            .map(|&id| {
+                let ports = &sets.set_ports[sets.set_start[id as usize] as usize
+                    ..sets.set_start[id as usize + 1] as usize];
+                if ports.len() == 1 {
+                    ONE_PORT | u32::from(ports[0])
+                } else {
+                    id
+                }
+            })
+            .collect();
         Ok(Routes {
             n_hosts: nh,
             table,
+            fast,
             set_start: sets.set_start,
             set_ports: sets.set_ports,
             set_dist: sets.set_dist,
@@ -254,10 +276,12 @@ impl Routes {
     /// re-mixed with the switch id (so successive tiers do not polarize) with crate::rng::mix64.
     #[inline]
     pub fn select(&self, sw: u32, dst: u32, flow_hash: u64) -> u16 {
-        let c = self.choices(sw, dst);
-        if c.len() == 1 {
-            return c[0];
+        let v = self.fast[sw as usize * self.n_hosts + dst as usize];
+        if v & ONE_PORT != 0 {
+            return v as u16;
         }
+        let id = v as usize;
+        let c = &self.set_ports[self.set_start[id] as usize..self.set_start[id + 1] as usize];
         c[ecmp_index(flow_hash, sw, c.len())]
     }
 
