@@ -675,7 +675,7 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, now: Ps, ev: Ev) {
         match ev {
             Ev::Arrive(pkt) => self.on_arrive(now, pkt),
@@ -819,7 +819,7 @@ impl Simulation {
     }
 
     /// Starts a transmission on `p` and schedules what it implies.
-    #[inline]
+    #[inline(always)]
     fn transmit(&mut self, now: Ps, p: u32, pkt: PktId) {
         let port = &mut self.ports[p as usize];
         let peer = port.peer;
@@ -832,7 +832,7 @@ impl Simulation {
         self.q.push(arrival, Ev::Arrive(pkt));
     }
 
-    #[inline]
+    #[inline(always)]
     fn want_tx_done(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
         if !port.tx_event {
