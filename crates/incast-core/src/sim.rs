@@ -853,12 +853,7 @@ impl Simulation {
             let cfg = self.pfc.as_ref().expect("lossless implies pfc");
             let sw = &mut self.switches[s as usize];
             let full = sw.used + size > self.sw.buffer;
-            if full
-                || sw
-                    .pfc
-                    .charge(cfg, self.sw.buffer, in_local as usize, prio, size)
-                    == Charge::Violation
-            {
+            if full || sw.pfc.charge(cfg, in_local as usize, prio, size) == Charge::Violation {
                 // A lossless violation: headroom (or the whole buffer) overflowed.
                 self.lossless_drops += 1;
                 let out = sw.port(local);
