@@ -434,6 +434,15 @@ impl Dcqcn {
 
     /// Runs every timer due at or before `now`, earliest first.
     fn run_due(&mut self, now: Ps) {
+        // Most calls (one per ACK and per packet sent) find nothing due.
+        let at = |t: Option<Timer>| t.map_or(Ps::MAX, |t| t.at);
+        if at(self.alpha_timer)
+            .min(at(self.decrease_timer))
+            .min(at(self.increase_timer))
+            > now
+        {
+            return;
+        }
         loop {
             let mut best: Option<(Ps, Ps, Which)> = None;
             for (t, w) in [
