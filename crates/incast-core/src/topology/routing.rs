@@ -224,27 +224,30 @@ impl Routes {
             }
         }
         debug_assert!(!table.contains(&u32::MAX));
-        let fast = table
-            .iter()
-            .map(|&id| {
-                let ports = &sets.set_ports[sets.set_start[id as usize] as usize
-                    ..sets.set_start[id as usize + 1] as usize];
-                if ports.len() == 1 {
-                    ONE_PORT | u32::from(ports[0])
-                } else {
-                    id
-                }
-            })
-            .collect();
-        Ok(Routes {
+        let mut routes = Routes {
             n_hosts: nh,
             table,
-            fast,
+            fast: Vec::new(),
             set_start: sets.set_start,
             set_ports: sets.set_ports,
             set_dist: sets.set_dist,
             attach,
-        })
+        };
+        routes.fast = routes
+            .table
+            .iter()
+            .map(|&id| match routes.set(id as usize) {
+                [port] => ONE_PORT | u32::from(*port),
+                _ => id,
+            })
+            .collect();
+        Ok(routes)
+    }
+
+    /// The ports of interned set `id`, ascending.
+    #[inline]
+    fn set(&self, id: usize) -> &[u16] {
+        &self.set_ports[self.set_start[id] as usize..self.set_start[id + 1] as usize]
     }
 
     /// The candidate egress ports (local port indices of switch `sw`) toward host `dst`. Non-empty.
@@ -254,8 +257,7 @@ impl Routes {
     /// The ports are in ascending order.
     #[inline]
     pub fn choices(&self, sw: u32, dst: u32) -> &[u16] {
-        let id = self.table[sw as usize * self.n_hosts + dst as usize] as usize;
-        &self.set_ports[self.set_start[id] as usize..self.set_start[id + 1] as usize]
+        self.set(self.table[sw as usize * self.n_hosts + dst as usize] as usize)
     }
 
     /// Number of links on a shortest path between two hosts (e.g. 2 through one switch; 0 from a host to itself).
@@ -280,8 +282,7 @@ impl Routes {
         if v & ONE_PORT != 0 {
             return v as u16;
         }
-        let id = v as usize;
-        let c = &self.set_ports[self.set_start[id] as usize..self.set_start[id + 1] as usize];
+        let c = self.set(v as usize);
         c[ecmp_index(flow_hash, sw, c.len())]
     }
 
@@ -374,6 +375,24 @@ mod tests {
             }
         }
         assert!(r.distinct_sets() < 20, "{}", r.distinct_sets());
+    }
+
+    /// `select` (which reads the one-port fast table) picks exactly
+    /// `choices[ecmp_index(..)]` for every switch, host and a few hashes.
+    #[test]
+    fn select_agrees_with_choices() {
+        for g in [fat(4), fat(6), leaf_spine(4, 2, 3, 2)] {
+            let r = Routes::compute(&g).unwrap();
+            for sw in 0..g.n_switches() as u32 {
+                for d in 0..g.n_hosts() as u32 {
+                    let c = r.choices(sw, d);
+                    for hash in [0, 1, 0xfeed, u64::MAX] {
+                        let want = c[ecmp_index(hash, sw, c.len())];
+                        assert_eq!(r.select(sw, d, hash), want, "switch {sw} host {d}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
