@@ -447,7 +447,7 @@ impl Simulation {
             for s in switches.iter_mut() {
                 let mut st = PfcState {
                     ingress: vec![[Ingress::default(); 8]; s.ports.len()],
-                    alpha: vec![0.0; s.ports.len()],
+                    alpha: vec![pfc::Alpha::default(); s.ports.len()],
                     ..Default::default()
                 };
                 for (l, gp) in s.ports.clone().enumerate() {
@@ -461,7 +461,7 @@ impl Simulation {
                         st.total_headroom += h;
                         st.total_reserve += pc.reserve.0;
                     }
-                    st.alpha[l] = match pc.threshold {
+                    st.alpha[l] = pfc::Alpha::new(match pc.threshold {
                         pfc::PfcThreshold::Dynamic {
                             alpha,
                             scale_with_rate,
@@ -473,7 +473,7 @@ impl Simulation {
                             }
                         }
                         pfc::PfcThreshold::Static { .. } => 0.0,
-                    };
+                    });
                 }
                 s.pfc = st;
             }

@@ -156,6 +156,44 @@ pub fn headroom_formula(rate: Rate, delay: Ps, mtu: u32, response: Ps) -> Bytes 
         + on_wire
 }
 
+/// The fraction `alpha` of a dynamic threshold, applied to a byte count.
+///
+/// A power of two (1/8 at NIC speed, 1/2 at 4x: every HPCC configuration)
+/// is applied as a shift, which is what the HPCC simulator computes
+/// (`free >> pfc_a_shift`) and equals the float product rounded down for
+/// any count below 2^53 bytes; any other alpha is a float product. The
+/// dynamic threshold is evaluated on every lossless arrival, so this keeps
+/// two float conversions off the hot path.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Alpha {
+    value: f64,
+    /// `Some(e)` when `value` is exactly 2^e.
+    exp: Option<i32>,
+}
+
+impl Alpha {
+    pub fn new(value: f64) -> Alpha {
+        let bits = value.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as i32;
+        let exact = value > 0.0 && bits & ((1 << 52) - 1) == 0 && biased != 0 && biased != 0x7ff;
+        let exp = Some(biased - 1023).filter(|e| exact && (-63..=63).contains(e));
+        Alpha { value, exp }
+    }
+    pub fn value(self) -> f64 {
+        self.value
+    }
+    /// `floor(bytes x alpha)`, saturated.
+    #[inline]
+    pub fn of(self, bytes: Bytes) -> Bytes {
+        match self.exp {
+            Some(e) if e <= 0 => bytes >> -e,
+            Some(e) if bytes.leading_zeros() >= e as u32 => bytes << e,
+            Some(_) => Bytes::MAX,
+            None => (bytes as f64 * self.value) as Bytes,
+        }
+    }
+}
+
 /// Accounting of one ingress (port, lossless class).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Ingress {
@@ -188,7 +226,7 @@ pub struct PfcState {
     /// Headroom bytes in use, all ingresses.
     pub hdrm_used: Bytes,
     /// Per-local-port alpha of a dynamic threshold.
-    pub alpha: Vec<f64>,
+    pub alpha: Vec<Alpha>,
 }
 
 impl PfcState {
@@ -202,7 +240,7 @@ impl PfcState {
                     .saturating_sub(self.total_headroom)
                     .saturating_sub(self.total_reserve)
                     .saturating_sub(self.shared_used);
-                (free as f64 * self.alpha[p]) as Bytes
+                self.alpha[p].of(free)
             }
         }
     }
@@ -279,6 +317,28 @@ mod tests {
     use crate::units::{Rate, NS, US};
 
     #[test]
+    fn alpha_shift_equals_the_float_product() {
+        // The shift form must give floor(bytes x alpha) exactly, as the float
+        // product does for counts below 2^53 (where the conversion is exact).
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for e in -20..=20 {
+            let a = Alpha::new(2f64.powi(e));
+            assert_eq!(a.exp, Some(e));
+            for _ in 0..2000 {
+                x = crate::rng::mix64(x);
+                let bytes = x >> (11 + x % 53); // every magnitude below 2^53
+                let float = (bytes as f64 * a.value()) as Bytes;
+                assert_eq!(a.of(bytes), float, "alpha 2^{e}, bytes {bytes}");
+            }
+        }
+        for v in [0.0, 0.3, 1.7, 1e-30] {
+            assert_eq!(Alpha::new(v).exp, None, "{v}");
+            assert_eq!(Alpha::new(v).of(1_000_000), (1e6 * v) as Bytes);
+        }
+        assert_eq!(Alpha::new(0.125).of(1_000_003), 125_000);
+    }
+
+    #[test]
     fn quantum_is_512_bit_times() {
         // Spec V10: 51.2 ns at 10G, 5.12 ns at 100G, 1.28 ns at 400G.
         assert_eq!(quantum(Rate::gbps(10)), 51_200);
@@ -299,7 +359,7 @@ mod tests {
     fn state(ports: usize, headroom: Bytes, alpha: f64) -> PfcState {
         let mut s = PfcState {
             ingress: vec![[Ingress::default(); 8]; ports],
-            alpha: vec![alpha; ports],
+            alpha: vec![Alpha::new(alpha); ports],
             ..Default::default()
         };
         for p in 0..ports {
