@@ -681,7 +681,7 @@ impl Simulation {
             Ev::Arrive(pkt) => self.on_arrive(now, pkt),
             Ev::TxDone(p) => {
                 self.ports[p as usize].tx_event = false;
-                match self.ports[p as usize].owner {
+                match self.owners[p as usize] {
                     Owner::Switch(s) => self.switch_tx(now, s, p),
                     Owner::Host(h) => self.host_tx(now, h),
                 }
@@ -991,11 +991,11 @@ impl Simulation {
             self.want_tx_done(p);
             return;
         }
-        if let Some(pkt) = port.ctrl.pop_front() {
+        if let Some(pkt) = port.pop_ctrl() {
             // PFC frames go first and are never paused (802.1Qbb §36.1.3.2).
             self.transmit(now, p, pkt);
             let port = &self.ports[p as usize];
-            if !port.ctrl.is_empty() || port.sendable() != 0 {
+            if port.has_ctrl() || port.sendable() != 0 {
                 self.want_tx_done(p);
             }
             return;
@@ -1036,7 +1036,7 @@ impl Simulation {
         }
         self.transmit(now, p, pkt);
         let port = &self.ports[p as usize];
-        if port.sendable() != 0 || !port.ctrl.is_empty() {
+        if port.sendable() != 0 || port.has_ctrl() {
             self.want_tx_done(p);
         }
     }
@@ -1071,7 +1071,7 @@ impl Simulation {
         self.cons.sent_bytes += frame.size as u64;
         let id = self.arena.alloc(frame);
         let port = &mut self.ports[gp as usize];
-        port.ctrl.push_back(id);
+        port.push_ctrl(id);
         if pause {
             port.pfc.xoff_tx[class as usize] += 1;
             if mode == PauseMode::Quanta && quanta > 0 {
@@ -1547,7 +1547,7 @@ impl Simulation {
         }
         self.cons.sent_bytes += frame.size as u64;
         let id = self.arena.alloc(frame);
-        self.ports[gp as usize].ctrl.push_back(id);
+        self.ports[gp as usize].push_ctrl(id);
         self.kick_port(now, gp);
     }
 
@@ -1781,7 +1781,7 @@ impl Simulation {
             return;
         }
         if self.ci_cfq != 0 {
-            if let Some(id) = self.ports[p as usize].ctrl.pop_front() {
+            if let Some(id) = self.ports[p as usize].pop_ctrl() {
                 // Link-local control frames (CIP-ACKs) are never paused.
                 self.transmit(now, p, id);
                 self.want_tx_done(p);
@@ -2590,7 +2590,7 @@ impl Simulation {
     fn in_network_bytes(&self) -> u64 {
         let mut b = self.wire_bytes;
         for p in &self.ports {
-            for &id in &p.ctrl {
+            for id in p.ctrl_frames() {
                 b += self.arena.get(id).size as u64;
             }
             for q in &p.queues {
@@ -2671,7 +2671,7 @@ impl Simulation {
                 rate.push(p.rate.bits_per_sec());
                 txb.push(p.tx_bytes);
                 txp.push(p.tx_pkts);
-                let b = p.busy_time.min(end);
+                let b = p.busy_time().min(end);
                 busy.push(b);
                 util.push(if end > 0 { b as f64 / end as f64 } else { 0.0 });
                 if let Owner::Switch(_) = p.owner {

@@ -73,12 +73,19 @@ impl ClassQueue {
     }
 }
 
-/// A port. Fields are laid out (`repr(C)`) so that what every packet touches
-/// sits in the first cache line.
+/// A port. Fields are laid out (`repr(C)`) so that everything a packet
+/// hop reads or writes on the port itself sits in the first cache line; the
+/// class queues follow, one or two lines each.
 #[derive(Debug)]
 #[repr(C)]
 pub struct Port {
-    pub owner: Owner,
+    /// The transmitter is busy until this time.
+    pub busy_until: Ps,
+    /// `rate.tx_time` as a multiplication when the rate allows it (0: use `tx_time`).
+    ps_per_byte: Ps,
+    pub delay: Ps,
+    pub tx_bytes: u64,
+    pub tx_pkts: u64,
     /// Global id of the port at the far end of the link.
     pub peer: u32,
     /// Local index of the peer port at its node (stamped on packets sent, so
@@ -86,11 +93,6 @@ pub struct Port {
     pub peer_local: u16,
     /// Index of this port among its node's ports.
     pub local: u16,
-    /// The transmitter is busy until this time.
-    pub busy_until: Ps,
-    /// `rate.tx_time` as a multiplication when the rate allows it (0: use `tx_time`).
-    ps_per_byte: Ps,
-    pub delay: Ps,
     /// A `TxDone` event for this port is pending in the engine.
     pub tx_event: bool,
     /// Bit c set when queue c is non-empty.
@@ -107,12 +109,16 @@ pub struct Port {
     /// Congestion isolation: bit c set while congested-flow queue c's head
     /// must wait for the flow's packets in its non-congested queue to leave.
     pub ci_blocked: u8,
+    /// `ctrl` is not empty (read on every hop; the queue itself is not).
+    has_ctrl: bool,
+    pub owner: Owner,
+    // ---- second cache line: read when a packet is not a plain hop.
     pub rate: Rate,
-    pub tx_bytes: u64,
-    pub tx_pkts: u64,
-    pub busy_time: Ps,
+    /// Transmit time not covered by `tx_bytes x ps_per_byte` (all of it
+    /// when `ps_per_byte` is 0); see [`Port::busy_time`].
+    busy_extra: Ps,
     /// Control frames (PFC) waiting; sent before any class queue, never paused.
-    pub ctrl: VecDeque<PktId>,
+    ctrl: VecDeque<PktId>,
     /// Boxed: cold state, kept out of the hot part of the port.
     pub pfc: Box<PortPfc>,
     /// Congestion isolation state (switch ports, with `[switch.ci]`).
@@ -158,13 +164,14 @@ pub struct PortPfc {
 impl Port {
     pub fn new(owner: Owner, local: u16, peer: u32, rate: Rate, delay: Ps) -> Port {
         Port {
-            owner,
-            peer,
-            peer_local: 0,
-            local,
             busy_until: 0,
             ps_per_byte: rate.exact_ps_per_byte().unwrap_or(0),
             delay,
+            tx_bytes: 0,
+            tx_pkts: 0,
+            peer,
+            peer_local: 0,
+            local,
             tx_event: false,
             nonempty: 0,
             paused: 0,
@@ -172,10 +179,10 @@ impl Port {
             ecn_at_dequeue: 0,
             storm: 0,
             ci_blocked: 0,
+            has_ctrl: false,
+            owner,
             rate,
-            tx_bytes: 0,
-            tx_pkts: 0,
-            busy_time: 0,
+            busy_extra: 0,
             ctrl: VecDeque::new(),
             pfc: Box::default(),
             ci: None,
@@ -215,13 +222,44 @@ impl Port {
         let tx = if self.ps_per_byte > 0 {
             size as Ps * self.ps_per_byte
         } else {
-            self.rate.tx_time(size as Bytes)
+            let tx = self.rate.tx_time(size as Bytes);
+            self.busy_extra += tx;
+            tx
         };
         self.busy_until = now + tx;
-        self.busy_time += tx;
         self.tx_bytes += size as u64;
         self.tx_pkts += 1;
         self.busy_until + self.delay
+    }
+
+    /// Total time the transmitter has been busy.
+    pub fn busy_time(&self) -> Ps {
+        // Each transmission took `size x ps_per_byte` (or is in `busy_extra`).
+        self.busy_extra + self.tx_bytes * self.ps_per_byte
+    }
+
+    /// Queues a control frame (PFC, CIP-ACK): sent before any class queue.
+    pub fn push_ctrl(&mut self, id: PktId) {
+        self.ctrl.push_back(id);
+        self.has_ctrl = true;
+    }
+    /// The next control frame to send, if any.
+    #[inline]
+    pub fn pop_ctrl(&mut self) -> Option<PktId> {
+        if !self.has_ctrl {
+            return None;
+        }
+        let id = self.ctrl.pop_front();
+        self.has_ctrl = !self.ctrl.is_empty();
+        id
+    }
+    #[inline]
+    pub fn has_ctrl(&self) -> bool {
+        self.has_ctrl
+    }
+    /// Control frames waiting.
+    pub fn ctrl_frames(&self) -> impl Iterator<Item = PktId> + '_ {
+        self.ctrl.iter().copied()
     }
 
     #[inline]
@@ -249,5 +287,61 @@ impl Port {
     /// Total bytes queued over all classes.
     pub fn queued_bytes(&self) -> Bytes {
         self.queues.iter().map(|q| q.bytes).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::{Rate, NS};
+    use std::mem::{align_of, offset_of};
+
+    #[test]
+    fn hot_fields_share_the_first_cache_line() {
+        // Ports are cache-line aligned (their queues are), and what every hop
+        // touches on the port itself ends before byte 64.
+        assert_eq!(align_of::<Port>(), 64);
+        assert_eq!(offset_of!(Port, busy_until), 0);
+        assert!(offset_of!(Port, has_ctrl) < 64);
+        assert!(offset_of!(Port, tx_pkts) + 8 <= 64);
+        assert!(offset_of!(Port, owner) + 8 <= 64);
+        assert_eq!(offset_of!(Port, rate), 64);
+    }
+
+    #[test]
+    fn busy_time_is_the_sum_of_transmit_times() {
+        // 100 Gb/s: 80 ps per byte (exact); 3 Gb/s is not a whole number of
+        // ps per byte, so its times are rounded and summed one by one.
+        for (rate, sizes) in [
+            (Rate::gbps(100), [64u32, 1048, 9000]),
+            (Rate::gbps(3), [64, 1048, 9001]),
+        ] {
+            let mut p = Port::new(Owner::Host(0), 0, 1, rate, 10 * NS);
+            let (mut now, mut sum) = (0, 0);
+            for s in sizes {
+                let arrival = p.transmit(now, s);
+                let tx = rate.tx_time(s as Bytes);
+                assert_eq!(arrival, now + tx + 10 * NS);
+                sum += tx;
+                now = p.busy_until;
+            }
+            assert_eq!(p.busy_time(), sum);
+            assert_eq!(p.tx_pkts, 3);
+        }
+    }
+
+    #[test]
+    fn control_frames_are_fifo_and_flagged() {
+        let mut p = Port::new(Owner::Switch(0), 0, 1, Rate::gbps(100), NS);
+        assert!(!p.has_ctrl());
+        assert_eq!(p.pop_ctrl(), None);
+        p.push_ctrl(7);
+        p.push_ctrl(9);
+        assert!(p.has_ctrl());
+        assert_eq!(p.ctrl_frames().collect::<Vec<_>>(), vec![7, 9]);
+        assert_eq!(p.pop_ctrl(), Some(7));
+        assert!(p.has_ctrl());
+        assert_eq!(p.pop_ctrl(), Some(9));
+        assert!(!p.has_ctrl());
     }
 }

@@ -258,7 +258,7 @@ impl Switch {
     pub fn leaves_at_once(params: &SwitchParams, port: &Port, c: usize, now: Ps) -> bool {
         port.nonempty == 0
             && port.is_idle(now)
-            && port.ctrl.is_empty()
+            && !port.has_ctrl()
             && (port.paused | port.ci_blocked | port.storm) & (1 << c) == 0
             && params.scheduler == Scheduler::StrictPriority
     }
