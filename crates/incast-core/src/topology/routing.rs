@@ -33,19 +33,35 @@ pub fn ecmp_index(flow_hash: u64, sw: u32, n: usize) -> usize {
     ((u128::from(h) * n as u128) >> 64) as usize
 }
 
-/// Flag of a [`Routes`] fast-table entry that holds a port, not a set id.
-const ONE_PORT: u32 = 1 << 31;
+/// Flag of a [`Routes`] fast-table entry that holds a set id, not a port.
+const SET: u16 = 1 << 15;
+/// A fast-table entry that does not fit in 15 bits: read `table` instead.
+const SLOW: u16 = u16::MAX;
+
+/// The fast-table entry of a (switch, host) pair whose set `id` has `ports`:
+/// the port itself when it is the only one (every downward hop of a tree),
+/// else `SET | id`; `SLOW` when the value needs more than 15 bits.
+fn fast_entry(ports: &[u16], id: u32) -> u16 {
+    match ports {
+        [port] if *port < SET => *port,
+        _ if id < u32::from(SET - 1) => SET | id as u16,
+        _ => SLOW,
+    }
+}
 
 /// Shortest-path next hops from every switch to every host.
 #[derive(Clone, Debug)]
 pub struct Routes {
     n_hosts: usize,
+    n_switches: usize,
     /// Set id for (switch, destination host), at `switch * n_hosts + host`.
     table: Vec<u32>,
-    /// What [`Routes::select`] reads, same index: the port itself (with
-    /// [`ONE_PORT`] set) when the set has one port (every downward hop of a
-    /// tree), else the set id. One load instead of three on most hops.
-    fast: Vec<u32>,
+    /// What [`Routes::select`] reads, at `host * n_switches + switch`: the
+    /// port itself when its set has one port, else the set id ([`fast_entry`]).
+    /// One two-byte load instead of three on most hops, and the entries of
+    /// every switch toward one host share a cache line or two (a packet's
+    /// whole path), where `table` would give each hop a line of its own.
+    fast: Vec<u16>,
     /// The ports of set `i` are `set_ports[set_start[i]..set_start[i + 1]]`, ascending.
     set_start: Vec<u32>,
     set_ports: Vec<u16>,
@@ -226,6 +242,7 @@ impl Routes {
         debug_assert!(!table.contains(&u32::MAX));
         let mut routes = Routes {
             n_hosts: nh,
+            n_switches: ns,
             table,
             fast: Vec::new(),
             set_start: sets.set_start,
@@ -233,12 +250,11 @@ impl Routes {
             set_dist: sets.set_dist,
             attach,
         };
-        routes.fast = routes
-            .table
-            .iter()
-            .map(|&id| match routes.set(id as usize) {
-                [port] => ONE_PORT | u32::from(*port),
-                _ => id,
+        routes.fast = (0..nh * ns)
+            .map(|i| {
+                let (d, s) = (i / ns, i % ns);
+                let id = routes.table[s * nh + d];
+                fast_entry(routes.set(id as usize), id)
             })
             .collect();
         Ok(routes)
@@ -278,11 +294,15 @@ impl Routes {
     /// re-mixed with the switch id (so successive tiers do not polarize) with crate::rng::mix64.
     #[inline]
     pub fn select(&self, sw: u32, dst: u32, flow_hash: u64) -> u16 {
-        let v = self.fast[sw as usize * self.n_hosts + dst as usize];
-        if v & ONE_PORT != 0 {
-            return v as u16;
+        let v = self.fast[dst as usize * self.n_switches + sw as usize];
+        if v & SET == 0 {
+            return v;
         }
-        let c = self.set(v as usize);
+        let c = if v != SLOW {
+            self.set((v & !SET) as usize)
+        } else {
+            self.choices(sw, dst)
+        };
         c[ecmp_index(flow_hash, sw, c.len())]
     }
 
@@ -377,22 +397,40 @@ mod tests {
         assert!(r.distinct_sets() < 20, "{}", r.distinct_sets());
     }
 
-    /// `select` (which reads the one-port fast table) picks exactly
-    /// `choices[ecmp_index(..)]` for every switch, host and a few hashes.
+    /// `select` (which reads the compact fast table) picks exactly
+    /// `choices[ecmp_index(..)]` for every switch, host and a few hashes;
+    /// also when every entry takes the slow path (as in a topology whose
+    /// ports or sets do not fit in 15 bits).
     #[test]
     fn select_agrees_with_choices() {
         for g in [fat(4), fat(6), leaf_spine(4, 2, 3, 2)] {
-            let r = Routes::compute(&g).unwrap();
-            for sw in 0..g.n_switches() as u32 {
-                for d in 0..g.n_hosts() as u32 {
-                    let c = r.choices(sw, d);
-                    for hash in [0, 1, 0xfeed, u64::MAX] {
-                        let want = c[ecmp_index(hash, sw, c.len())];
-                        assert_eq!(r.select(sw, d, hash), want, "switch {sw} host {d}");
+            let fast = Routes::compute(&g).unwrap();
+            let mut slow = fast.clone();
+            slow.fast.fill(SLOW);
+            for r in [fast, slow] {
+                for sw in 0..g.n_switches() as u32 {
+                    for d in 0..g.n_hosts() as u32 {
+                        let c = r.choices(sw, d);
+                        for hash in [0, 1, 0xfeed, u64::MAX] {
+                            let want = c[ecmp_index(hash, sw, c.len())];
+                            assert_eq!(r.select(sw, d, hash), want, "switch {sw} host {d}");
+                        }
                     }
                 }
             }
         }
+    }
+
+    #[test]
+    fn fast_entries_fall_back_when_they_do_not_fit() {
+        assert_eq!(fast_entry(&[5], 9), 5);
+        assert_eq!(fast_entry(&[0x7fff], 9), 0x7fff);
+        assert_eq!(fast_entry(&[0x8000], 9), SET | 9); // port too wide: its set
+        assert_eq!(fast_entry(&[0x8000], 0x7fff), SLOW);
+        assert_eq!(fast_entry(&[1, 2], 0), SET);
+        assert_eq!(fast_entry(&[1, 2], 0x7ffe), SET | 0x7ffe);
+        assert_eq!(fast_entry(&[1, 2], 0x7fff), SLOW); // would read as SLOW
+        assert_eq!(fast_entry(&[1, 2], 1 << 20), SLOW);
     }
 
     #[test]
