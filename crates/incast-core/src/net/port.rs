@@ -21,32 +21,36 @@ pub enum Owner {
 
 /// Counters of one egress class queue. Packets and bytes enqueued are not
 /// stored: they are what left plus what is queued ([`ClassQueue::enq_pkts`]).
+/// In the order a hop updates them (see [`ClassQueue`]'s layout).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct ClassCounters {
-    pub drop_pkts: u64,
-    pub drop_bytes: u64,
-    pub ecn_marks: u64,
     pub deq_pkts: u64,
     pub deq_bytes: u64,
     /// Sum over dequeued packets of the time they waited in this queue.
     pub qdelay_sum: Ps,
+    pub ecn_marks: u64,
+    pub drop_pkts: u64,
+    pub drop_bytes: u64,
 }
 
-/// One egress class queue. The first cache line holds everything an enqueue
-/// reads or writes; a dequeue also updates the counters on the second.
+/// One egress class queue, two cache lines. The first holds the byte count,
+/// the marking threshold, the peak and the counters a packet passing
+/// straight through updates ([`super::switch::Switch::pass_through`]); the
+/// second the packet FIFO, which only a packet that waits touches.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct ClassQueue {
-    pub pkts: VecDeque<PktId>,
     pub bytes: Bytes,
     /// ECN can mark only above this queue length (the rule's `kmin`;
     /// `Bytes::MAX` when the class does not mark): the full rule in
     /// [`Port::ecn`] is read only then.
     pub ecn_from: Bytes,
     pub max_bytes: Bytes,
+    pub counters: ClassCounters,
+    pub pkts: VecDeque<PktId>,
     /// DWRR deficit counter (bytes).
     pub deficit: i64,
-    pub counters: ClassCounters,
 }
 
 impl Default for ClassQueue {
@@ -294,7 +298,7 @@ impl Port {
 mod tests {
     use super::*;
     use crate::units::{Rate, NS};
-    use std::mem::{align_of, offset_of};
+    use std::mem::{align_of, offset_of, size_of};
 
     #[test]
     fn hot_fields_share_the_first_cache_line() {
@@ -306,6 +310,16 @@ mod tests {
         assert!(offset_of!(Port, tx_pkts) + 8 <= 64);
         assert!(offset_of!(Port, owner) + 8 <= 64);
         assert_eq!(offset_of!(Port, rate), 64);
+    }
+
+    #[test]
+    fn a_pass_through_touches_one_line_of_its_queue() {
+        assert_eq!(size_of::<ClassQueue>(), 128);
+        assert_eq!(offset_of!(ClassQueue, bytes), 0);
+        let counters = offset_of!(ClassQueue, counters);
+        assert!(offset_of!(ClassQueue, max_bytes) + 8 <= 64);
+        assert!(counters + offset_of!(ClassCounters, deq_bytes) + 8 <= 64);
+        assert!(counters + offset_of!(ClassCounters, qdelay_sum) + 8 <= 64);
     }
 
     #[test]
