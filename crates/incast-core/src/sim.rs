@@ -447,7 +447,6 @@ impl Simulation {
             for s in switches.iter_mut() {
                 let mut st = PfcState {
                     ingress: vec![[Ingress::default(); 8]; s.ports.len()],
-                    alpha: vec![pfc::Alpha::default(); s.ports.len()],
                     ..Default::default()
                 };
                 for (l, gp) in s.ports.clone().enumerate() {
@@ -456,12 +455,7 @@ impl Simulation {
                         || pfc::headroom_formula(port.rate, port.delay, mtu, pc.response_time.0),
                         |h| h.0,
                     );
-                    for cls in &pc.classes {
-                        st.ingress[l][*cls as usize].headroom = h;
-                        st.total_headroom += h;
-                        st.total_reserve += pc.reserve.0;
-                    }
-                    st.alpha[l] = pfc::Alpha::new(match pc.threshold {
+                    let alpha = pfc::Alpha::new(match pc.threshold {
                         pfc::PfcThreshold::Dynamic {
                             alpha,
                             scale_with_rate,
@@ -474,6 +468,13 @@ impl Simulation {
                         }
                         pfc::PfcThreshold::Static { .. } => 0.0,
                     });
+                    for cls in &pc.classes {
+                        let ing = &mut st.ingress[l][*cls as usize];
+                        ing.headroom = h;
+                        ing.alpha = alpha;
+                        st.total_headroom += h;
+                        st.total_reserve += pc.reserve.0;
+                    }
                 }
                 s.pfc = st;
             }

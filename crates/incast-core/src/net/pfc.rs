@@ -194,8 +194,10 @@ impl Alpha {
     }
 }
 
-/// Accounting of one ingress (port, lossless class).
+/// Accounting of one ingress (port, lossless class): one cache line, all
+/// that a lossless arrival or departure reads and writes at its ingress.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
 pub struct Ingress {
     /// Bytes in the reserve and shared layers.
     pub bytes: Bytes,
@@ -204,6 +206,8 @@ pub struct Ingress {
     /// XOFF has been sent and not yet undone by XON.
     pub paused: bool,
     pub headroom: Bytes,
+    /// The port's alpha, when the XOFF threshold is dynamic.
+    pub alpha: Alpha,
 }
 
 /// Where an arriving packet was charged.
@@ -225,14 +229,12 @@ pub struct PfcState {
     pub total_reserve: Bytes,
     /// Headroom bytes in use, all ingresses.
     pub hdrm_used: Bytes,
-    /// Per-local-port alpha of a dynamic threshold.
-    pub alpha: Vec<Alpha>,
 }
 
 impl PfcState {
-    /// The XOFF threshold (shared bytes) of local port `p`.
+    /// The XOFF threshold (shared bytes) of ingress (`p`, `c`).
     #[inline]
-    pub fn threshold(&self, cfg: &PfcConfig, buffer: Bytes, p: usize) -> Bytes {
+    pub fn threshold(&self, cfg: &PfcConfig, buffer: Bytes, p: usize, c: usize) -> Bytes {
         match cfg.threshold {
             PfcThreshold::Static { xoff } => xoff.0,
             PfcThreshold::Dynamic { .. } => {
@@ -240,7 +242,7 @@ impl PfcState {
                     .saturating_sub(self.total_headroom)
                     .saturating_sub(self.total_reserve)
                     .saturating_sub(self.shared_used);
-                self.alpha[p].of(free)
+                self.ingress[p][c].alpha.of(free)
             }
         }
     }
@@ -296,7 +298,7 @@ impl PfcState {
     #[inline]
     pub fn should_pause(&self, cfg: &PfcConfig, buffer: Bytes, p: usize, c: usize) -> bool {
         let ing = &self.ingress[p][c];
-        ing.hdrm > 0 || Self::shared_of(ing, cfg.reserve.0) >= self.threshold(cfg, buffer, p)
+        ing.hdrm > 0 || Self::shared_of(ing, cfg.reserve.0) >= self.threshold(cfg, buffer, p, c)
     }
 
     /// Whether a paused ingress (`p`, `c`) may resume now.
@@ -307,7 +309,7 @@ impl PfcState {
             return false;
         }
         let shared = Self::shared_of(ing, cfg.reserve.0);
-        shared == 0 || shared + cfg.resume_offset.0 <= self.threshold(cfg, buffer, p)
+        shared == 0 || shared + cfg.resume_offset.0 <= self.threshold(cfg, buffer, p, c)
     }
 }
 
@@ -358,8 +360,13 @@ mod tests {
 
     fn state(ports: usize, headroom: Bytes, alpha: f64) -> PfcState {
         let mut s = PfcState {
-            ingress: vec![[Ingress::default(); 8]; ports],
-            alpha: vec![Alpha::new(alpha); ports],
+            ingress: vec![
+                [Ingress {
+                    alpha: Alpha::new(alpha),
+                    ..Default::default()
+                }; 8];
+                ports
+            ],
             ..Default::default()
         };
         for p in 0..ports {
@@ -409,7 +416,7 @@ mod tests {
         let cfg = PfcConfig::default();
         let mut s = state(2, 100_000, 0.125);
         let b = 1_000_000;
-        assert_eq!(s.threshold(&cfg, b, 0), 100_000);
+        assert_eq!(s.threshold(&cfg, b, 0, 3), 100_000);
         let mut n = 0;
         while !s.should_pause(&cfg, b, 0, 3) {
             s.charge(&cfg, 0, 3, 1000);
