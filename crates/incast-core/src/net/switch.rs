@@ -236,7 +236,9 @@ impl Switch {
             used + size <= usable
                 && match params.admission[c] {
                     Admission::Dynamic { alpha } => {
-                        (q as f64) < alpha * usable.saturating_sub(used) as f64
+                        // Byte counts are far below 2^63, where converting
+                        // through i64 gives the same f64 in one instruction.
+                        (q as i64 as f64) < alpha * usable.saturating_sub(used) as i64 as f64
                     }
                     Admission::Static { limit } => q + size <= limit,
                 }
