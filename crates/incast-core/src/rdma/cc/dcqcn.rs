@@ -435,12 +435,7 @@ impl Dcqcn {
     /// Runs every timer due at or before `now`, earliest first.
     fn run_due(&mut self, now: Ps) {
         // Most calls (one per ACK and per packet sent) find nothing due.
-        let at = |t: Option<Timer>| t.map_or(Ps::MAX, |t| t.at);
-        if at(self.alpha_timer)
-            .min(at(self.decrease_timer))
-            .min(at(self.increase_timer))
-            > now
-        {
+        if self.next_timer().is_none_or(|t| t > now) {
             return;
         }
         loop {
