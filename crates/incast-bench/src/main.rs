@@ -7,11 +7,29 @@
 //! Each scenario runs in a child process of its own so that its peak resident
 //! memory (VmHWM) is its own. The simulation runs on one core. Wall time covers
 //! building the network and running it; parsing and writing results are excluded.
+//! `cpu s` is the time the run spent on a CPU (`/proc/self/schedstat`): on a
+//! shared machine, wall time well above it means the run waited for a core.
+//!
+//! On a noisy machine, `--repeat N` runs each scenario N times, one after the
+//! other, and reports the fastest and the median run:
+//!
+//! ```text
+//! cargo run --release -p incast-bench -- --repeat 3 scenarios/hpcc/config_fat_web30_10ms_dcqcn.txt
+//! ```
 
 use incast_core::{Scenario, Simulation};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
+
+/// Nanoseconds this process has spent running on a CPU (0 where the kernel
+/// does not report it).
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
 
 fn peak_rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -39,10 +57,11 @@ fn load(path: &str) -> Result<Scenario, String> {
 
 fn run_one(path: &str) -> Result<serde_json::Value, String> {
     let sc = load(path)?;
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), cpu_ns());
     let mut sim = Simulation::new(&sc).map_err(|e| e.to_string())?;
     sim.run();
     let wall = t0.elapsed().as_secs_f64();
+    let cpu = cpu_ns().saturating_sub(c0) as f64 / 1e9;
     let res = sim.finish();
     let s = res.stats;
     let summary: serde_json::Value = serde_json::from_str(&res.summary_json).unwrap_or_default();
@@ -50,6 +69,7 @@ fn run_one(path: &str) -> Result<serde_json::Value, String> {
         "scenario": sc.name(),
         "file": path,
         "wall_s": wall,
+        "cpu_s": cpu,
         "events": s.events,
         "events_per_s": s.events as f64 / wall,
         "packet_hops": s.packet_hops,
@@ -89,42 +109,139 @@ fn main() {
         }
         return;
     }
-    if args.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        eprintln!("usage: incast-bench SCENARIO.toml [SCENARIO.toml ...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)");
-        std::process::exit(if args.is_empty() { 2 } else { 0 });
+    let (repeat, paths) = match parse_repeat(&args) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("incast-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    if paths.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
+        eprintln!("usage: incast-bench [--repeat N] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.");
+        std::process::exit(if paths.is_empty() { 2 } else { 0 });
     }
     let exe = std::env::current_exe().expect("own path");
     println!(
-        "{:<34} {:>9} {:>12} {:>10} {:>12} {:>10} {:>9} {:>9}",
-        "scenario", "wall s", "events", "Mev/s", "pkt-hops", "Mhops/s", "flows", "peak MiB"
+        "{:<34} {:>9} {:>9} {:>12} {:>10} {:>12} {:>10} {:>9} {:>9}",
+        "scenario",
+        "wall s",
+        "cpu s",
+        "events",
+        "Mev/s",
+        "pkt-hops",
+        "Mhops/s",
+        "flows",
+        "peak MiB"
     );
     let mut failed = false;
-    for path in &args {
-        let out = Command::new(&exe)
-            .arg("--one")
-            .arg(path)
-            .output()
-            .expect("spawn child");
-        if !out.status.success() {
-            eprintln!("{path}: {}", String::from_utf8_lossy(&out.stderr).trim());
-            failed = true;
+    for path in &paths {
+        let mut runs = Vec::new();
+        for _ in 0..repeat {
+            let out = Command::new(&exe)
+                .arg("--one")
+                .arg(path)
+                .output()
+                .expect("spawn child");
+            if !out.status.success() {
+                eprintln!("{path}: {}", String::from_utf8_lossy(&out.stderr).trim());
+                failed = true;
+                break;
+            }
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("child JSON");
+            eprintln!("{v}");
+            runs.push(v);
+        }
+        if runs.len() < repeat {
             continue;
         }
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("child JSON");
+        let wall = |v: &serde_json::Value| v["wall_s"].as_f64().unwrap_or(f64::INFINITY);
+        runs.sort_by(|a, b| wall(a).total_cmp(&wall(b)));
+        let best = &runs[0];
         println!(
-            "{:<34} {:>9.2} {:>12} {:>10.2} {:>12} {:>10.2} {:>9} {:>9.1}",
-            v["scenario"].as_str().unwrap_or("?"),
-            v["wall_s"].as_f64().unwrap_or(0.0),
-            v["events"],
-            v["events_per_s"].as_f64().unwrap_or(0.0) / 1e6,
-            v["packet_hops"],
-            v["hops_per_s"].as_f64().unwrap_or(0.0) / 1e6,
-            v["flows"],
-            v["peak_rss_mib"].as_f64().unwrap_or(0.0),
+            "{:<34} {:>9.2} {:>9.2} {:>12} {:>10.2} {:>12} {:>10.2} {:>9} {:>9.1}",
+            best["scenario"].as_str().unwrap_or("?"),
+            wall(best),
+            best["cpu_s"].as_f64().unwrap_or(0.0),
+            best["events"],
+            best["events_per_s"].as_f64().unwrap_or(0.0) / 1e6,
+            best["packet_hops"],
+            best["hops_per_s"].as_f64().unwrap_or(0.0) / 1e6,
+            best["flows"],
+            best["peak_rss_mib"].as_f64().unwrap_or(0.0),
         );
-        eprintln!("{v}");
+        if repeat > 1 {
+            let walls: Vec<String> = runs.iter().map(|v| format!("{:.2}", wall(v))).collect();
+            println!(
+                "{:<34} fastest of {repeat}; median {:.2} s; all: {}",
+                "",
+                (wall(&runs[(repeat - 1) / 2]) + wall(&runs[repeat / 2])) / 2.0,
+                walls.join(", ")
+            );
+        }
     }
     if failed {
         std::process::exit(1);
+    }
+}
+
+/// Splits `--repeat N` (anywhere among the arguments) from the scenario paths.
+fn parse_repeat(args: &[String]) -> Result<(usize, Vec<String>), String> {
+    let mut repeat = 1;
+    let mut paths = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--repeat" {
+            let n = it
+                .next()
+                .ok_or("--repeat needs a count, as in --repeat 3")?;
+            repeat = match n.parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return Err(format!(
+                        "--repeat {n}: give a whole number of runs, 1 or more"
+                    ))
+                }
+            };
+        } else if a != "-h" && a != "--help" {
+            paths.push(a.clone());
+        }
+    }
+    Ok((repeat, paths))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_repeat;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn repeat_is_split_from_paths() {
+        assert_eq!(
+            parse_repeat(&args(&["a.toml"])).unwrap(),
+            (1, args(&["a.toml"]))
+        );
+        assert_eq!(
+            parse_repeat(&args(&["--repeat", "3", "a.toml", "b.txt"])).unwrap(),
+            (3, args(&["a.toml", "b.txt"]))
+        );
+        assert_eq!(
+            parse_repeat(&args(&["a.toml", "--repeat", "2"])).unwrap(),
+            (2, args(&["a.toml"]))
+        );
+    }
+
+    #[test]
+    fn bad_repeat_is_an_error_naming_the_fix() {
+        for bad in [
+            &["--repeat"][..],
+            &["--repeat", "0", "a.toml"],
+            &["--repeat", "x"],
+        ] {
+            let e = parse_repeat(&args(bad)).unwrap_err();
+            assert!(e.contains("--repeat"), "{e}");
+        }
     }
 }
