@@ -1980,8 +1980,7 @@ impl Simulation {
         if let Some(from) = int_from {
             if self.arena.int_enabled() {
                 // The receiver echoes the data packet's INT records (HPCC §3.2).
-                let st = *self.arena.int(from);
-                *self.arena.int_mut(id) = st;
+                self.arena.copy_int(from, id);
             }
         }
         let dst_host = f.dst;
@@ -2027,12 +2026,6 @@ impl Simulation {
                 }
             }
             PacketKind::Ack | PacketKind::Nack => {
-                let int = if self.arena.int_enabled() {
-                    *self.arena.int(id)
-                } else {
-                    Default::default()
-                };
-                self.arena.free(id);
                 if let Some(e) = self.edge.as_deref_mut() {
                     Self::edge_reading(e, f, now, &pkt);
                 }
@@ -2040,7 +2033,16 @@ impl Simulation {
                 if pkt.kind == PacketKind::Nack {
                     qp.on_nack(cfg, pkt.seq);
                 }
-                let done = qp.on_ack(now, pkt.seq, pkt.ts, pkt.has(flags::ECE), int.hops());
+                // The INT records are read where they are, not copied out.
+                let int: &[IntHop] = if self.arena.int_enabled() {
+                    self.arena.int(id).hops()
+                } else {
+                    &[]
+                };
+                let done = qp.on_ack(now, pkt.seq, pkt.ts, pkt.has(flags::ECE), int);
+                // Freed after the last read of its records; nothing above
+                // allocates, so the arena's free list is as if freed first.
+                self.arena.free(id);
                 if done {
                     self.complete_flow(now, slot);
                     return;

@@ -154,6 +154,21 @@ impl PacketArena {
     pub fn int_mut(&mut self, id: PktId) -> &mut IntStack {
         &mut self.ints[id as usize]
     }
+    /// Gives packet `to` the INT records of packet `from` (a receiver
+    /// echoing them in an ACK), copying only the records `from` holds.
+    #[inline]
+    pub fn copy_int(&mut self, from: PktId, to: PktId) {
+        let (f, t) = (from as usize, to as usize);
+        assert_ne!(f, t, "copy_int: a packet's INT records onto itself");
+        let (src, dst) = if f < t {
+            let (a, b) = self.ints.split_at_mut(t);
+            (&a[f], &mut b[0])
+        } else {
+            let (a, b) = self.ints.split_at_mut(f);
+            (&b[0], &mut a[t])
+        };
+        dst.copy_from(src);
+    }
     #[inline]
     pub fn free(&mut self, id: PktId) {
         self.live -= 1;
@@ -204,5 +219,66 @@ mod tests {
             "{}",
             std::mem::size_of::<Packet>()
         );
+    }
+
+    fn blank() -> Packet {
+        Packet {
+            seq: 0,
+            ts: 0,
+            enq_at: 0,
+            hash: 0,
+            flow: 0,
+            flow_uid: 0,
+            dst: 0,
+            size: 1000,
+            payload: 1000,
+            kind: PacketKind::Data,
+            class: 0,
+            prio: 0,
+            flags: 0,
+            in_port: 0,
+            to_port: 0,
+        }
+    }
+
+    /// An ACK echoes exactly the records its data packet collected, whichever
+    /// of the two has the lower id, and a reused slot starts with none.
+    #[test]
+    fn copy_int_echoes_the_records_held() {
+        use crate::rdma::cc::IntHop;
+        let hop = |i: u64| IntHop {
+            ts: 10 * i,
+            tx_bytes: 1000 * i,
+            qlen: i,
+            rate_bps: 100_000_000_000,
+        };
+        let mut a = PacketArena::default();
+        a.enable_int();
+        let ids: Vec<PktId> = (0..4).map(|_| a.alloc(blank())).collect();
+        for k in 0..3 {
+            a.int_mut(ids[1]).push(hop(k + 1));
+        }
+        // A stale record beyond `n` in the target must not show through.
+        a.int_mut(ids[3]).push(hop(99));
+        a.int_mut(ids[3]).push(hop(98));
+        a.int_mut(ids[3]).push(hop(97));
+        a.int_mut(ids[3]).push(hop(96));
+        a.copy_int(ids[1], ids[3]); // lower id onto higher
+        assert_eq!(a.int(ids[3]).hops(), a.int(ids[1]).hops());
+        assert_eq!(a.int(ids[3]).hops().len(), 3);
+        a.copy_int(ids[3], ids[0]); // higher onto lower
+        assert_eq!(a.int(ids[0]).hops(), &[hop(1), hop(2), hop(3)]);
+        // Five records at most, as on a five-hop path.
+        for k in 0..7 {
+            a.int_mut(ids[2]).push(hop(k));
+        }
+        assert_eq!(a.int(ids[2]).hops().len(), 5);
+        a.copy_int(ids[2], ids[1]);
+        assert_eq!(a.int(ids[1]).hops(), a.int(ids[2]).hops());
+        // A freed and reused slot starts empty.
+        a.free(ids[1]);
+        let again = a.alloc(blank());
+        assert_eq!(again, ids[1]);
+        assert!(a.int(again).hops().is_empty());
     }
 }

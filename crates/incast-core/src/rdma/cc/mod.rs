@@ -87,13 +87,27 @@ pub struct IntHop {
 }
 
 /// The INT records a packet has collected, in path order.
+///
+/// Aligned to a cache line so that the count and the first record share
+/// one; copies go through [`IntStack::copy_from`], which moves only the
+/// records held (two or three of the five on most paths).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
 pub struct IntStack {
     pub n: u8,
     pub hops: [IntHop; MAX_INT_HOPS],
 }
 
 impl IntStack {
+    /// Makes this stack hold `from`'s records. Only `from.n` records are
+    /// read and written; the rest of this stack is left as it was, and
+    /// nothing reads past `n` ([`IntStack::hops`]).
+    #[inline]
+    pub fn copy_from(&mut self, from: &IntStack) {
+        let n = from.n as usize;
+        self.hops[..n].copy_from_slice(&from.hops[..n]);
+        self.n = from.n;
+    }
     #[inline]
     pub fn push(&mut self, h: IntHop) {
         if (self.n as usize) < MAX_INT_HOPS {
