@@ -123,32 +123,39 @@ pub struct Conservation {
     pub in_network_bytes: u64,
 }
 
+/// A flow's slot in the flow table.
+///
+/// `repr(C)` in this order: what every packet of a flow reads at a NIC
+/// (identity, endpoints, hashes, the QP and gate pointers, the NIC
+/// priority) fills the slot's first cache line; per-flow records and the
+/// TCP state follow.
+#[repr(C, align(64))]
 struct FlowSlot {
     uid: u32,
     active: bool,
     in_ready: bool,
-    id: u64,
+    class: u8,
+    /// The priority the NIC sends data on: `class`, or a congested-flow
+    /// queue's after a CIP (IEEE 802.1Qcz isolation at the NIC).
+    prio: u8,
     src: u32,
     dst: u32,
-    start: Ps,
-    class: u8,
-    kind: u8,
-    incast: i64,
     hash: u64,
     ack_hash: u64,
-    ideal: Ps,
-    tcp: TcpFlow,
     /// RDMA queue pair (when the scenario has `[rdma]`).
     qp: Option<Box<RdmaQp>>,
     /// Edge-pausing gate (when `[edge]` covers the sender).
     gate: Option<Box<EdgeGate>>,
-    /// The priority the NIC sends data on: `class`, or a congested-flow
-    /// queue's after a CIP (IEEE 802.1Qcz isolation at the NIC).
-    prio: u8,
+    kind: u8,
+    id: u64,
+    start: Ps,
+    incast: i64,
+    ideal: Ps,
     /// When the NIC last sent (or was paused on) the isolated priority.
     ci_last: Ps,
     /// Isolations of this flow (at switch ports and its NIC).
     ci_isolations: u32,
+    tcp: TcpFlow,
 }
 
 struct IncastRecord {
@@ -3030,5 +3037,31 @@ impl Simulation {
             },
             "engine": {"events": stats.events, "packet_hops": stats.packet_hops, "peak_packets": stats.peak_packets, "peak_flows": stats.peak_flows},
         })
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::FlowSlot;
+    use std::mem::offset_of;
+
+    /// What a NIC reads of every packet's flow is in the slot's first line.
+    #[test]
+    fn flow_slot_hot_fields_share_a_line() {
+        assert_eq!(std::mem::align_of::<FlowSlot>(), 64);
+        for (name, off, len) in [
+            ("uid", offset_of!(FlowSlot, uid), 4),
+            ("active", offset_of!(FlowSlot, active), 1),
+            ("in_ready", offset_of!(FlowSlot, in_ready), 1),
+            ("prio", offset_of!(FlowSlot, prio), 1),
+            ("src", offset_of!(FlowSlot, src), 4),
+            ("dst", offset_of!(FlowSlot, dst), 4),
+            ("hash", offset_of!(FlowSlot, hash), 8),
+            ("ack_hash", offset_of!(FlowSlot, ack_hash), 8),
+            ("qp", offset_of!(FlowSlot, qp), 8),
+            ("gate", offset_of!(FlowSlot, gate), 8),
+        ] {
+            assert!(off + len <= 64, "{name} at {off}");
+        }
     }
 }

@@ -38,34 +38,43 @@ pub struct RxOut {
     pub gap: bool,
 }
 
+/// A queue pair: both ends' state of one flow.
+///
+/// `repr(C)`, laid out by cache line (checked by a test): the sender's
+/// sequence and pacing state, then the congestion control (whose first
+/// line holds what it reads on every packet), the two timers each ACK
+/// re-arms, and the receiver's state.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct RdmaQp {
+    // ---- sender, first cache line: what sending a packet reads and writes
     pub size: u64,
-    // ---- sender
     pub snd_una: u64,
     pub snd_nxt: u64,
     /// Highest byte ever sent (for counting retransmissions).
     pub high_tx: u64,
     pub next_avail: Ps,
-    /// Wire size of the last packet sent (for `rate_changed`).
-    last_wire: u32,
-    pub cc: AnyRateCc,
-    pub ctx: CcCtx,
-    pub rto_timer: LazyTimer,
-    pub cc_timer: LazyTimer,
-    pub retransmits: u32,
-    pub timeouts: u32,
     /// Data packets of this QP sent so far (for the ideal-rate check of pacing).
     pub sent_pkts: u64,
-    // ---- receiver
+    /// Wire size of the last packet sent (for `rate_changed`).
+    last_wire: u32,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    // ---- congestion control: its rate and timers first (see each algorithm)
+    pub cc: AnyRateCc,
+    // ---- sender: the timers every ACK re-arms
+    pub rto_timer: LazyTimer,
+    pub cc_timer: LazyTimer,
+    // ---- receiver, third line
     pub expected: u64,
     since_ack: u32,
     ce_since_ack: bool,
-    last_nack: Option<(u64, Ps)>,
-    last_cnp: Option<Ps>,
     cnp_pending: bool,
-    pub cnp_timer: LazyTimer,
+    last_cnp: Option<Ps>,
+    last_nack: Option<(u64, Ps)>,
     pub cnps_sent: u64,
+    pub cnp_timer: LazyTimer,
+    pub ctx: CcCtx,
 }
 
 impl RdmaQp {
@@ -298,6 +307,43 @@ mod tests {
     use super::*;
     use crate::rdma::cc::RateCcConfig;
     use crate::units::US;
+
+    /// The cache-line layout the struct's doc promises.
+    #[test]
+    fn layout_by_cache_line() {
+        use std::mem::offset_of;
+        assert_eq!(std::mem::align_of::<RdmaQp>(), 64);
+        for off in [
+            offset_of!(RdmaQp, size),
+            offset_of!(RdmaQp, snd_una),
+            offset_of!(RdmaQp, snd_nxt),
+            offset_of!(RdmaQp, next_avail),
+            offset_of!(RdmaQp, sent_pkts),
+            offset_of!(RdmaQp, last_wire),
+            offset_of!(RdmaQp, retransmits),
+        ] {
+            assert!(off + 8 <= 64, "sender field at {off}");
+        }
+        assert_eq!(offset_of!(RdmaQp, cc), 64);
+        // The two sender timers sit side by side, the receiver's fields
+        // within one line's span after them.
+        let timers = offset_of!(RdmaQp, rto_timer);
+        assert_eq!(
+            offset_of!(RdmaQp, cc_timer),
+            timers + std::mem::size_of::<LazyTimer>()
+        );
+        let rx = offset_of!(RdmaQp, expected);
+        assert_eq!(rx, timers + 2 * std::mem::size_of::<LazyTimer>());
+        for off in [
+            offset_of!(RdmaQp, since_ack),
+            offset_of!(RdmaQp, ce_since_ack),
+            offset_of!(RdmaQp, cnp_pending),
+            offset_of!(RdmaQp, last_cnp),
+            offset_of!(RdmaQp, last_nack),
+        ] {
+            assert!((rx..rx + 64).contains(&off), "receiver field at {off}");
+        }
+    }
 
     fn qp(size: u64, cfg: &RdmaConfig) -> RdmaQp {
         let ctx = CcCtx {

@@ -299,15 +299,19 @@ enum Which {
     Increase = 2,
 }
 
+/// `repr(C)`: what every packet sent and every ACK reads (the rate and the
+/// three timers that `run_due` checks) comes first, in two cache lines of
+/// the queue pair; the resolved parameters come last.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Dcqcn {
-    p: Resolved,
-    line: f64,
     /// Current rate R_C.
     rate: f64,
-    /// Target rate R_T.
-    target: f64,
-    alpha: f64,
+    line: f64,
+    // Timers.
+    alpha_timer: Option<Timer>,
+    decrease_timer: Option<Timer>,
+    increase_timer: Option<Timer>,
     /// A CNP arrived: timers run, alpha is live.
     active: bool,
     // Mellanox state.
@@ -315,16 +319,16 @@ pub struct Dcqcn {
     cnp_for_decrease: bool,
     /// `m_rpTimeStage`: increase events since the last cut.
     stage: u32,
+    /// Target rate R_T.
+    target: f64,
+    alpha: f64,
     /// First decrease check; later checks fall on `dec_anchor + k * Td`.
     dec_anchor: Ps,
     // Paper state.
     t_cnt: u32,
     bc_cnt: u32,
     bytes_since_bc: u64,
-    // Timers.
-    alpha_timer: Option<Timer>,
-    decrease_timer: Option<Timer>,
-    increase_timer: Option<Timer>,
+    p: Resolved,
 }
 
 impl Dcqcn {
