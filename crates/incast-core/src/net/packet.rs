@@ -82,6 +82,28 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// An ECN-capable raw packet of `class` and `size` bytes, for tests.
+    #[cfg(test)]
+    pub(crate) fn test_raw(class: u8, size: u32) -> Packet {
+        Packet {
+            seq: 0,
+            ts: 0,
+            enq_at: 0,
+            hash: 0,
+            flow: 0,
+            flow_uid: 0,
+            dst: 0,
+            size,
+            payload: size,
+            kind: PacketKind::Raw,
+            class,
+            prio: class,
+            flags: flags::ECT,
+            in_port: 0,
+            to_port: 0,
+        }
+    }
+
     #[inline]
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
@@ -221,26 +243,6 @@ mod tests {
         );
     }
 
-    fn blank() -> Packet {
-        Packet {
-            seq: 0,
-            ts: 0,
-            enq_at: 0,
-            hash: 0,
-            flow: 0,
-            flow_uid: 0,
-            dst: 0,
-            size: 1000,
-            payload: 1000,
-            kind: PacketKind::Data,
-            class: 0,
-            prio: 0,
-            flags: 0,
-            in_port: 0,
-            to_port: 0,
-        }
-    }
-
     /// An ACK echoes exactly the records its data packet collected, whichever
     /// of the two has the lower id, and a reused slot starts with none.
     #[test]
@@ -254,7 +256,7 @@ mod tests {
         };
         let mut a = PacketArena::default();
         a.enable_int();
-        let ids: Vec<PktId> = (0..4).map(|_| a.alloc(blank())).collect();
+        let ids: Vec<PktId> = (0..4).map(|_| a.alloc(Packet::test_raw(0, 1000))).collect();
         for k in 0..3 {
             a.int_mut(ids[1]).push(hop(k + 1));
         }
@@ -277,7 +279,7 @@ mod tests {
         assert_eq!(a.int(ids[1]).hops(), a.int(ids[2]).hops());
         // A freed and reused slot starts empty.
         a.free(ids[1]);
-        let again = a.alloc(blank());
+        let again = a.alloc(Packet::test_raw(0, 1000));
         assert_eq!(again, ids[1]);
         assert!(a.int(again).hops().is_empty());
     }

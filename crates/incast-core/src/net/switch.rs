@@ -380,28 +380,12 @@ fn dwrr_pick(params: &SwitchParams, port: &mut Port, arena: &PacketArena) -> usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Packet, PacketKind};
+    use crate::net::packet::Packet;
     use crate::net::port::Owner;
     use crate::units::Rate;
 
     fn pkt(class: u8, size: u32) -> Packet {
-        Packet {
-            seq: 0,
-            ts: 0,
-            enq_at: 0,
-            hash: 0,
-            flow: 0,
-            flow_uid: 0,
-            dst: 0,
-            size,
-            payload: size,
-            kind: PacketKind::Raw,
-            class,
-            prio: class,
-            flags: flags::ECT,
-            in_port: 0,
-            to_port: 0,
-        }
+        Packet::test_raw(class, size)
     }
 
     /// Enqueues packet `id` in its own class's queue.
