@@ -313,17 +313,26 @@ mod tests {
     fn layout_by_cache_line() {
         use std::mem::offset_of;
         assert_eq!(std::mem::align_of::<RdmaQp>(), 64);
-        for off in [
-            offset_of!(RdmaQp, size),
-            offset_of!(RdmaQp, snd_una),
-            offset_of!(RdmaQp, snd_nxt),
-            offset_of!(RdmaQp, next_avail),
-            offset_of!(RdmaQp, sent_pkts),
-            offset_of!(RdmaQp, last_wire),
-            offset_of!(RdmaQp, retransmits),
-        ] {
-            assert!(off + 8 <= 64, "sender field at {off}");
-        }
+        // Every field of `offs` starts in `start..end` (8-byte fields end by `end`).
+        let within = |what: &str, start: usize, end: usize, offs: &[usize]| {
+            for &off in offs {
+                assert!(start <= off && off < end, "{what} field at {off}");
+            }
+        };
+        within(
+            "sender",
+            0,
+            64 - 7,
+            &[
+                offset_of!(RdmaQp, size),
+                offset_of!(RdmaQp, snd_una),
+                offset_of!(RdmaQp, snd_nxt),
+                offset_of!(RdmaQp, next_avail),
+                offset_of!(RdmaQp, sent_pkts),
+                offset_of!(RdmaQp, last_wire),
+                offset_of!(RdmaQp, retransmits),
+            ],
+        );
         assert_eq!(offset_of!(RdmaQp, cc), 64);
         // The two sender timers sit side by side, the receiver's fields
         // within one line's span after them.
@@ -334,15 +343,18 @@ mod tests {
         );
         let rx = offset_of!(RdmaQp, expected);
         assert_eq!(rx, timers + 2 * std::mem::size_of::<LazyTimer>());
-        for off in [
-            offset_of!(RdmaQp, since_ack),
-            offset_of!(RdmaQp, ce_since_ack),
-            offset_of!(RdmaQp, cnp_pending),
-            offset_of!(RdmaQp, last_cnp),
-            offset_of!(RdmaQp, last_nack),
-        ] {
-            assert!((rx..rx + 64).contains(&off), "receiver field at {off}");
-        }
+        within(
+            "receiver",
+            rx,
+            rx + 64,
+            &[
+                offset_of!(RdmaQp, since_ack),
+                offset_of!(RdmaQp, ce_since_ack),
+                offset_of!(RdmaQp, cnp_pending),
+                offset_of!(RdmaQp, last_cnp),
+                offset_of!(RdmaQp, last_nack),
+            ],
+        );
     }
 
     fn qp(size: u64, cfg: &RdmaConfig) -> RdmaQp {
