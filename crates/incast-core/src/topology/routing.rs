@@ -4,13 +4,18 @@
 //! switch's ports that lie on a shortest path (hop count) to the host. Hosts do
 //! not forward packets, so paths run through switches only.
 //!
-//! The table is flat and compact: the distinct port sets (together with their
-//! distance) are interned once, and each (switch, destination) pair keeps a
-//! `u32` set id. In a fat-tree almost all pairs share a handful of sets, so the
-//! table costs 4 bytes per (switch, host) pair. [`Routes::choices`] is two
-//! array reads, without hashing or allocation; [`Routes::select`] reads a
-//! second table of the same shape that holds the port itself where there is
-//! only one (every downward hop of a tree), so most hops take one read.
+//! The table is flat and compact. Every host hangs off exactly one switch, so
+//! a switch other than that one routes toward the host exactly as toward its
+//! switch: the table keeps one row per switch that has hosts (its *edge
+//! row*), not one per host, and each host keeps its switch, the row and the
+//! port that faces it ([`HostRoute`]). The distinct port sets (together with
+//! their distance) are interned once, and a row entry is a `u32` set id. In
+//! HPCC's 320-host fat-tree this is 20 rows of 56 entries instead of 320.
+//! [`Routes::choices`] reads the host's entry, then the row, then the set,
+//! without hashing or allocation; [`Routes::select`] reads a second table of
+//! the rows' shape that holds the port itself where there is only one (every
+//! downward hop of a tree), so most hops take two reads, both of tables small
+//! enough to stay in the first-level cache.
 //!
 //! A flow picks one port per switch with [`Routes::select`]: its 64-bit hash is
 //! re-mixed with the switch id ([`ecmp_index`]) so that the choices at
@@ -49,26 +54,40 @@ fn fast_entry(ports: &[u16], id: u32) -> u16 {
     }
 }
 
+/// Where a destination host hangs off the network: what a route toward it
+/// reads first.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+struct HostRoute {
+    /// The switch the host is linked to (`u32::MAX` when it is linked to a host).
+    att: u32,
+    /// Start of the edge row of `att` in `table` and `fast`.
+    row: u32,
+    /// Set id of the last hop: `att`'s one port toward the host.
+    last: u32,
+    /// [`fast_entry`] of the last hop: the port itself, unless it does not fit.
+    last_fast: u16,
+}
+
 /// Shortest-path next hops from every switch to every host.
 #[derive(Clone, Debug)]
 pub struct Routes {
-    n_hosts: usize,
-    n_switches: usize,
-    /// Set id for (switch, destination host), at `switch * n_hosts + host`.
+    /// Per host: its switch and edge row ([`HostRoute`]).
+    hosts: Vec<HostRoute>,
+    /// Set id for (switch `s`, every host on the edge row's switch `t`), at
+    /// `row(t) + s`. The entry at `row(t) + t` is unused: there the host's
+    /// own port is the route ([`HostRoute::last`]).
     table: Vec<u32>,
-    /// What [`Routes::select`] reads, at `host * n_switches + switch`: the
-    /// port itself when its set has one port, else the set id ([`fast_entry`]).
-    /// One two-byte load instead of three on most hops, and the entries of
-    /// every switch toward one host share a cache line or two (a packet's
-    /// whole path), where `table` would give each hop a line of its own.
+    /// What [`Routes::select`] reads, in `table`'s shape: the port itself
+    /// when its set has one port, else the set id ([`fast_entry`]). One
+    /// two-byte load instead of three on most hops; a packet's whole path
+    /// reads one row.
     fast: Vec<u16>,
     /// The ports of set `i` are `set_ports[set_start[i]..set_start[i + 1]]`, ascending.
     set_start: Vec<u32>,
     set_ports: Vec<u16>,
     /// Hops from a switch using set `i` to the destination host.
     set_dist: Vec<u32>,
-    /// The node at the other end of each host's link.
-    attach: Vec<NodeRef>,
 }
 
 /// Builds the interned port sets. A key is `[distance, port, port, ...]`.
@@ -103,8 +122,9 @@ impl Routes {
     /// [`MAX_PORTS`] ports, a graph whose port lists are out of date
     /// ([`Graph::finalize`]). [`Graph::validate`] rules all of these out.
     ///
-    /// Hosts on the same switch share one search, so the cost is one BFS per
-    /// switch that has hosts, plus writing the `n_switches * n_hosts` table.
+    /// Hosts on the same switch share one search and one table row, so the
+    /// cost is one BFS per switch that has hosts, and the table holds
+    /// `n_switches` entries per such switch.
     pub fn compute(g: &Graph) -> Result<Routes, String> {
         let (nh, ns) = (g.n_hosts(), g.n_switches());
         if !g.is_finalized() {
@@ -120,8 +140,7 @@ impl Routes {
                 ));
             }
         }
-        // Each host's one neighbour, and the hosts on each switch.
-        let mut attach = Vec::with_capacity(nh);
+        // The hosts on each switch.
         let mut on_switch: Vec<Vec<u32>> = vec![Vec::new(); ns];
         for d in 0..nh as u32 {
             let n = g.ports(NodeRef::Host(d)).len();
@@ -152,7 +171,6 @@ impl Routes {
                     }
                 }
             }
-            attach.push(peer);
         }
 
         let mut sets = Interner {
@@ -178,7 +196,27 @@ impl Routes {
         }
         let neighbours = |s: usize| &nbr[nbr_start[s]..nbr_start[s + 1]];
 
-        let mut table = vec![u32::MAX; ns * nh];
+        // One edge row per switch that has hosts, in switch order.
+        let mut row_of = vec![u32::MAX; ns];
+        let mut n_rows = 0usize;
+        for (t, hosts) in on_switch.iter().enumerate() {
+            if !hosts.is_empty() {
+                row_of[t] = u32::try_from(n_rows * ns).map_err(|_| {
+                    format!("{ns} switches with hosts on {n_rows} of them are too many to route; use fewer switches")
+                })?;
+                n_rows += 1;
+            }
+        }
+        let mut table = vec![u32::MAX; n_rows * ns];
+        let mut hosts_route = vec![
+            HostRoute {
+                att: u32::MAX,
+                row: 0,
+                last: 0,
+                last_fast: 0,
+            };
+            nh
+        ];
         let mut dist = vec![u32::MAX; ns];
         let mut queue: Vec<u32> = Vec::with_capacity(ns);
         let mut key: Vec<u32> = Vec::new();
@@ -215,16 +253,20 @@ impl Routes {
                     g.label(NodeRef::Host(hosts[0]))
                 ));
             }
-            for s in 0..ns {
-                if s == t {
-                    // The last hop: the port facing the host itself.
-                    for (port, _) in g.ports(NodeRef::Switch(s as u32)).iter().enumerate() {
-                        if let (NodeRef::Host(d), _) = g.peer(NodeRef::Switch(s as u32), port) {
-                            table[s * nh + d as usize] = sets.intern(&[1, port as u32]);
-                        }
-                    }
-                    continue;
+            let row = row_of[t];
+            // The last hop: the port facing each host itself.
+            for (port, _) in g.ports(NodeRef::Switch(t as u32)).iter().enumerate() {
+                if let (NodeRef::Host(d), _) = g.peer(NodeRef::Switch(t as u32), port) {
+                    let last = sets.intern(&[1, port as u32]);
+                    hosts_route[d as usize] = HostRoute {
+                        att: t as u32,
+                        row,
+                        last,
+                        last_fast: fast_entry(&[port as u16], last),
+                    };
                 }
+            }
+            for s in (0..ns).filter(|&s| s != t) {
                 key.clear();
                 key.push(dist[s] + 1);
                 for (port, &q) in neighbours(s).iter().enumerate() {
@@ -232,29 +274,24 @@ impl Routes {
                         key.push(port as u32);
                     }
                 }
-                let id = sets.intern(&key);
-                let row = &mut table[s * nh..(s + 1) * nh];
-                for &d in hosts {
-                    row[d as usize] = id;
-                }
+                table[row as usize + s] = sets.intern(&key);
             }
         }
-        debug_assert!(!table.contains(&u32::MAX));
         let mut routes = Routes {
-            n_hosts: nh,
-            n_switches: ns,
+            hosts: hosts_route,
             table,
             fast: Vec::new(),
             set_start: sets.set_start,
             set_ports: sets.set_ports,
             set_dist: sets.set_dist,
-            attach,
         };
-        routes.fast = (0..nh * ns)
-            .map(|i| {
-                let (d, s) = (i / ns, i % ns);
-                let id = routes.table[s * nh + d];
-                fast_entry(routes.set(id as usize), id)
+        // The unused diagonal entries (a row's own switch) read as SLOW.
+        routes.fast = routes
+            .table
+            .iter()
+            .map(|&id| match id {
+                u32::MAX => SLOW,
+                id => fast_entry(routes.set(id as usize), id),
             })
             .collect();
         Ok(routes)
@@ -267,13 +304,12 @@ impl Routes {
     }
 
     /// The candidate egress ports (local port indices of switch `sw`) toward host `dst`. Non-empty.
-    /// O(1): a flat table, no hashing. Store compactly: many (switch, dst) pairs share the same set, so
-    /// intern the distinct port sets and keep a u32 set-id per (switch, dst).
+    /// O(1): three array reads, no hashing (see the module docs for the layout).
     ///
     /// The ports are in ascending order.
     #[inline]
     pub fn choices(&self, sw: u32, dst: u32) -> &[u16] {
-        self.set(self.table[sw as usize * self.n_hosts + dst as usize] as usize)
+        self.set(self.choices_id(sw, dst))
     }
 
     /// Number of links on a shortest path between two hosts (e.g. 2 through one switch; 0 from a host to itself).
@@ -281,12 +317,20 @@ impl Routes {
         if src_host == dst_host {
             return 0;
         }
-        match self.attach[src_host as usize] {
-            NodeRef::Switch(s) => {
-                1 + self.set_dist
-                    [self.table[s as usize * self.n_hosts + dst_host as usize] as usize]
-            }
-            NodeRef::Host(_) => 1,
+        match self.hosts[src_host as usize].att {
+            u32::MAX => 1, // two hosts linked directly
+            s => 1 + self.set_dist[self.choices_id(s, dst_host)],
+        }
+    }
+
+    /// The interned set id behind [`Routes::choices`].
+    #[inline]
+    fn choices_id(&self, sw: u32, dst: u32) -> usize {
+        let h = &self.hosts[dst as usize];
+        if h.att == sw {
+            h.last as usize
+        } else {
+            self.table[h.row as usize + sw as usize] as usize
         }
     }
 
@@ -294,7 +338,10 @@ impl Routes {
     /// re-mixed with the switch id (so successive tiers do not polarize) with crate::rng::mix64.
     #[inline]
     pub fn select(&self, sw: u32, dst: u32, flow_hash: u64) -> u16 {
-        let v = self.fast[dst as usize * self.n_switches + sw as usize];
+        let h = &self.hosts[dst as usize];
+        let v = self.fast[h.row as usize + sw as usize];
+        // The last hop's entry is the host's own (a select, not a branch).
+        let v = if h.att == sw { h.last_fast } else { v };
         if v & SET == 0 {
             return v;
         }
@@ -395,6 +442,11 @@ mod tests {
             }
         }
         assert!(r.distinct_sets() < 20, "{}", r.distinct_sets());
+        // One row per edge switch (8 of them), not per host (16): 20 switches each.
+        assert_eq!(
+            (r.table.len(), r.fast.len(), r.hosts.len()),
+            (8 * 20, 8 * 20, 16)
+        );
     }
 
     /// `select` (which reads the compact fast table) picks exactly
@@ -407,6 +459,9 @@ mod tests {
             let fast = Routes::compute(&g).unwrap();
             let mut slow = fast.clone();
             slow.fast.fill(SLOW);
+            for h in &mut slow.hosts {
+                h.last_fast = SLOW;
+            }
             for r in [fast, slow] {
                 for sw in 0..g.n_switches() as u32 {
                     for d in 0..g.n_hosts() as u32 {
