@@ -803,7 +803,7 @@ impl Simulation {
 
     // ---------------------------------------------------------------- wires and ports
 
-    #[inline]
+    #[inline(always)]
     fn on_arrive(&mut self, now: Ps, pkt: PktId) {
         self.packet_hops += 1;
         let p = self.arena.get(pkt);
@@ -856,11 +856,30 @@ impl Simulation {
         // PFC accounts the packet to the priority it arrived on.
         let prio = p.prio as usize;
         let local = self.routes.select(s, dst, hash);
+        let out = self.switches[s as usize].port(local);
         let lossless = self.sw.lossless & (1 << prio) != 0;
         if lossless {
             let cfg = self.pfc.as_ref().expect("lossless implies pfc");
             let sw = &mut self.switches[s as usize];
             let full = sw.used + size > self.sw.buffer;
+            if !full
+                && self.ci_any & (1 << class) == 0
+                && Switch::leaves_at_once(&self.sw, &self.ports[out as usize], class, now)
+                && sw
+                    .pfc
+                    .passes_unseen(cfg, self.sw.buffer, in_local as usize, prio, size)
+            {
+                // Straight through without touching the ingress accounting:
+                // charging the packet and releasing it in this same instant
+                // would change no count and send neither PAUSE nor XON.
+                let port = &mut self.ports[out as usize];
+                if sw.pass_through(&self.sw, port, size, class) == Enqueue::Queued {
+                    self.depart(now, s, out, pkt, class, false);
+                } else {
+                    self.refuse(s, pkt, in_local, prio, size, false);
+                }
+                return;
+            }
             if full || sw.pfc.charge(cfg, in_local as usize, prio, size) == Charge::Violation {
                 // A lossless violation: headroom (or the whole buffer) overflowed.
                 self.lossless_drops += 1;
@@ -881,7 +900,6 @@ impl Simulation {
                 self.send_pfc(now, s, in_local, prio as u8, true);
             }
         }
-        let out = self.switches[s as usize].port(local);
         if self.ci_any & (1 << class) != 0 {
             self.ci_receive(now, s, out, pkt, in_local, lossless);
             return;
@@ -891,7 +909,7 @@ impl Simulation {
             let sw = &mut self.switches[s as usize];
             let port = &mut self.ports[out as usize];
             if sw.pass_through(&self.sw, port, size, class) == Enqueue::Queued {
-                self.depart(now, s, out, pkt, class);
+                self.depart(now, s, out, pkt, class, true);
             } else {
                 self.refuse(s, pkt, in_local, prio, size, lossless);
             }
@@ -1013,13 +1031,13 @@ impl Simulation {
         else {
             return;
         };
-        self.depart(now, s, p, pkt, queue);
+        self.depart(now, s, p, pkt, queue, true);
     }
 
     /// Packet `pkt` left class queue `queue` of switch port `p`: release its
-    /// ingress charge, stamp INT, put it on the wire.
+    /// ingress charge (when it was `charged`), stamp INT, put it on the wire.
     #[inline(always)]
-    fn depart(&mut self, now: Ps, s: u32, p: u32, pkt: PktId, queue: usize) {
+    fn depart(&mut self, now: Ps, s: u32, p: u32, pkt: PktId, queue: usize, charged: bool) {
         let (prio, in_local, size, kind, key) = {
             let k = self.arena.get_mut(pkt);
             let prio = k.prio as usize;
@@ -1030,7 +1048,9 @@ impl Simulation {
         if self.ci_any & (1 << queue) != 0 {
             self.ci_exit(p, queue as u8, key);
         }
-        self.release_lossless(now, s, in_local, prio, size);
+        if charged {
+            self.release_lossless(now, s, in_local, prio, size);
+        }
         if kind == PacketKind::Data && self.arena.int_enabled() {
             // HPCC INT (Li et al. 2019 §3.2): the egress port's state at dequeue.
             let port = &self.ports[p as usize];

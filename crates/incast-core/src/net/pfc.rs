@@ -235,16 +235,54 @@ impl PfcState {
     /// The XOFF threshold (shared bytes) of ingress (`p`, `c`).
     #[inline]
     pub fn threshold(&self, cfg: &PfcConfig, buffer: Bytes, p: usize, c: usize) -> Bytes {
+        self.threshold_at(cfg, buffer, p, c, self.shared_used)
+    }
+
+    /// [`PfcState::threshold`] when `shared_used` shared bytes are in use.
+    #[inline]
+    fn threshold_at(
+        &self,
+        cfg: &PfcConfig,
+        buffer: Bytes,
+        p: usize,
+        c: usize,
+        shared_used: Bytes,
+    ) -> Bytes {
         match cfg.threshold {
             PfcThreshold::Static { xoff } => xoff.0,
             PfcThreshold::Dynamic { .. } => {
                 let free = buffer
                     .saturating_sub(self.total_headroom)
                     .saturating_sub(self.total_reserve)
-                    .saturating_sub(self.shared_used);
+                    .saturating_sub(shared_used);
                 self.ingress[p][c].alpha.of(free)
             }
         }
+    }
+
+    /// Whether a packet of `size` bytes that arrives at ingress (`p`, `c`)
+    /// and leaves in the same instant may skip its accounting: the ingress
+    /// is not paused and holds no headroom bytes, and charging the packet
+    /// would not reach XOFF. Then [`PfcState::charge`], a false
+    /// [`PfcState::should_pause`] and [`PfcState::release`] would leave
+    /// every count as it was, and neither PAUSE nor XON would be due.
+    #[inline]
+    pub fn passes_unseen(
+        &self,
+        cfg: &PfcConfig,
+        buffer: Bytes,
+        p: usize,
+        c: usize,
+        size: Bytes,
+    ) -> bool {
+        let ing = &self.ingress[p][c];
+        if ing.paused || ing.hdrm > 0 {
+            return false;
+        }
+        // What `charge` would do: the bytes above the reserve come from the shared pool.
+        let shared = (ing.bytes + size).saturating_sub(cfg.reserve.0);
+        let shared_used = self.shared_used + shared.min(size);
+        shared < self.threshold_at(cfg, buffer, p, c, shared_used)
     }
 
     #[inline]
@@ -424,5 +462,64 @@ mod tests {
         }
         // Fixed point of q = (800000 - q) / 8: q = 88.9 KB.
         assert_eq!(n, 89);
+    }
+
+    /// `passes_unseen` says yes exactly when charging the packet, checking
+    /// XOFF and releasing it would find nothing to do (not paused, no
+    /// headroom bytes, no XOFF) and leave every count as it was; over random
+    /// states on both sides of the reserve and of both kinds of threshold.
+    #[test]
+    fn passes_unseen_is_a_charge_and_release_that_change_nothing() {
+        let mut x: u64 = 7;
+        let mut next = |m: u64| {
+            x = crate::rng::mix64(x);
+            x % m
+        };
+        let (mut yes, mut no) = (0, 0);
+        for i in 0..20_000 {
+            let cfg = PfcConfig {
+                threshold: if i % 2 == 0 {
+                    PfcThreshold::Static {
+                        xoff: SizeValue(next(40_000)),
+                    }
+                } else {
+                    PfcConfig::default().threshold
+                },
+                reserve: SizeValue(next(3) * 2_000),
+                ..Default::default()
+            };
+            let mut s = state(2, 20_000, [0.125, 0.5, 0.3][next(3) as usize]);
+            s.total_reserve = 2 * cfg.reserve.0;
+            let ing = &mut s.ingress[1][3];
+            ing.bytes = next(60_000);
+            ing.hdrm = if next(4) == 0 { next(5_000) } else { 0 };
+            ing.paused = next(4) == 0;
+            s.hdrm_used = ing.hdrm;
+            s.shared_used = ing.bytes.saturating_sub(cfg.reserve.0) + next(200_000);
+            let (buffer, size) = (400_000 + next(400_000), 64 + next(1_500));
+
+            let want = {
+                let mut t = s.clone();
+                let quiet = !t.ingress[1][3].paused
+                    && t.ingress[1][3].hdrm == 0
+                    && t.charge(&cfg, 1, 3, size) == Charge::Accepted
+                    && !t.should_pause(&cfg, buffer, 1, 3);
+                if quiet {
+                    t.release(&cfg, 1, 3, size);
+                    let (a, b) = (&t.ingress[1][3], &s.ingress[1][3]);
+                    assert_eq!((a.bytes, a.hdrm, a.paused), (b.bytes, b.hdrm, b.paused));
+                    assert_eq!((t.shared_used, t.hdrm_used), (s.shared_used, s.hdrm_used));
+                }
+                quiet
+            };
+            assert_eq!(s.passes_unseen(&cfg, buffer, 1, 3, size), want, "case {i}");
+            if want {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        // Both answers are well represented, so neither side is vacuous.
+        assert!(yes > 2_000 && no > 2_000, "{yes} {no}");
     }
 }

@@ -220,7 +220,7 @@ impl Port {
 
     /// Puts a packet of `size` bytes on the wire at `now` (the transmitter must
     /// be free). Returns its arrival time at the peer, which the caller schedules.
-    #[inline]
+    #[inline(always)]
     pub fn transmit(&mut self, now: Ps, size: u32) -> Ps {
         debug_assert!(self.busy_until <= now);
         let tx = if self.ps_per_byte > 0 {

@@ -270,7 +270,7 @@ impl Switch {
     /// admission, counters and peaks, without touching the queue itself (the
     /// queue is empty before and after, so no ECN rule can mark and the
     /// packet waits zero time). A test checks it against the two calls.
-    #[inline]
+    #[inline(always)]
     pub fn pass_through(
         &mut self,
         params: &SwitchParams,
