@@ -436,10 +436,20 @@ impl Dcqcn {
         });
     }
 
+    /// The earliest armed timer's deadline, `Ps::MAX` when none is armed
+    /// (three selects, no branches: this runs on every ACK and packet sent).
+    #[inline]
+    fn next_due(&self) -> Ps {
+        let at = |t: Option<Timer>| t.map_or(Ps::MAX, |t| t.at);
+        at(self.alpha_timer)
+            .min(at(self.decrease_timer))
+            .min(at(self.increase_timer))
+    }
+
     /// Runs every timer due at or before `now`, earliest first.
     fn run_due(&mut self, now: Ps) {
         // Most calls (one per ACK and per packet sent) find nothing due.
-        if self.next_timer().is_none_or(|t| t > now) {
+        if self.next_due() > now {
             return;
         }
         loop {
@@ -618,11 +628,7 @@ impl RateCc for Dcqcn {
     }
 
     fn next_timer(&self) -> Option<Ps> {
-        [self.alpha_timer, self.decrease_timer, self.increase_timer]
-            .into_iter()
-            .flatten()
-            .map(|t| t.at)
-            .min()
+        Some(self.next_due()).filter(|&t| t != Ps::MAX)
     }
 
     fn on_timer(&mut self, _ctx: &CcCtx, now: Ps) {
