@@ -858,60 +858,54 @@ impl Simulation {
         let local = self.routes.select(s, dst, hash);
         let out = self.switches[s as usize].port(local);
         let lossless = self.sw.lossless & (1 << prio) != 0;
+        // A lossless packet that leaves at once, at an ingress far from XOFF,
+        // passes *unseen*: charging and releasing it in this same instant
+        // would change no count and send neither PAUSE nor XON.
+        let mut unseen = false;
         if lossless {
             let cfg = self.pfc.as_ref().expect("lossless implies pfc");
             let sw = &mut self.switches[s as usize];
             let full = sw.used + size > self.sw.buffer;
-            if !full
+            unseen = !full
                 && self.ci_any & (1 << class) == 0
                 && Switch::leaves_at_once(&self.sw, &self.ports[out as usize], class, now)
                 && sw
                     .pfc
-                    .passes_unseen(cfg, self.sw.buffer, in_local as usize, prio, size)
-            {
-                // Straight through without touching the ingress accounting:
-                // charging the packet and releasing it in this same instant
-                // would change no count and send neither PAUSE nor XON.
-                let port = &mut self.ports[out as usize];
-                if sw.pass_through(&self.sw, port, size, class) == Enqueue::Queued {
-                    self.depart(now, s, out, pkt, class, false);
-                } else {
-                    self.refuse(s, pkt, in_local, prio, size, false);
+                    .passes_unseen(cfg, self.sw.buffer, in_local as usize, prio, size);
+            if !unseen {
+                if full || sw.pfc.charge(cfg, in_local as usize, prio, size) == Charge::Violation {
+                    // A lossless violation: headroom (or the whole buffer) overflowed.
+                    self.lossless_drops += 1;
+                    let cnt = &mut self.ports[out as usize].queues[class].counters;
+                    cnt.drop_pkts += 1;
+                    cnt.drop_bytes += size;
+                    self.cons.dropped_bytes += size;
+                    self.arena.free(pkt);
+                    return;
                 }
-                return;
-            }
-            if full || sw.pfc.charge(cfg, in_local as usize, prio, size) == Charge::Violation {
-                // A lossless violation: headroom (or the whole buffer) overflowed.
-                self.lossless_drops += 1;
-                let out = sw.port(local);
-                let cnt = &mut self.ports[out as usize].queues[class].counters;
-                cnt.drop_pkts += 1;
-                cnt.drop_bytes += size;
-                self.cons.dropped_bytes += size;
-                self.arena.free(pkt);
-                return;
-            }
-            let ing = &sw.pfc.ingress[in_local as usize][prio];
-            if !ing.paused
-                && sw
-                    .pfc
-                    .should_pause(cfg, self.sw.buffer, in_local as usize, prio)
-            {
-                self.send_pfc(now, s, in_local, prio as u8, true);
+                let ing = &sw.pfc.ingress[in_local as usize][prio];
+                if !ing.paused
+                    && sw
+                        .pfc
+                        .should_pause(cfg, self.sw.buffer, in_local as usize, prio)
+                {
+                    self.send_pfc(now, s, in_local, prio as u8, true);
+                }
             }
         }
+        let charged = lossless && !unseen;
         if self.ci_any & (1 << class) != 0 {
-            self.ci_receive(now, s, out, pkt, in_local, lossless);
+            self.ci_receive(now, s, out, pkt, in_local, charged);
             return;
         }
-        if Switch::leaves_at_once(&self.sw, &self.ports[out as usize], class, now) {
+        if unseen || Switch::leaves_at_once(&self.sw, &self.ports[out as usize], class, now) {
             // The common case on a lightly loaded port: straight through.
             let sw = &mut self.switches[s as usize];
             let port = &mut self.ports[out as usize];
             if sw.pass_through(&self.sw, port, size, class) == Enqueue::Queued {
-                self.depart(now, s, out, pkt, class, true);
+                self.depart(now, s, out, pkt, class, charged);
             } else {
-                self.refuse(s, pkt, in_local, prio, size, lossless);
+                self.refuse(s, pkt, in_local, prio, size, charged);
             }
             return;
         }
