@@ -83,8 +83,61 @@ fn run_one(path: &str) -> Result<serde_json::Value, String> {
     }))
 }
 
+/// FNV-1a over bytes: a fingerprint, not a security hash.
+fn fnv(h: &mut u64, bytes: &[u8]) {
+    for b in bytes {
+        *h ^= *b as u64;
+        *h = h.wrapping_mul(0x100_0000_01b3);
+    }
+}
+
+/// One line per scenario: the event count and a fingerprint of every result
+/// table and of the summary, so that two builds can be compared exactly
+/// (`incast-bench --digest a.toml b.txt > before.txt`, then `diff`).
+fn digest(path: &str) -> Result<String, String> {
+    let sc = load(path)?;
+    let mut sim = Simulation::new(&sc).map_err(|e| e.to_string())?;
+    sim.run();
+    let res = sim.finish();
+    let mut parts = vec![format!("{path} events={}", res.stats.events)];
+    let tables = [
+        ("flows", &res.flows),
+        ("pfc", &res.pfc),
+        ("incasts", &res.incasts),
+        ("counters", &res.counters),
+        ("ports", &res.ports),
+        ("queues", &res.queues),
+        ("owd", &res.owd),
+        ("hosts", &res.hosts),
+    ];
+    for (name, t) in tables {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for (col, c) in &t.columns {
+            fnv(&mut h, col.as_bytes());
+            fnv(&mut h, &c.to_le_bytes());
+        }
+        parts.push(format!("{name}={}x{:016x}", t.rows(), h));
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    fnv(&mut h, res.summary_json.as_bytes());
+    parts.push(format!("summary={h:016x}"));
+    Ok(parts.join(" "))
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--digest") && args.len() >= 2 {
+        for path in &args[1..] {
+            match digest(path) {
+                Ok(line) => println!("{line}"),
+                Err(e) => {
+                    eprintln!("{path}: {e}");
+                    std::process::exit(2);
+                }
+            }
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("--summary") && args.len() == 2 {
         // The run's summary JSON (for quick experiments without the Python package).
         let sc = load(&args[1]).unwrap_or_else(|e| {
@@ -117,7 +170,7 @@ fn main() {
         }
     };
     if paths.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        eprintln!("usage: incast-bench [--repeat N] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.");
+        eprintln!("usage: incast-bench [--repeat N] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.");
         std::process::exit(if paths.is_empty() { 2 } else { 0 });
     }
     let exe = std::env::current_exe().expect("own path");

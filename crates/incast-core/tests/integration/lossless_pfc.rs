@@ -1,8 +1,8 @@
 //! PFC (IEEE 802.1Qbb): the lossless invariant, pause propagation and
 //! congestion spreading (head-of-line blocking), checked end to end.
 
-mod common;
-use common::run;
+
+use crate::common::run;
 use incast_core::Results;
 
 fn drops(r: &Results) -> u64 {

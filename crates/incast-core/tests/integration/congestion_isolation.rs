@@ -18,8 +18,9 @@
 //! and sends CIPs to s0, which isolates them too: s1's pauses then stop only
 //! s0's class-2 queue, and the victim's class 3 flows on.
 
-mod common;
-use common::scenario;
+
+use crate::common;
+use crate::common::scenario;
 use incast_core::units::US;
 use incast_core::{Results, Simulation};
 

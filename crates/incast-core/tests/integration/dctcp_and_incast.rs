@@ -1,7 +1,7 @@
 //! DCTCP against its fluid model, and incast collapse (NewReno) vs. none (DCTCP).
 
-mod common;
-use common::*;
+
+use crate::common::*;
 use incast_core::units::*;
 use incast_core::Simulation;
 

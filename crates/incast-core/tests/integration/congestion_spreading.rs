@@ -20,8 +20,9 @@
 //! has room for both (100G towards r1 + 100G towards r2): whatever the victim
 //! loses is lost to pausing, not to link capacity.
 
-mod common;
-use common::scenario;
+
+use crate::common;
+use crate::common::scenario;
 use incast_core::units::US;
 use incast_core::{Results, Simulation};
 

@@ -18,8 +18,9 @@
 //!   cargo test --release -p incast-core --test repro_on_ramp -- --ignored --nocapture report
 //! ```
 
-mod common;
 
+
+use crate::common;
 use incast_core::units::{Ps, US};
 use incast_core::{Results, Scenario, Simulation};
 

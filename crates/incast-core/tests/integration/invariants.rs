@@ -1,7 +1,7 @@
 //! Invariants: determinism, byte conservation, and clear errors for bad input.
 
-mod common;
-use common::*;
+
+use crate::common::*;
 use incast_core::units::*;
 use incast_core::Simulation;
 

@@ -10,8 +10,9 @@
 //! no worse (talk: better; measured p99 slowdown 6.0-7.7 -> 3.9-4.5).
 //! Both variants are lossless and never reorder.
 
-mod common;
 
+
+use crate::common;
 use incast_core::Results;
 
 fn summary(r: &Results) -> serde_json::Value {

@@ -1,8 +1,8 @@
 //! Checks against closed-form results: an idle path's FCT, M/D/1 waiting time,
 //! max-min fair shares.
 
-mod common;
-use common::*;
+
+use crate::common::*;
 use incast_core::units::*;
 use incast_core::Simulation;
 

@@ -2,8 +2,8 @@
 //! bottleneck, go-back-N without spurious retransmissions, the DCQCN fluid
 //! model's fixed point, and the validation of the algorithms' parameters.
 
-mod common;
-use common::{run, scenario, scenario_err};
+
+use crate::common::{run, scenario, scenario_err};
 use incast_core::rdma::cc::{dcqcn, RateCcConfig};
 use incast_core::units::US;
 use incast_core::Simulation;

@@ -9,8 +9,9 @@
 //! scenario files: `SP_FILES=dcqcn_60_2mb_nopfc.toml,... SP_SEEDS=1 cargo test
 //! --release -p incast-core --test repro_smart_pause -- --ignored --nocapture measure`.
 
-mod common;
 
+
+use crate::common;
 use incast_core::Results;
 
 /// Runs a bundled scenario with its seed replaced by `seed`.

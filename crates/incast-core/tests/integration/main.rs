@@ -1,0 +1,18 @@
+//! The core's integration tests, one module per concern, linked into one
+//! test binary (`cargo test --release` links it once).
+
+mod common;
+
+mod bundled_scenarios;
+mod closed_forms;
+mod congestion_isolation;
+mod congestion_spreading;
+mod dctcp_and_incast;
+mod edge_pausing;
+mod hpcc_end_to_end;
+mod invariants;
+mod lossless_pfc;
+mod rdma_cc;
+mod repro_congestion_isolation;
+mod repro_on_ramp;
+mod repro_smart_pause;
