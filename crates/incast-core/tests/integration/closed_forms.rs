@@ -1,7 +1,6 @@
 //! Checks against closed-form results: an idle path's FCT, M/D/1 waiting time,
 //! max-min fair shares.
 
-
 use crate::common::*;
 use incast_core::units::*;
 use incast_core::Simulation;

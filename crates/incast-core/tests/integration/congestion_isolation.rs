@@ -18,7 +18,6 @@
 //! and sends CIPs to s0, which isolates them too: s1's pauses then stop only
 //! s0's class-2 queue, and the victim's class 3 flows on.
 
-
 use crate::common;
 use crate::common::scenario;
 use incast_core::units::US;

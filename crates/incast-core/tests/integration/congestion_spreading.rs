@@ -20,7 +20,6 @@
 //! has room for both (100G towards r1 + 100G towards r2): whatever the victim
 //! loses is lost to pausing, not to link capacity.
 
-
 use crate::common;
 use crate::common::scenario;
 use incast_core::units::US;

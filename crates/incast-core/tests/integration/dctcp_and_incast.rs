@@ -1,6 +1,5 @@
 //! DCTCP against its fluid model, and incast collapse (NewReno) vs. none (DCTCP).
 
-
 use crate::common::*;
 use incast_core::units::*;
 use incast_core::Simulation;

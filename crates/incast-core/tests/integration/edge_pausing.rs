@@ -1,7 +1,6 @@
 //! Edge pausing (Smart-Pause, On-Ramp): one-way-delay measurement, the gate's
 //! transparency and ordering, and the effect on an incast, end to end.
 
-
 use crate::common::{run, scenario_err};
 use incast_core::units::{Rate, US};
 use incast_core::Results;

@@ -1,6 +1,5 @@
 //! Invariants: determinism, byte conservation, and clear errors for bad input.
 
-
 use crate::common::*;
 use incast_core::units::*;
 use incast_core::Simulation;

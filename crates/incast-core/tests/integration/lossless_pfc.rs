@@ -1,7 +1,6 @@
 //! PFC (IEEE 802.1Qbb): the lossless invariant, pause propagation and
 //! congestion spreading (head-of-line blocking), checked end to end.
 
-
 use crate::common::run;
 use incast_core::Results;
 

@@ -2,7 +2,6 @@
 //! bottleneck, go-back-N without spurious retransmissions, the DCQCN fluid
 //! model's fixed point, and the validation of the algorithms' parameters.
 
-
 use crate::common::{run, scenario, scenario_err};
 use incast_core::rdma::cc::{dcqcn, RateCcConfig};
 use incast_core::units::US;

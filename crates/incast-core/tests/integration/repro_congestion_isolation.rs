@@ -10,8 +10,6 @@
 //! no worse (talk: better; measured p99 slowdown 6.0-7.7 -> 3.9-4.5).
 //! Both variants are lossless and never reorder.
 
-
-
 use crate::common;
 use incast_core::Results;
 

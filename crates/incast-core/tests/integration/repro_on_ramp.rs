@@ -18,8 +18,6 @@
 //!   cargo test --release -p incast-core --test repro_on_ramp -- --ignored --nocapture report
 //! ```
 
-
-
 use crate::common;
 use incast_core::units::{Ps, US};
 use incast_core::{Results, Scenario, Simulation};

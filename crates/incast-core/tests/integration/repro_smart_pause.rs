@@ -9,8 +9,6 @@
 //! scenario files: `SP_FILES=dcqcn_60_2mb_nopfc.toml,... SP_SEEDS=1 cargo test
 //! --release -p incast-core --test repro_smart_pause -- --ignored --nocapture measure`.
 
-
-
 use crate::common;
 use incast_core::Results;
 
