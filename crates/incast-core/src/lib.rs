@@ -34,10 +34,13 @@
 pub mod config_types;
 pub mod edge;
 pub mod engine;
+pub mod host;
 pub mod hpcc_format;
+pub mod mech;
 pub mod metrics;
 pub mod metrics_table;
 pub mod net;
+pub mod nic;
 pub mod rdma;
 pub mod rng;
 pub mod scenario;

@@ -3,18 +3,19 @@
 //! * [`Packet`]s live in a [`PacketArena`] and are passed around as small
 //!   integer ids ([`PktId`]); nothing is allocated per packet.
 //! * A [`Port`] is one end of a full-duplex link: it serializes one packet at
-//!   a time at the link rate and keeps the packets in flight on its outgoing
-//!   wire in a FIFO, so the engine needs one event per port for the wire (the
-//!   arrival of the head packet at the far end) and one for the transmitter.
-//! * A [`switch::Switch`] is output-queued with a shared buffer; a
-//!   [`host::HostNic`] pulls packets from the host's flows when its port is free.
+//!   a time at the link rate; each packet in flight is one arrival event.
+//! * [`link`] moves a packet from a port to the far end of its link.
+//! * A [`switch`] is output-queued with a shared buffer; its mechanisms
+//!   (PFC, congestion isolation, INT) are in [`crate::mech`]. NICs are in
+//!   [`crate::nic`].
 
-pub mod ci;
-pub mod host;
+pub mod link;
 pub mod packet;
-pub mod pfc;
 pub mod port;
 pub mod switch;
+
+/// Where these lived before they became switch mechanisms ([`crate::mech`]).
+pub use crate::mech::{ci, pfc};
 
 pub use packet::{Packet, PacketArena, PacketKind, PktId};
 pub use port::Port;

@@ -29,6 +29,15 @@ pub enum PacketKind {
     CipAck = 7,
 }
 
+impl PacketKind {
+    /// A frame for the neighbour only (PAUSE, CIP, CIP-ACK): handled by the
+    /// switch mechanism that owns its kind where it arrives.
+    #[inline(always)]
+    pub fn is_link_control(self) -> bool {
+        self as u8 >= PacketKind::Pause as u8
+    }
+}
+
 /// Flag bits of [`Packet::flags`].
 pub mod flags {
     /// ECN-capable transport (ECT(0)).
@@ -82,6 +91,28 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// A link-local control frame (PFC, CIP) of `kind` on priority `class`:
+    /// a minimum Ethernet frame, sent at `now`, addressed to no host.
+    pub fn link_frame(kind: PacketKind, now: Ps, class: u8, seq: u64, payload: u32) -> Packet {
+        Packet {
+            seq,
+            ts: now,
+            enq_at: now,
+            hash: 0,
+            flow: 0,
+            flow_uid: 0,
+            dst: u32::MAX,
+            size: crate::mech::pfc::PFC_FRAME_BYTES,
+            payload,
+            kind,
+            class,
+            prio: class,
+            flags: 0,
+            in_port: 0,
+            to_port: 0,
+        }
+    }
+
     /// An ECN-capable raw packet of `class` and `size` bytes, for tests.
     #[cfg(test)]
     pub(crate) fn test_raw(class: u8, size: u32) -> Packet {

@@ -15,7 +15,8 @@ use std::collections::VecDeque;
 /// Which node owns a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Owner {
-    Host(u32),
+    /// NIC `.0` (serving one host, or several).
+    Nic(u32),
     Switch(u32),
 }
 
@@ -330,7 +331,7 @@ mod tests {
             (Rate::gbps(100), [64u32, 1048, 9000]),
             (Rate::gbps(3), [64, 1048, 9001]),
         ] {
-            let mut p = Port::new(Owner::Host(0), 0, 1, rate, 10 * NS);
+            let mut p = Port::new(Owner::Nic(0), 0, 1, rate, 10 * NS);
             let (mut now, mut sum) = (0, 0);
             for s in sizes {
                 let arrival = p.transmit(now, s);

@@ -1,4 +1,23 @@
-//! An output-queued switch with a shared buffer.
+//! The switch element: an output-queued switch with a shared buffer.
+//!
+//! # A packet through a switch
+//!
+//! [`receive`] routes an arriving packet to its egress port
+//! ([`crate::topology::Routes::select`]) and walks it through the switch
+//! mechanisms' hook sites ([`crate::mech`]): *ingress* (PFC charges a
+//! lossless packet to the port and priority it arrived on, and may send
+//! PAUSE upstream), then *classify* (congestion isolation may pick a
+//! congested-flow queue). A packet whose egress is idle with nothing queued
+//! passes straight through ([`Switch::pass_through`]: the same admission
+//! and counters as a queue-and-dequeue, without touching the queue);
+//! otherwise the buffer admits it ([`admit`], [`Switch::enqueue`]) or
+//! refuses it ([`refuse`]). [`transmit_next`] serves the port's control
+//! frames first, then the scheduler's pick ([`Switch::dequeue`]); [`depart`]
+//! runs the *depart* hooks (PFC releases the ingress charge and may send
+//! XON, congestion isolation tracks the queue's exits, INT stamps the
+//! port's state) and puts the packet on the wire ([`crate::net::link`]).
+//!
+//! # The buffer and the queues
 //!
 //! * **Buffer.** All egress queues of a switch share `buffer` bytes. A packet
 //!   is admitted to class queue `i` of its egress port when the buffer has
@@ -16,11 +35,209 @@
 //!   round robin (Shreedhar and Varghese, SIGCOMM 1995) with a per-class
 //!   quantum of `weight x quantum` bytes.
 
-use super::packet::flags;
-use super::port::Port;
+use super::link;
+use super::packet::{flags, Packet};
+use super::port::{Owner, Port};
 use super::{PacketArena, PktId, NUM_CLASSES};
+use crate::mech::{self, DropCause, Hop, Verdict};
 use crate::rng::Stream;
+use crate::sim::world::World;
 use crate::units::{Bytes, Ps};
+
+/// `Hop::in_local` of a frame the switch originates itself ([`send_routed`]).
+pub(crate) const NO_INGRESS: u16 = u16::MAX;
+
+/// Packet `pkt` arrived at switch `s` on local port `in_local`.
+#[inline(always)]
+pub(crate) fn receive(w: &mut World, now: Ps, s: u32, pkt: PktId, in_local: u16) {
+    let p = w.arena.get(pkt);
+    let (dst, hash, class, prio, size) = (p.dst, p.hash, p.class, p.prio, p.size as Bytes);
+    let local = w.routes.select(s, dst, hash);
+    let out = w.switches[s as usize].port(local);
+    let mut hop = Hop::new(s, pkt, in_local, out, class, prio, size);
+    let classified = mech::classifies(w, class);
+    hop.at_once = !classified
+        && Switch::leaves_at_once(&w.sw, &w.ports[out as usize], class as usize, now);
+    if mech::on_ingress(w, now, &mut hop) == Verdict::Dropped {
+        return;
+    }
+    if classified {
+        let hop = mech::on_classify(w, now, hop);
+        if admit(w, now, &hop) {
+            mech::on_enqueue(w, now, hop);
+            kick_port(w, now, s, out);
+        }
+        return;
+    }
+    forward(w, now, &hop);
+}
+
+/// A routed packet of `hop` whose queue is its class: straight through an
+/// idle port, or into the buffer.
+#[inline(always)]
+fn forward(w: &mut World, now: Ps, hop: &Hop) {
+    let (s, out, class) = (hop.switch, hop.out, hop.class as usize);
+    // An ingress hook that charged the packet may have sent a frame: look again.
+    let at_once = if hop.charged {
+        Switch::leaves_at_once(&w.sw, &w.ports[out as usize], class, now)
+    } else {
+        hop.at_once
+    };
+    if hop.unseen || at_once {
+        // The common case on a lightly loaded port: straight through.
+        let sw = &mut w.switches[s as usize];
+        let port = &mut w.ports[out as usize];
+        if sw.pass_through(&w.sw, port, hop.size, class) == Enqueue::Queued {
+            depart(w, now, s, out, hop.pkt, class, hop.charged);
+        } else {
+            refuse(w, now, *hop);
+        }
+        return;
+    }
+    if admit(w, now, hop) {
+        kick_port(w, now, s, out);
+    }
+}
+
+/// A packet the egress queue refused (admission): the drop hooks undo its
+/// ingress charge; it is counted dropped.
+#[inline(never)]
+fn refuse(w: &mut World, now: Ps, hop: Hop) {
+    mech::on_drop(w, now, hop, DropCause::Buffer);
+    w.counters.cons.dropped_bytes += hop.size;
+    w.arena.free(hop.pkt);
+}
+
+/// Queues the packet of `hop` in class queue `hop.queue` of its egress, or
+/// drops it (a class a mechanism holds in drop mode, buffer admission).
+/// Returns whether it was queued.
+#[inline(always)]
+fn admit(w: &mut World, now: Ps, hop: &Hop) -> bool {
+    let (queue, size) = (hop.queue as usize, hop.size);
+    let port = &mut w.ports[hop.out as usize];
+    if port.storm & (1 << queue) != 0 {
+        // The dropping PFC watchdog disabled this queue's class.
+        let q = &mut port.queues[queue];
+        q.counters.drop_pkts += 1;
+        q.counters.drop_bytes += size;
+        mech::on_drop(w, now, *hop, DropCause::Held);
+        w.counters.cons.dropped_bytes += size;
+        w.arena.free(hop.pkt);
+        return false;
+    }
+    let sw = &mut w.switches[hop.switch as usize];
+    if sw.enqueue(&w.sw, port, &mut w.arena, hop.pkt, queue, now) == Enqueue::Dropped {
+        refuse(w, now, *hop);
+        return false;
+    }
+    true
+}
+
+/// Port `out` of switch `s` has a new packet queued: send now or when free.
+#[inline(always)]
+fn kick_port(w: &mut World, now: Ps, s: u32, out: u32) {
+    if w.ports[out as usize].is_idle(now) {
+        transmit_next(w, now, s, out);
+    } else {
+        link::want_tx_done(w, out);
+    }
+}
+
+/// Port `p` of switch `s` is free: its next control frame, else the
+/// scheduler's next packet.
+pub(crate) fn transmit_next(w: &mut World, now: Ps, s: u32, p: u32) {
+    let port = &mut w.ports[p as usize];
+    if port.busy_until > now {
+        link::want_tx_done(w, p);
+        return;
+    }
+    if let Some(pkt) = port.pop_ctrl() {
+        // PFC frames go first and are never paused (802.1Qbb §36.1.3.2).
+        link::transmit(w, now, p, pkt);
+        let port = &w.ports[p as usize];
+        if port.has_ctrl() || port.sendable() != 0 {
+            link::want_tx_done(w, p);
+        }
+        return;
+    }
+    let Some((pkt, queue)) = w.switches[s as usize].dequeue(&w.sw, port, &mut w.arena, now) else {
+        return;
+    };
+    depart(w, now, s, p, pkt, queue, true);
+}
+
+/// Packet `pkt` left class queue `queue` of switch port `p` (`charged`: an
+/// ingress hook charged it): the depart hooks, then the wire.
+#[inline(always)]
+fn depart(w: &mut World, now: Ps, s: u32, p: u32, pkt: PktId, queue: usize, charged: bool) {
+    let k = w.arena.get_mut(pkt);
+    let mut hop = Hop::new(s, pkt, k.in_port, p, k.class, k.prio, k.size as Bytes);
+    hop.queue = queue as u8;
+    hop.charged = charged;
+    let kind = k.kind;
+    // It travels on to the next hop on the priority of the queue it left.
+    k.prio = queue as u8;
+    mech::on_depart(w, now, &hop, kind);
+    link::transmit(w, now, p, pkt);
+    let port = &w.ports[p as usize];
+    if port.sendable() != 0 || port.has_ctrl() {
+        link::want_tx_done(w, p);
+    }
+}
+
+/// Drops every packet queued in class `c` of switch port `gp` (the PFC
+/// watchdog's drop mode); each leaves through the depart hooks, flagged
+/// flushed. Returns how many.
+pub(crate) fn flush_class(w: &mut World, now: Ps, gp: u32, c: usize) -> u64 {
+    let Owner::Switch(s) = w.ports[gp as usize].owner else {
+        unreachable!("only switch ports queue packets");
+    };
+    let mut n = 0;
+    while let Some(pkt) = w.ports[gp as usize].queues[c].pkts.pop_front() {
+        let k = *w.arena.get(pkt);
+        let size = k.size as Bytes;
+        let queue = &mut w.ports[gp as usize].queues[c];
+        queue.bytes -= size;
+        queue.counters.drop_pkts += 1;
+        queue.counters.drop_bytes += size;
+        w.switches[s as usize].used -= size;
+        let mut hop = Hop::new(s, pkt, k.in_port, gp, k.class, k.prio, size);
+        hop.queue = c as u8;
+        hop.charged = true;
+        hop.flushed = true;
+        mech::on_depart(w, now, &hop, k.kind);
+        w.counters.cons.dropped_bytes += size;
+        w.arena.free(pkt);
+        n += 1;
+    }
+    w.ports[gp as usize].nonempty &= !(1 << c);
+    n
+}
+
+/// Queues a link-local control frame (PAUSE, CIP) on port `gp`'s control
+/// FIFO, ahead of every class queue. The caller kicks the port
+/// ([`link::kick`]) when its own bookkeeping is done.
+pub(crate) fn queue_link_frame(w: &mut World, gp: u32, frame: Packet) -> PktId {
+    w.counters.cons.sent_bytes += frame.size as u64;
+    let id = w.arena.alloc(frame);
+    w.ports[gp as usize].push_ctrl(id);
+    id
+}
+
+/// Switch `s` sends frame `pkt` (built by a mechanism, addressed to a host)
+/// through the network, routed like any packet from this switch on, but
+/// charged to no ingress (`Hop::in_local` is [`NO_INGRESS`]): a congestion
+/// notification to a source, say.
+pub(crate) fn send_routed(w: &mut World, now: Ps, s: u32, pkt: PktId) {
+    let p = w.arena.get(pkt);
+    let (dst, hash, class, size) = (p.dst, p.hash, p.class, p.size as Bytes);
+    w.counters.cons.sent_bytes += size;
+    let local = w.routes.select(s, dst, hash);
+    let out = w.switches[s as usize].port(local);
+    let mut hop = Hop::new(s, pkt, NO_INGRESS, out, class, class, size);
+    hop.at_once = Switch::leaves_at_once(&w.sw, &w.ports[out as usize], class as usize, now);
+    forward(w, now, &hop);
+}
 
 /// Per-queue admission rule.
 #[derive(Clone, Copy, Debug, PartialEq)]

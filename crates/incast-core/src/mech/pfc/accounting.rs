@@ -239,7 +239,7 @@ impl PfcState {
     }
 
     /// [`PfcState::threshold`] when `shared_used` shared bytes are in use.
-    #[inline]
+    #[inline(always)]
     fn threshold_at(
         &self,
         cfg: &PfcConfig,
@@ -266,7 +266,7 @@ impl PfcState {
     /// would not reach XOFF. Then [`PfcState::charge`], a false
     /// [`PfcState::should_pause`] and [`PfcState::release`] would leave
     /// every count as it was, and neither PAUSE nor XON would be due.
-    #[inline]
+    #[inline(always)]
     pub fn passes_unseen(
         &self,
         cfg: &PfcConfig,
@@ -333,7 +333,7 @@ impl PfcState {
     }
 
     /// Whether ingress (`p`, `c`) should be paused now.
-    #[inline]
+    #[inline(always)]
     pub fn should_pause(&self, cfg: &PfcConfig, buffer: Bytes, p: usize, c: usize) -> bool {
         let ing = &self.ingress[p][c];
         ing.hdrm > 0 || Self::shared_of(ing, cfg.reserve.0) >= self.threshold(cfg, buffer, p, c)

@@ -17,6 +17,10 @@
 //! **Percentiles** interpolate linearly between order statistics (numpy's
 //! default method): `p` of `n` sorted values is at rank `p * (n - 1)`.
 
+pub(crate) mod sampler;
+pub(crate) mod summary;
+pub(crate) mod tables;
+
 use crate::metrics_table::{Column, Table};
 use crate::units::{ps_to_us, Bytes, Ps};
 use serde::Serialize;

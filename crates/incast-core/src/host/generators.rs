@@ -1,0 +1,175 @@
+//! The traffic generators' element: their events start flows (or send
+//! datagrams) and schedule the generator's next arrival.
+//!
+//! The generators themselves ([`crate::workload::generators`]) know only
+//! their next arrival time and what it asks for; this file keeps them and
+//! turns their arrivals into flows.
+
+use super::{start_flow, IncastRecord, KIND_INCAST, KIND_LISTED, KIND_POISSON};
+use crate::net::{Packet, PacketKind};
+use crate::nic;
+use crate::scenario::{ListedFlow, ScenarioConfig};
+use crate::sim::ev::Ev;
+use crate::sim::world::World;
+use crate::units::Ps;
+use crate::workload::generators::{FlowRequest, IncastGen, PacketGen, PoissonGen};
+
+/// Every generator of a run.
+#[derive(Default)]
+pub(crate) struct Generators {
+    pub poisson: Vec<PoissonGen>,
+    pub incast: Vec<IncastGen>,
+    pub packets: Vec<PacketGen>,
+    /// Listed flows, by start time.
+    pub listed: Vec<ListedFlow>,
+    listed_next: usize,
+    /// Generators with an arrival still pending.
+    pub live: u64,
+}
+
+impl Generators {
+    pub fn new(
+        poisson: Vec<PoissonGen>,
+        incast: Vec<IncastGen>,
+        packets: Vec<PacketGen>,
+        listed: Vec<ListedFlow>,
+    ) -> Self {
+        Generators {
+            poisson,
+            incast,
+            packets,
+            listed,
+            listed_next: 0,
+            live: 0,
+        }
+    }
+
+    /// Schedules every generator's first arrival.
+    pub fn schedule(&mut self, w: &mut World, c: &ScenarioConfig) {
+        for (g, cfg) in c.workload.poisson.iter().enumerate() {
+            for i in 0..self.poisson[g].hosts.len() {
+                if let Some(t) = self.poisson[g].next_time(i, cfg.start.0) {
+                    w.q.push(t, Ev::Poisson(g as u16, i as u32));
+                    self.live += 1;
+                }
+            }
+        }
+        for (g, cfg) in c.workload.incast.iter().enumerate() {
+            let first = if cfg.load.is_some() {
+                self.incast[g].next_time(cfg.start.0)
+            } else {
+                self.incast[g].next_time(0)
+            };
+            if let Some(t) = first {
+                w.q.push(t, Ev::Incast(g as u32));
+                self.live += 1;
+            }
+        }
+        for (g, cfg) in c.workload.packets.iter().enumerate() {
+            if let Some(t) = self.packets[g].next_time(cfg.start.0) {
+                w.q.push(t, Ev::Packets(g as u32));
+                self.live += 1;
+            }
+        }
+        if let Some(f) = self.listed.first() {
+            w.q.push(f.start, Ev::Listed);
+            self.live += 1;
+        }
+    }
+
+    /// Poisson generator `g`'s host `i`: a flow now, the next one later.
+    pub fn on_poisson(&mut self, w: &mut World, now: Ps, g: u16, i: u32) {
+        self.live -= 1;
+        let req = self.poisson[g as usize].flow(i as usize);
+        start_flow(w, now, req, KIND_POISSON, -1);
+        if let Some(t) = self.poisson[g as usize].next_time(i as usize, now) {
+            w.q.push(t, Ev::Poisson(g, i));
+            self.live += 1;
+        }
+    }
+
+    /// Incast generator `g`: its senders' flows start now.
+    pub fn on_incast(&mut self, w: &mut World, now: Ps, g: u32) {
+        self.live -= 1;
+        let gen = &mut self.incast[g as usize];
+        let ev = gen.event();
+        // Bytes per sender: exact for fixed sizes, the event's average for a CDF.
+        let bytes = ev.sizes.iter().sum::<u64>() / ev.sizes.len().max(1) as u64;
+        let class = gen.class;
+        let id = w.flows.incasts.len() as i64;
+        w.flows.incasts.push(IncastRecord {
+            receiver: ev.receiver,
+            fan_in: ev.senders.len() as u32,
+            bytes,
+            start: now,
+            remaining: ev.senders.len() as u32,
+            finish: None,
+        });
+        for (src, size) in ev.senders.into_iter().zip(ev.sizes) {
+            let req = FlowRequest {
+                src,
+                dst: ev.receiver,
+                size,
+                class,
+            };
+            start_flow(w, now, req, KIND_INCAST, id);
+        }
+        if let Some(t) = self.incast[g as usize].next_time(now) {
+            w.q.push(t.max(now), Ev::Incast(g));
+            self.live += 1;
+        }
+    }
+
+    /// The listed flows that start now.
+    pub fn on_listed(&mut self, w: &mut World, now: Ps) {
+        self.live -= 1;
+        while let Some(f) = self.listed.get(self.listed_next).copied() {
+            if f.start > now {
+                w.q.push(f.start, Ev::Listed);
+                self.live += 1;
+                break;
+            }
+            self.listed_next += 1;
+            let req = FlowRequest {
+                src: f.src,
+                dst: f.dst,
+                size: f.size,
+                class: f.class,
+            };
+            start_flow(w, now, req, KIND_LISTED, -1);
+        }
+    }
+
+    /// Packet generator `g`: a datagram now (no transport), the next later.
+    pub fn on_packets(&mut self, w: &mut World, now: Ps, g: u32) {
+        self.live -= 1;
+        let pg = &self.packets[g as usize];
+        let pkt = Packet {
+            seq: 0,
+            ts: now,
+            enq_at: now,
+            hash: pg.hash,
+            flow: g,
+            flow_uid: 0,
+            dst: pg.dst,
+            size: pg.size,
+            payload: pg.size,
+            kind: PacketKind::Raw,
+            class: pg.class,
+            prio: pg.class,
+            flags: 0,
+            in_port: 0,
+            to_port: 0,
+        };
+        let src = pg.src;
+        w.counters.cons.sent_bytes += pg.size as u64;
+        let id = w.arena.alloc(pkt);
+        nic::push_ctrl(w, src, id);
+        let n = w.host_nic[src as usize];
+        nic::kick(w, now, n);
+        if let Some(t) = self.packets[g as usize].next_time(now) {
+            w.q.push(t, Ev::Packets(g));
+            self.live += 1;
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The host side: the flow table, and the TCP and RDMA endpoints that run
+//! each flow's transport.
+//!
+//! # A flow's life
+//!
+//! 1. A generator ([`generators`]) asks for a flow; [`start_flow`] gives it
+//!    a slot in the flow table ([`Flows`]), its ECMP hash and ideal FCT
+//!    ([`paths`]), a TCP state machine or an RDMA queue pair, and an edge
+//!    gate when its sender is gated, and hands it to its NIC
+//!    ([`crate::nic::flow_ready`]).
+//! 2. The NIC pulls its packets ([`tcp::send_segment`],
+//!    [`rdma::send_segment`]); the receiver's endpoint answers with ACKs
+//!    (and NACKs, CNPs) that go out through the receiver's NIC.
+//! 3. When the last byte is acknowledged, [`complete_flow`] appends its
+//!    record and recycles the slot; flows still running at the end are
+//!    recorded unfinished.
+
+pub mod generators;
+pub mod paths;
+pub mod rdma;
+pub mod tcp;
+
+use crate::edge::EdgeGate;
+use crate::metrics::{FlowRecord, FlowRecords};
+use crate::nic;
+use crate::rdma::qp::RdmaQp;
+use crate::rdma::BaseRtt;
+use crate::sim::world::World;
+use crate::transport::TcpFlow;
+use crate::units::{Bytes, Ps};
+use crate::workload::generators::FlowRequest;
+
+/// Flow kinds in the flow table.
+pub const KIND_POISSON: u8 = 0;
+pub const KIND_INCAST: u8 = 1;
+pub const KIND_LISTED: u8 = 2;
+
+/// A flow's slot in the flow table.
+///
+/// `repr(C)` in this order: what every packet of a flow reads at a NIC
+/// (identity, endpoints, hashes, the QP and gate pointers, the NIC
+/// priority) fills the slot's first cache line; per-flow records and the
+/// TCP state follow.
+#[repr(C, align(64))]
+pub(crate) struct FlowSlot {
+    pub uid: u32,
+    pub active: bool,
+    pub in_ready: bool,
+    pub class: u8,
+    /// The priority the NIC sends data on: `class`, or a congested-flow
+    /// queue's after a CIP (IEEE 802.1Qcz isolation at the NIC).
+    pub prio: u8,
+    pub src: u32,
+    pub dst: u32,
+    pub hash: u64,
+    pub ack_hash: u64,
+    /// RDMA queue pair (when the scenario has `[rdma]`).
+    pub qp: Option<Box<RdmaQp>>,
+    /// Edge-pausing gate (when `[edge]` covers the sender).
+    pub gate: Option<Box<EdgeGate>>,
+    pub kind: u8,
+    pub id: u64,
+    pub start: Ps,
+    pub incast: i64,
+    pub ideal: Ps,
+    /// When the NIC last sent (or was paused on) the isolated priority.
+    pub ci_last: Ps,
+    /// Isolations of this flow (at switch ports and its NIC).
+    pub ci_isolations: u32,
+    pub tcp: TcpFlow,
+}
+
+/// One incast event: its senders' flows share a record.
+pub(crate) struct IncastRecord {
+    pub receiver: u32,
+    pub fan_in: u32,
+    pub bytes: u64,
+    pub start: Ps,
+    pub remaining: u32,
+    pub finish: Option<Ps>,
+}
+
+/// The flow table: active flows in recycled slots, and the records of
+/// finished ones.
+#[derive(Default)]
+pub(crate) struct Flows {
+    pub slots: Vec<FlowSlot>,
+    free: Vec<u32>,
+    next_uid: u32,
+    next_id: u64,
+    /// Per host: the next source port (a flow's 5-tuple, for its hash).
+    pub next_sport: Vec<u32>,
+    pub active: u64,
+    pub peak_active: u64,
+    pub finished: u64,
+    pub records: FlowRecords,
+    pub incasts: Vec<IncastRecord>,
+    /// The measurement window: flows that start in `[warmup, measure_end)`.
+    pub warmup: Ps,
+    pub measure_end: Ps,
+    /// Upper edges of the summary's size buckets.
+    pub size_buckets: Vec<Bytes>,
+}
+
+impl Flows {
+    /// An empty table for `hosts` hosts, measuring flows that start in
+    /// `[warmup, measure_end)`, summarized by `size_buckets`.
+    pub fn new(hosts: usize, warmup: Ps, measure_end: Ps, size_buckets: Vec<Bytes>) -> Flows {
+        Flows {
+            next_sport: vec![0; hosts],
+            warmup,
+            measure_end,
+            size_buckets,
+            ..Default::default()
+        }
+    }
+}
+
+/// Starts a flow now: a slot, its transport, its gate; its NIC is kicked.
+pub(crate) fn start_flow(w: &mut World, now: Ps, req: FlowRequest, kind: u8, incast: i64) {
+    let (hash, ack_hash) = paths::flow_hash(w, req.src, req.dst);
+    let ideal = paths::ideal_fct(w, req.src, req.dst, req.size, hash);
+    let flows = &mut w.flows;
+    let uid = flows.next_uid;
+    flows.next_uid = flows.next_uid.wrapping_add(1);
+    let id = flows.next_id;
+    flows.next_id += 1;
+    // Edge pausing: a gate with the threshold of the flow's path.
+    let gate = match w.edge.as_deref() {
+        Some(e) if e.gated[req.src as usize] => {
+            let path = paths::path_info(w, req.src, req.dst, hash);
+            let e = w.edge.as_deref_mut().expect("edge");
+            Some(Box::new(e.gate(&path)))
+        }
+        _ => None,
+    };
+    let src_nic = w.host_nic[req.src as usize];
+    let qp = w.rdma.as_ref().map(|r| {
+        let mut ctx = r.ctx;
+        let line = w.ports[w.nics[src_nic as usize].port as usize].rate;
+        ctx.line_rate = line.bits_per_sec() as f64;
+        if r.cfg.base_rtt == BaseRtt::PerPair {
+            ctx.base_rtt = paths::path_base_rtt(w, req.src, req.dst, hash).0;
+        }
+        ctx.bdp = line.bytes_in(ctx.base_rtt);
+        Box::new(RdmaQp::new(req.size, r.cfg.cc.build(&ctx), ctx))
+    });
+    let slot = FlowSlot {
+        uid,
+        active: true,
+        in_ready: true,
+        id,
+        src: req.src,
+        dst: req.dst,
+        start: now,
+        class: req.class,
+        kind,
+        incast,
+        hash,
+        ack_hash,
+        ideal,
+        tcp: TcpFlow::new(req.size, w.cc.build(), &w.tcp),
+        qp,
+        gate,
+        prio: req.class,
+        ci_last: 0,
+        ci_isolations: 0,
+    };
+    let flows = &mut w.flows;
+    let s = match flows.free.pop() {
+        Some(s) => {
+            flows.slots[s as usize] = slot;
+            s
+        }
+        None => {
+            flows.slots.push(slot);
+            (flows.slots.len() - 1) as u32
+        }
+    };
+    flows.active += 1;
+    flows.peak_active = flows.peak_active.max(flows.active);
+    nic::flow_ready(w, src_nic, s);
+    nic::kick(w, now, src_nic);
+}
+
+/// Appends the record of the flow in `slot` (`finish`: `None` if unfinished).
+pub(crate) fn record(w: &mut World, slot: u32, finish: Option<Ps>) {
+    let now = w.q.now();
+    let flows = &mut w.flows;
+    let f = &flows.slots[slot as usize];
+    flows.records.push(FlowRecord {
+        flow_id: f.id,
+        src: f.src,
+        dst: f.dst,
+        size: f.tcp.size,
+        start: f.start,
+        finish,
+        ideal: f.ideal,
+        class: f.class,
+        kind: f.kind,
+        incast: f.incast,
+        retransmits: f.qp.as_ref().map_or(f.tcp.retransmits, |q| q.retransmits),
+        edge_pauses: f.gate.as_ref().map_or(0, |g| g.pauses),
+        edge_paused_ps: f
+            .gate
+            .as_ref()
+            .map_or(0, |g| g.paused_until(finish.unwrap_or(now))),
+        timeouts: f.qp.as_ref().map_or(f.tcp.timeouts, |q| q.timeouts),
+        ci_isolations: f.ci_isolations,
+        cnps: f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32),
+        measured: f.start >= flows.warmup && f.start < flows.measure_end,
+    });
+}
+
+/// The flow in `slot` had its last byte acknowledged: record it, free its slot.
+pub(crate) fn complete_flow(w: &mut World, now: Ps, slot: u32) {
+    record(w, slot, Some(now));
+    let f = &mut w.flows.slots[slot as usize];
+    f.active = false;
+    f.tcp.rto_timer.disarm();
+    f.tcp.delack_timer.disarm();
+    if let Some(q) = f.qp.as_mut() {
+        q.rto_timer.disarm();
+        q.cc_timer.disarm();
+        q.cnp_timer.disarm();
+    }
+    let (src_nic, incast) = (w.host_nic[f.src as usize], f.incast);
+    nic::flow_done(w, src_nic, slot);
+    let flows = &mut w.flows;
+    if incast >= 0 {
+        let r = &mut flows.incasts[incast as usize];
+        r.remaining -= 1;
+        if r.remaining == 0 {
+            r.finish = Some(now);
+        }
+    }
+    flows.active -= 1;
+    flows.finished += 1;
+    flows.free.push(slot);
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::FlowSlot;
+    use std::mem::offset_of;
+
+    /// What a NIC reads of every packet's flow is in the slot's first line.
+    #[test]
+    fn flow_slot_hot_fields_share_a_line() {
+        assert_eq!(std::mem::align_of::<FlowSlot>(), 64);
+        for (name, off, len) in [
+            ("uid", offset_of!(FlowSlot, uid), 4),
+            ("active", offset_of!(FlowSlot, active), 1),
+            ("in_ready", offset_of!(FlowSlot, in_ready), 1),
+            ("prio", offset_of!(FlowSlot, prio), 1),
+            ("src", offset_of!(FlowSlot, src), 4),
+            ("dst", offset_of!(FlowSlot, dst), 4),
+            ("hash", offset_of!(FlowSlot, hash), 8),
+            ("ack_hash", offset_of!(FlowSlot, ack_hash), 8),
+            ("qp", offset_of!(FlowSlot, qp), 8),
+            ("gate", offset_of!(FlowSlot, gate), 8),
+        ] {
+            assert!(off + len <= 64, "{name} at {off}");
+        }
+    }
+}

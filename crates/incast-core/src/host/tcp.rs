@@ -1,0 +1,221 @@
+//! The TCP endpoint: sends a flow's segments when its NIC asks, and handles
+//! what reaches either end (data at the receiver, ACKs at the sender) and
+//! the flow's timers (retransmission, delayed ACK, edge gate).
+//!
+//! The state machines themselves ([`crate::transport::TcpFlow`]: windows,
+//! loss recovery, RTO; [`crate::transport::cc`]: congestion control) know
+//! nothing of the engine; this file turns their outcomes into packets and
+//! timers.
+
+use crate::edge::{EdgeRuntime, OwdSample};
+use crate::host::{complete_flow, FlowSlot};
+use crate::net::packet::flags;
+use crate::net::{Packet, PacketKind, PktId};
+use crate::nic;
+use crate::sim::ev::Ev;
+use crate::sim::world::World;
+use crate::transport::{AckOut, Echo};
+use crate::units::Ps;
+
+/// The next data segment of the flow in `slot`, as a packet ready for the
+/// wire, or `None` when its window (or data) allows none.
+#[inline]
+pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
+    let f = &mut w.flows.slots[slot as usize];
+    let seg = f.tcp.next_segment(&w.tcp)?;
+    if f.prio != f.class {
+        f.ci_last = now;
+    }
+    let mut fl = if w.ecn_capable { flags::ECT } else { 0 };
+    if seg.retx {
+        fl |= flags::RETX;
+    }
+    let pkt = Packet {
+        seq: seg.seq,
+        ts: now,
+        enq_at: now,
+        hash: f.hash,
+        flow: slot,
+        flow_uid: f.uid,
+        dst: f.dst,
+        size: seg.len + w.tcp.header,
+        payload: seg.len,
+        kind: PacketKind::Data,
+        class: f.class,
+        prio: f.prio,
+        flags: fl,
+        in_port: 0,
+        to_port: 0,
+    };
+    w.counters.cons.sent_bytes += pkt.size as u64;
+    if !f.tcp.rto_timer.is_armed() {
+        let rto = f.tcp.rtt.current(&w.tcp);
+        w.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
+    }
+    Some(w.arena.alloc(pkt))
+}
+
+/// A TCP packet (already freed) reached host `h`.
+pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet) {
+    let slot = pkt.flow;
+    let f = &mut w.flows.slots[slot as usize];
+    if !f.active || f.uid != pkt.flow_uid {
+        return; // a late packet of a finished flow
+    }
+    match pkt.kind {
+        PacketKind::Data => {
+            let owd = match w.edge.as_deref_mut() {
+                Some(e) => e.reading(f.src, h, pkt.ts, now) as i64,
+                None => 0,
+            };
+            if pkt.seq > f.tcp.rcv_nxt {
+                w.counters.out_of_order += 1;
+            }
+            let out = f.tcp.on_data(
+                now,
+                pkt.seq,
+                pkt.payload,
+                pkt.has(flags::CE),
+                Echo { ts: pkt.ts, owd },
+                &w.tcp,
+            );
+            if let Some(t) = out.arm_delack {
+                w.q.arm(&mut f.tcp.delack_timer, t, Ev::DelAck(slot));
+            }
+            for a in out.acks.into_iter().flatten() {
+                send_ack(w, slot, a);
+            }
+            if out.acks[0].is_some() {
+                nic::kick(w, now, w.host_nic[h as usize]);
+            }
+        }
+        PacketKind::Ack => {
+            if let Some(e) = w.edge.as_deref_mut() {
+                edge_reading(e, f, now, pkt);
+            }
+            let r = f
+                .tcp
+                .on_ack(now, pkt.seq, pkt.has(flags::ECE), pkt.ts, &w.tcp);
+            if r.completed {
+                complete_flow(w, now, slot);
+                return;
+            }
+            if r.advanced {
+                if f.tcp.outstanding() {
+                    let rto = f.tcp.rtt.current(&w.tcp);
+                    w.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
+                } else {
+                    f.tcp.rto_timer.disarm();
+                }
+            }
+            if r.may_send && !f.in_ready {
+                f.in_ready = true;
+                let src = f.src;
+                ready(w, now, src, slot);
+            }
+        }
+        _ => unreachable!("not a TCP packet"),
+    }
+}
+
+/// Flow `slot` of host `src` may send again: back to its NIC, which is kicked.
+fn ready(w: &mut World, now: Ps, src: u32, slot: u32) {
+    let n = w.host_nic[src as usize];
+    nic::flow_ready(w, n, slot);
+    nic::kick(w, now, n);
+}
+
+/// Queues an ACK of flow `slot` at its receiver's NIC.
+fn send_ack(w: &mut World, slot: u32, a: AckOut) {
+    let f = &w.flows.slots[slot as usize];
+    let class = w.ack_class.unwrap_or(f.class);
+    let pkt = Packet {
+        seq: a.ack,
+        ts: a.ts,
+        enq_at: 0,
+        hash: f.ack_hash,
+        flow: slot,
+        flow_uid: f.uid,
+        dst: f.src,
+        size: w.tcp.ack_size,
+        payload: Packet::owd_payload(a.owd as i32),
+        kind: PacketKind::Ack,
+        class,
+        prio: class,
+        flags: if a.ece { flags::ECE } else { 0 },
+        in_port: 0,
+        to_port: 0,
+    };
+    let receiver = f.dst;
+    w.counters.cons.sent_bytes += pkt.size as u64;
+    let id = w.arena.alloc(pkt);
+    nic::push_ctrl(w, receiver, id);
+}
+
+/// An ACK brought back an OWD reading: sample it and feed the flow's gate.
+pub(crate) fn edge_reading(e: &mut EdgeRuntime, f: &mut FlowSlot, now: Ps, ack: &Packet) {
+    e.record(now, f.id, ack.owd());
+    if let Some(g) = f.gate.as_deref_mut() {
+        g.on_owd(OwdSample {
+            now,
+            owd: ack.owd(),
+            sent_at: ack.ts,
+        });
+    }
+}
+
+/// A TCP flow's gate may have reopened: back on its NIC's ready list.
+pub(crate) fn on_gate(w: &mut World, now: Ps, slot: u32) {
+    let f = &mut w.flows.slots[slot as usize];
+    if !f.active {
+        return;
+    }
+    let Some(g) = f.gate.as_deref_mut() else {
+        return;
+    };
+    if !w.q.fire(&mut g.timer, now, Ev::Gate(slot)) {
+        return;
+    }
+    if !f.in_ready && f.tcp.can_send(&w.tcp) {
+        f.in_ready = true;
+        let src = f.src;
+        ready(w, now, src, slot);
+    }
+}
+
+/// The retransmission timer of TCP flow `slot`.
+pub(crate) fn on_rto(w: &mut World, now: Ps, slot: u32) {
+    let f = &mut w.flows.slots[slot as usize];
+    if !f.active {
+        return;
+    }
+    if !w.q.fire(&mut f.tcp.rto_timer, now, Ev::Rto(slot))
+        || (!f.tcp.outstanding() && f.tcp.snd_una >= f.tcp.size)
+    {
+        return;
+    }
+    f.tcp.on_timeout(&w.tcp);
+    let rto = f.tcp.rtt.current(&w.tcp);
+    w.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
+    if !f.in_ready && f.tcp.can_send(&w.tcp) {
+        f.in_ready = true;
+        let src = f.src;
+        ready(w, now, src, slot);
+    }
+}
+
+/// The delayed-ACK timer of TCP flow `slot`'s receiver.
+pub(crate) fn on_delack(w: &mut World, now: Ps, slot: u32) {
+    let f = &mut w.flows.slots[slot as usize];
+    if !f.active {
+        return;
+    }
+    if !w.q.fire(&mut f.tcp.delack_timer, now, Ev::DelAck(slot)) {
+        return;
+    }
+    if let Some(a) = f.tcp.on_delack_timeout() {
+        let h = f.dst;
+        send_ack(w, slot, a);
+        nic::kick(w, now, w.host_nic[h as usize]);
+    }
+}

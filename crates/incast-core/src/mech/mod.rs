@@ -1,0 +1,249 @@
+//! Switch mechanisms: what acts on a packet inside a switch beyond plain
+//! output queueing (PFC, congestion isolation, INT, ...).
+//!
+//! # How a mechanism plugs in
+//!
+//! The switch element ([`crate::net::switch`]) walks every packet through
+//! fixed *hook sites*, in this order:
+//!
+//! 1. **ingress** ([`SwitchMechanism::on_ingress`]): the packet has been
+//!    routed to its egress port; a mechanism may account it to its ingress
+//!    and may drop it (PFC charges lossless bytes here);
+//! 2. **classify** ([`SwitchMechanism::on_classify`]): a mechanism may pick
+//!    the class queue the packet joins (congestion isolation moves
+//!    congesting flows to a congested-flow queue);
+//! 3. the buffer admits and queues the packet, or it passes straight
+//!    through an idle port; **enqueue** ([`SwitchMechanism::on_enqueue`])
+//!    follows a queued packet, **drop** ([`SwitchMechanism::on_drop`]) a
+//!    refused one;
+//! 4. **depart** ([`SwitchMechanism::on_depart`]): the packet leaves its
+//!    class queue, by transmission or pass-through, or is flushed.
+//!
+//! Besides, a mechanism may own control frames ([`SwitchMechanism::on_frame`],
+//! by packet kind) and timers ([`SwitchMechanism::on_timer`], an
+//! [`crate::sim::ev::Ev::Timer`] carrying its id), and adds its section
+//! to the run's summary ([`SwitchMechanism::report`]).
+//!
+//! A mechanism is a type implementing [`SwitchMechanism`]: its hooks are
+//! associated functions over the [`World`] (mechanism state lives in the
+//! world: per switch, per port, or in [`Mechs`]), all defaulting to doing
+//! nothing, and a `wants_*` predicate per hook site that is a mask test on
+//! the packet's class (so a switched-off mechanism costs one mask test per
+//! hook site and nothing else). Dispatch is static: the `mechanisms!`
+//! registry below expands each hook site into the registered mechanisms'
+//! calls, in registry order.
+//!
+//! ## Adding a mechanism
+//! 1. Write `mech/mymech.rs`: its configuration (serde + schemars,
+//!    `deny_unknown_fields`, a `validate()` naming keys), its state, and a
+//!    unit type implementing [`SwitchMechanism`] (override only the hooks
+//!    you need, each with its `wants_*` mask test).
+//! 2. Add one line to the `mechanisms!` registry below (its position is the
+//!    order its hooks run in, relative to the others).
+//!
+//! A mechanism that needs to reach a host (a congestion notification, say)
+//! sends a routed frame with [`crate::net::switch::send_routed`]; a frame
+//! for the neighbour goes out of a port's control queue
+//! ([`crate::net::switch::send_link_frame`]).
+
+pub mod ci;
+pub mod int;
+pub mod pfc;
+
+use crate::metrics_table::Table;
+use crate::net::{PacketKind, PktId};
+use crate::sim::world::World;
+use crate::units::{Bytes, Ps};
+
+/// A packet's hop through a switch, as the hook sites see it. Hot hooks
+/// (ingress, depart) take it by reference and are inlined, so that it stays
+/// in registers; the others take a copy.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Hop {
+    /// The switch.
+    pub switch: u32,
+    pub pkt: PktId,
+    /// The global id of its egress port.
+    pub out: u32,
+    /// Congestion isolation: its flow's table entry when it joins a CFQ
+    /// ([`Hop::NO_ENTRY`] otherwise).
+    pub ci_entry: u32,
+    pub size: Bytes,
+    /// The local port it arrived on.
+    pub in_local: u16,
+    /// The flow's class ([`crate::net::Packet::class`]).
+    pub class: u8,
+    /// The priority it arrived on ([`crate::net::Packet::prio`]).
+    pub prio: u8,
+    /// The class queue it joins (or left, at departure).
+    pub queue: u8,
+    /// No mechanism picks its queue, and its egress is idle with nothing
+    /// queued: as it arrived, it would pass straight through.
+    pub at_once: bool,
+    /// An ingress mechanism charged it (and must be told when it leaves).
+    pub charged: bool,
+    /// It passes straight through without being accounted at all.
+    pub unseen: bool,
+    /// It left its queue by being dropped (a flush), not sent.
+    pub flushed: bool,
+}
+
+impl Hop {
+    /// `Hop::ci_entry` of a packet that joins no congested-flow queue.
+    pub const NO_ENTRY: u32 = u32::MAX;
+
+    /// A hop of packet `pkt` through `switch`, from local port `in_local`
+    /// to global port `out`, queued in its own class.
+    #[inline(always)]
+    pub fn new(switch: u32, pkt: PktId, in_local: u16, out: u32, class: u8, prio: u8, size: Bytes) -> Hop {
+        Hop {
+            switch,
+            pkt,
+            out,
+            ci_entry: Hop::NO_ENTRY,
+            size,
+            in_local,
+            class,
+            prio,
+            queue: class,
+            at_once: false,
+            charged: false,
+            unseen: false,
+            flushed: false,
+        }
+    }
+}
+
+/// What an ingress hook decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Pass,
+    /// The hook dropped the packet (and freed it).
+    Dropped,
+}
+
+/// Why the switch refused a packet (the [`SwitchMechanism::on_drop`] hook).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DropCause {
+    /// The buffer's admission rule.
+    Buffer,
+    /// A mechanism holds the queue's class in drop mode (the PFC watchdog's
+    /// storm mode: [`crate::net::Port::storm`]).
+    Held,
+}
+
+/// A timer of a mechanism: which of its timers, on which port.
+pub(crate) type TimerKind = u8;
+
+/// A switch mechanism's hooks (module docs). All default to nothing.
+pub(crate) trait SwitchMechanism {
+    /// The mechanism's number in [`crate::sim::ev::Ev::Timer`] events.
+    const ID: u8;
+    /// Whether `on_ingress` runs for a packet arriving on priority `prio`.
+    #[inline(always)]
+    fn wants_ingress(_w: &World, _prio: u8) -> bool {
+        false
+    }
+    fn on_ingress(_w: &mut World, _now: Ps, _hop: &mut Hop) -> Verdict {
+        Verdict::Pass
+    }
+    /// Whether `on_classify`/`on_enqueue` run for a packet of `class`.
+    #[inline(always)]
+    fn wants_classify(_w: &World, _class: u8) -> bool {
+        false
+    }
+    /// May pick the packet's queue (`queue`, `ci_entry`); returns the hop.
+    fn on_classify(_w: &mut World, _now: Ps, hop: Hop) -> Hop {
+        hop
+    }
+    fn on_enqueue(_w: &mut World, _now: Ps, _hop: Hop) {}
+    fn on_drop(_w: &mut World, _now: Ps, _hop: Hop, _cause: DropCause) {}
+    /// Whether `on_depart` runs for a packet leaving class queue `hop.queue`.
+    #[inline(always)]
+    fn wants_depart(_w: &World, _hop: &Hop, _kind: PacketKind) -> bool {
+        false
+    }
+    /// Hot: keep it small and `#[inline(always)]` (move any bulk out of
+    /// line with scalar arguments), so that the hop stays in registers.
+    fn on_depart(_w: &mut World, _now: Ps, _hop: &Hop) {}
+    /// Whether control frames of `kind` are this mechanism's.
+    #[inline(always)]
+    fn owns_frame(_kind: PacketKind) -> bool {
+        false
+    }
+    /// Control frame `pkt` of this mechanism reached port `port` (a switch's
+    /// or a NIC's). The hook frees it.
+    fn on_frame(_w: &mut World, _now: Ps, _port: u32, _pkt: PktId) {}
+    fn on_timer(_w: &mut World, _now: Ps, _port: u32, _kind: TimerKind) {}
+    /// Adds the mechanism's section to the run summary (`flows`: the flow table).
+    fn report(_w: &World, _flows: &Table, _summary: &mut serde_json::Value) {}
+}
+
+/// The mechanisms' shared state (configuration, counters, logs). Their
+/// per-switch and per-port state lives in [`crate::net::switch::Switch`]
+/// and [`crate::net::Port`], where the hot path finds it.
+#[derive(Default)]
+pub(crate) struct Mechs {
+    pub pfc: pfc::Pfc,
+    pub ci: ci::Ci,
+}
+
+macro_rules! mechanisms {
+    ($( $ty:path ),* $(,)?) => {
+        /// Ingress hooks: `Dropped` as soon as one drops the packet.
+        #[inline(always)]
+        pub(crate) fn on_ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
+            $(
+                if <$ty>::wants_ingress(w, hop.prio)
+                    && <$ty>::on_ingress(w, now, hop) == Verdict::Dropped
+                {
+                    return Verdict::Dropped;
+                }
+            )*
+            Verdict::Pass
+        }
+        /// Whether a mechanism picks the queue of packets of `class`.
+        #[inline(always)]
+        pub(crate) fn classifies(w: &World, class: u8) -> bool {
+            false $( || <$ty>::wants_classify(w, class) )*
+        }
+        #[inline]
+        pub(crate) fn on_classify(w: &mut World, now: Ps, mut hop: Hop) -> Hop {
+            $( if <$ty>::wants_classify(w, hop.class) { hop = <$ty>::on_classify(w, now, hop); } )*
+            hop
+        }
+        #[inline]
+        pub(crate) fn on_enqueue(w: &mut World, now: Ps, hop: Hop) {
+            $( if <$ty>::wants_classify(w, hop.class) { <$ty>::on_enqueue(w, now, hop); } )*
+        }
+        #[inline]
+        pub(crate) fn on_drop(w: &mut World, now: Ps, hop: Hop, cause: DropCause) {
+            $( <$ty>::on_drop(w, now, hop, cause); )*
+        }
+        #[inline(always)]
+        pub(crate) fn on_depart(w: &mut World, now: Ps, hop: &Hop, kind: PacketKind) {
+            $( if <$ty>::wants_depart(w, hop, kind) { <$ty>::on_depart(w, now, hop); } )*
+        }
+        /// Hands a control frame to the mechanism that owns its kind.
+        pub(crate) fn on_frame(w: &mut World, now: Ps, port: u32, pkt: PktId, kind: PacketKind) {
+            $( if <$ty>::owns_frame(kind) { return <$ty>::on_frame(w, now, port, pkt); } )*
+            unreachable!("no mechanism owns {kind:?} frames")
+        }
+        /// Dispatches a mechanism timer event.
+        pub(crate) fn on_timer(w: &mut World, now: Ps, id: u8, kind: TimerKind, port: u32) {
+            $( if <$ty>::ID == id { return <$ty>::on_timer(w, now, port, kind); } )*
+            unreachable!("no mechanism {id}")
+        }
+        /// Every mechanism's summary section.
+        pub(crate) fn report(w: &World, flows: &Table, summary: &mut serde_json::Value) {
+            $( <$ty>::report(w, flows, summary); )*
+        }
+    };
+}
+
+// The registry: one line per mechanism, in the order their hooks run.
+mechanisms! {
+    ci::Ci,
+    pfc::Pfc,
+    int::Int,
+}

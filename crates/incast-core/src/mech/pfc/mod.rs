@@ -1,0 +1,510 @@
+//! PFC (IEEE 802.1Qbb) as a switch mechanism: ingress accounting of
+//! lossless classes, PAUSE/XON frames, pause expiry and refresh, and the
+//! PFC watchdog.
+//!
+//! The accounting itself (reserve, shared pool, dynamic or static XOFF
+//! threshold, headroom) is in [`accounting`]; this file is where it meets
+//! the switch and the links:
+//!
+//! * **ingress** ([`Pfc::on_ingress`]): a packet of a lossless priority is
+//!   charged to the (port, priority) it arrived on; crossing XOFF (or
+//!   landing in headroom) sends a PAUSE out of that port; a packet that
+//!   finds headroom (or the whole buffer) full is dropped and counted as a
+//!   lossless violation;
+//! * **depart** ([`Pfc::on_depart`]): its bytes are released, and XON goes
+//!   upstream when the ingress falls below its resume threshold;
+//! * **frames** ([`Pfc::on_frame`]): a PAUSE stops the receiving port's
+//!   class (the scheduler skips it: [`crate::net::Port::paused`]) until XON
+//!   or, in quanta mode, its expiry; the pausing switch refreshes it at
+//!   half-time;
+//! * **timers**: expiry, refresh, and the watchdog, which reports pauses
+//!   that last too long and, in drop mode, flushes the queue and ignores
+//!   PAUSE for the class until it has been quiet for `restore`.
+
+pub mod accounting;
+
+pub use accounting::*;
+
+use super::{DropCause, Hop, SwitchMechanism, TimerKind, Verdict};
+use crate::metrics_table::Table;
+use crate::net::port::{Owner, Port};
+use crate::net::switch::{self, Switch, NO_INGRESS};
+use crate::net::{link, Packet, PacketKind, PktId, NUM_CLASSES};
+use crate::sim::ev::Ev;
+use crate::sim::world::World;
+use crate::units::{ps_to_us, Bytes, Ps, Rate};
+
+/// `event` of a PFC log row: the class was paused.
+pub const PFC_PAUSED: u8 = 1;
+/// `event` of a PFC log row: the class resumed.
+pub const PFC_RESUMED: u8 = 0;
+/// `event` of a PFC log row: the watchdog tripped on a pause.
+pub const PFC_WATCHDOG_TRIP: u8 = 2;
+/// `event` of a PFC log row: the dropping watchdog re-enabled PFC.
+pub const PFC_WATCHDOG_RESTORE: u8 = 3;
+
+const EXPIRY: TimerKind = 0;
+const REFRESH: TimerKind = 1;
+const WATCHDOG: TimerKind = 2;
+
+/// Columns of the PFC event log: time, node, local port, class, event.
+pub type PfcLog = (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>);
+
+/// PFC's run-wide state.
+#[derive(Default)]
+pub(crate) struct Pfc {
+    /// `[switch.pfc]` (the default when PFC is off: then never read).
+    pub cfg: PfcConfig,
+    /// PFC events at the ports that obey them.
+    pub log: PfcLog,
+    /// Packets of a lossless class dropped (headroom overflow or full buffer).
+    pub lossless_drops: u64,
+}
+
+impl Pfc {
+    /// Sets up PFC on every switch: the lossless classes in the switches'
+    /// parameters, and each ingress (port, lossless class)'s headroom and
+    /// dynamic-threshold alpha. `mtu`: the largest data packet on the wire.
+    pub fn configure(
+        cfg: &PfcConfig,
+        switches: &mut [Switch],
+        ports: &[Port],
+        params: &mut crate::net::switch::SwitchParams,
+        mtu: u32,
+        min_host_rate: Rate,
+    ) -> Pfc {
+        for cls in &cfg.classes {
+            params.lossless |= 1 << cls;
+        }
+        for s in switches.iter_mut() {
+            let mut st = PfcState {
+                ingress: vec![[Ingress::default(); 8]; s.ports.len()],
+                ..Default::default()
+            };
+            for (l, gp) in s.ports.clone().enumerate() {
+                let port = &ports[gp as usize];
+                let h = cfg.headroom.map_or_else(
+                    || headroom_formula(port.rate, port.delay, mtu, cfg.response_time.0),
+                    |h| h.0,
+                );
+                let alpha = Alpha::new(match cfg.threshold {
+                    PfcThreshold::Dynamic {
+                        alpha,
+                        scale_with_rate,
+                    } => {
+                        if scale_with_rate {
+                            alpha * port.rate.bits_per_sec() as f64
+                                / min_host_rate.bits_per_sec() as f64
+                        } else {
+                            alpha
+                        }
+                    }
+                    PfcThreshold::Static { .. } => 0.0,
+                });
+                for cls in &cfg.classes {
+                    let ing = &mut st.ingress[l][*cls as usize];
+                    ing.headroom = h;
+                    ing.alpha = alpha;
+                    st.total_headroom += h;
+                    st.total_reserve += cfg.reserve.0;
+                }
+            }
+            s.pfc = st;
+        }
+        Pfc {
+            cfg: cfg.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+impl SwitchMechanism for Pfc {
+    const ID: u8 = 1;
+
+    #[inline(always)]
+    fn wants_ingress(w: &World, prio: u8) -> bool {
+        w.sw.lossless & (1 << prio) != 0
+    }
+
+    /// Charges a lossless packet to its ingress (port, priority).
+    #[inline(always)]
+    fn on_ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
+        let (s, in_local, prio, size) = (
+            hop.switch,
+            hop.in_local as usize,
+            hop.prio as usize,
+            hop.size,
+        );
+        let class = hop.class as usize;
+        let cfg = &w.mechs.pfc.cfg;
+        let sw = &mut w.switches[s as usize];
+        let full = sw.used + size > w.sw.buffer;
+        // A packet that leaves at once, at an ingress far from XOFF, passes
+        // *unseen*: charging and releasing it in this same instant would
+        // change no count and send neither PAUSE nor XON.
+        hop.unseen = !full
+            && hop.at_once
+            && sw
+                .pfc
+                .passes_unseen(cfg, w.sw.buffer, in_local, prio, size);
+        if hop.unseen {
+            return Verdict::Pass;
+        }
+        if full || sw.pfc.charge(cfg, in_local, prio, size) == Charge::Violation {
+            // A lossless violation: headroom (or the whole buffer) overflowed.
+            w.mechs.pfc.lossless_drops += 1;
+            let cnt = &mut w.ports[hop.out as usize].queues[class].counters;
+            cnt.drop_pkts += 1;
+            cnt.drop_bytes += size;
+            w.counters.cons.dropped_bytes += size;
+            w.arena.free(hop.pkt);
+            return Verdict::Dropped;
+        }
+        hop.charged = true;
+        let ing = &sw.pfc.ingress[in_local][prio];
+        if !ing.paused && sw.pfc.should_pause(cfg, w.sw.buffer, in_local, prio) {
+            send(w, now, s, hop.in_local, prio as u8, true);
+        }
+        Verdict::Pass
+    }
+
+    fn on_drop(w: &mut World, now: Ps, hop: Hop, cause: DropCause) {
+        match cause {
+            DropCause::Buffer => {
+                if hop.charged {
+                    let cfg = &w.mechs.pfc.cfg;
+                    w.switches[hop.switch as usize].pfc.release(
+                        cfg,
+                        hop.in_local as usize,
+                        hop.prio as usize,
+                        hop.size,
+                    );
+                }
+            }
+            DropCause::Held => {
+                w.ports[hop.out as usize].pfc.watchdog_drops += 1;
+                if hop.in_local != NO_INGRESS {
+                    release(w, now, hop.switch, hop.in_local, hop.prio as usize, hop.size);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn wants_depart(_w: &World, hop: &Hop, _kind: PacketKind) -> bool {
+        hop.charged
+    }
+
+    #[inline(always)]
+    fn on_depart(w: &mut World, now: Ps, hop: &Hop) {
+        release(w, now, hop.switch, hop.in_local, hop.prio as usize, hop.size);
+    }
+
+    #[inline(always)]
+    fn owns_frame(kind: PacketKind) -> bool {
+        kind == PacketKind::Pause
+    }
+
+    fn on_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
+        on_pause_frame(w, now, gp, id);
+    }
+
+    fn on_timer(w: &mut World, now: Ps, gp: u32, kind: TimerKind) {
+        match kind {
+            EXPIRY => on_expiry(w, now, gp),
+            REFRESH => on_refresh(w, now, gp),
+            WATCHDOG => on_watchdog(w, now, gp),
+            _ => unreachable!("PFC timer {kind}"),
+        }
+    }
+
+    /// The summary's `pfc` block (zeros without PFC).
+    fn report(w: &World, _flows: &Table, summary: &mut serde_json::Value) {
+        let end = w.q.now();
+        let sum = |f: &dyn Fn(&Port) -> u64| w.ports.iter().map(f).sum::<u64>();
+        summary["pfc"] = serde_json::json!({
+            "pause_frames": sum(&|p| p.pfc.xoff_tx.iter().sum()),
+            // PAUSE frames received by host NICs (the talk's "sent to NICs of servers").
+            "pause_frames_to_hosts": sum(&|p| match p.owner {
+                Owner::Nic(_) => p.pfc.xoff_rx.iter().sum(),
+                Owner::Switch(_) => 0,
+            }),
+            "resume_frames": sum(&|p| p.pfc.xon_tx.iter().sum()),
+            "paused_time_us": ps_to_us(sum(&|p| paused_ps(p, end))),
+            "lossless_drops": w.mechs.pfc.lossless_drops,
+            "watchdog_trips": sum(&|p| p.pfc.watchdog_trips),
+            "watchdog_drops": sum(&|p| p.pfc.watchdog_drops),
+        });
+    }
+}
+
+/// Time port `p` spent paused, all classes, including pauses still in
+/// force at `end`.
+pub(crate) fn paused_ps(p: &Port, end: Ps) -> Ps {
+    (0..NUM_CLASSES)
+        .map(|c| {
+            p.pfc.paused_time[c]
+                + if p.paused & (1 << c) != 0 {
+                    end - p.pfc.paused_since[c]
+                } else {
+                    0
+                }
+        })
+        .sum()
+}
+
+/// Sends an XOFF (`pause`) or XON for `class` out of switch `s`'s local port `l`.
+fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
+    let cfg = &w.mechs.pfc.cfg;
+    let quanta = if pause { cfg.pause_quanta } else { 0 };
+    let mode = cfg.mode;
+    let sw = &mut w.switches[s as usize];
+    sw.pfc.ingress[l as usize][class as usize].paused = pause;
+    let gp = sw.port(l);
+    let frame = Packet::link_frame(
+        PacketKind::Pause,
+        now,
+        class,
+        quanta as u64,
+        class as u32,
+    );
+    switch::queue_link_frame(w, gp, frame);
+    let port = &mut w.ports[gp as usize];
+    if pause {
+        port.pfc.xoff_tx[class as usize] += 1;
+        if mode == PauseMode::Quanta && quanta > 0 {
+            // Refresh at half the pause time while still congested (spec §2.1).
+            let half = quanta as Ps * quantum(port.rate) / 2;
+            w.q.arm(
+                &mut port.pfc.refresh,
+                now + half.max(1),
+                Ev::timer(Pfc::ID, REFRESH, gp),
+            );
+        }
+    } else {
+        port.pfc.xon_tx[class as usize] += 1;
+    }
+    link::kick(w, now, gp);
+}
+
+/// Returns a lossless packet's bytes to its ingress accounting (`class`:
+/// the priority it arrived on) and sends XON upstream when the ingress
+/// falls below its resume threshold.
+#[inline]
+fn release(w: &mut World, now: Ps, s: u32, in_local: u16, class: usize, size: Bytes) {
+    if w.sw.lossless & (1 << class) == 0 {
+        return;
+    }
+    let cfg = &w.mechs.pfc.cfg;
+    let sw = &mut w.switches[s as usize];
+    sw.pfc.release(cfg, in_local as usize, class, size);
+    if sw.pfc.ingress[in_local as usize][class].paused
+        && sw
+            .pfc
+            .should_resume(cfg, w.sw.buffer, in_local as usize, class)
+    {
+        send(w, now, s, in_local, class as u8, false);
+    }
+}
+
+/// The refresh timer of port `gp`: renews the XOFFs still in force.
+fn on_refresh(w: &mut World, now: Ps, gp: u32) {
+    let ev = Ev::timer(Pfc::ID, REFRESH, gp);
+    if !w.q.fire(&mut w.ports[gp as usize].pfc.refresh, now, ev) {
+        return;
+    }
+    let Owner::Switch(s) = w.ports[gp as usize].owner else {
+        return;
+    };
+    let l = w.ports[gp as usize].local;
+    let classes = w.mechs.pfc.cfg.classes.clone();
+    for c in classes {
+        if w.switches[s as usize].pfc.ingress[l as usize][c as usize].paused {
+            send(w, now, s, l, c, true);
+        }
+    }
+}
+
+/// A PFC frame reached port `gp` (whose transmitter it pauses or resumes).
+fn on_pause_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
+    let pkt = *w.arena.get(id);
+    w.counters.cons.delivered_bytes += pkt.size as u64;
+    w.arena.free(id);
+    let class = pkt.payload as usize;
+    let quanta = pkt.seq;
+    let cfg = &w.mechs.pfc.cfg;
+    let mode = cfg.mode;
+    if matches!(w.ports[gp as usize].owner, Owner::Nic(_)) && !cfg.hosts_obey {
+        return;
+    }
+    let watchdog = cfg.watchdog;
+    let port = &mut w.ports[gp as usize];
+    if port.storm & (1 << class) != 0 {
+        // The watchdog disabled PFC for this class: count, remember the
+        // pause the peer asks for (applied if still on at restore), ignore.
+        if quanta > 0 {
+            port.pfc.xoff_rx[class] += 1;
+            port.pfc.last_xoff[class] = now;
+            port.pfc.pause_until[class] = match mode {
+                PauseMode::UntilResume => Ps::MAX,
+                PauseMode::Quanta => now + quanta * quantum(port.rate),
+            };
+        } else {
+            port.pfc.xon_rx[class] += 1;
+            port.pfc.pause_until[class] = now;
+        }
+        return;
+    }
+    if quanta > 0 {
+        port.pfc.xoff_rx[class] += 1;
+        let until = match mode {
+            PauseMode::UntilResume => Ps::MAX,
+            PauseMode::Quanta => now + quanta * quantum(port.rate),
+        };
+        port.pfc.pause_until[class] = until;
+        if port.paused & (1 << class) == 0 {
+            port.paused |= 1 << class;
+            port.pfc.paused_since[class] = now;
+            if let Some(wd) = watchdog {
+                let port = &mut w.ports[gp as usize];
+                w.q.arm(
+                    &mut port.pfc.watchdog,
+                    now + wd.limit.0,
+                    Ev::timer(Pfc::ID, WATCHDOG, gp),
+                );
+            }
+            log(w, now, gp, class as u8, PFC_PAUSED);
+        }
+        let port = &mut w.ports[gp as usize];
+        if until != Ps::MAX {
+            w.q.arm(
+                &mut port.pfc.expiry,
+                until,
+                Ev::timer(Pfc::ID, EXPIRY, gp),
+            );
+        }
+    } else {
+        port.pfc.xon_rx[class] += 1;
+        if port.paused & (1 << class) != 0 {
+            resume(w, now, gp, class);
+        }
+    }
+}
+
+/// Class `class` of port `gp` may send again.
+fn resume(w: &mut World, now: Ps, gp: u32, class: usize) {
+    let port = &mut w.ports[gp as usize];
+    port.paused &= !(1 << class);
+    port.pfc.tripped &= !(1 << class);
+    let d = now - port.pfc.paused_since[class];
+    port.pfc.paused_time[class] += d;
+    port.pfc.longest_pause[class] = port.pfc.longest_pause[class].max(d);
+    log(w, now, gp, class as u8, PFC_RESUMED);
+    link::kick(w, now, gp);
+}
+
+/// The expiry timer of port `gp`: pauses whose quanta ran out resume.
+fn on_expiry(w: &mut World, now: Ps, gp: u32) {
+    let ev = Ev::timer(Pfc::ID, EXPIRY, gp);
+    if !w.q.fire(&mut w.ports[gp as usize].pfc.expiry, now, ev) {
+        return;
+    }
+    let mut next = Ps::MAX;
+    for c in 0..NUM_CLASSES {
+        let port = &w.ports[gp as usize];
+        if port.paused & (1 << c) == 0 {
+            continue;
+        }
+        if port.pfc.pause_until[c] <= now {
+            resume(w, now, gp, c);
+        } else {
+            next = next.min(port.pfc.pause_until[c]);
+        }
+    }
+    if next != Ps::MAX {
+        w.q.arm(&mut w.ports[gp as usize].pfc.expiry, next, ev);
+    }
+}
+
+/// The PFC watchdog's timer on port `gp`: trips pauses that have lasted
+/// `limit` and, in drop mode, restores classes quiet for `restore`.
+fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
+    let ev = Ev::timer(Pfc::ID, WATCHDOG, gp);
+    if !w.q.fire(&mut w.ports[gp as usize].pfc.watchdog, now, ev) {
+        return;
+    }
+    let wd = w
+        .mechs
+        .pfc
+        .cfg
+        .watchdog
+        .expect("watchdog events imply a watchdog");
+    let (limit, restore) = (wd.limit.0, wd.restore_ps());
+    let mut next = Ps::MAX;
+    for c in 0..NUM_CLASSES {
+        let bit = 1u8 << c;
+        let port = &mut w.ports[gp as usize];
+        if port.paused & bit != 0 && port.pfc.tripped & bit == 0 {
+            let due = port.pfc.paused_since[c] + limit;
+            if due > now {
+                next = next.min(due);
+                continue;
+            }
+            port.pfc.tripped |= bit;
+            port.pfc.watchdog_trips += 1;
+            log(w, now, gp, c as u8, PFC_WATCHDOG_TRIP);
+            // Drop mode acts on switch queues; a host's pauses are only reported.
+            if wd.drop && matches!(w.owners[gp as usize], Owner::Switch(_)) {
+                let port = &mut w.ports[gp as usize];
+                port.storm |= bit;
+                port.pfc.last_xoff[c] = now;
+                next = next.min(now + restore);
+                resume(w, now, gp, c);
+                let flushed = switch::flush_class(w, now, gp, c);
+                w.ports[gp as usize].pfc.watchdog_drops += flushed;
+                // A flushed NCQ may release a congested-flow queue's markers.
+                link::kick(w, now, gp);
+            }
+        } else if port.storm & bit != 0 {
+            let due = port.pfc.last_xoff[c] + restore;
+            if due > now {
+                next = next.min(due);
+            } else {
+                port.storm &= !bit;
+                log(w, now, gp, c as u8, PFC_WATCHDOG_RESTORE);
+                // The peer's last word was a pause that is still on: obey it.
+                let port = &mut w.ports[gp as usize];
+                let until = port.pfc.pause_until[c];
+                if until > now {
+                    port.paused |= bit;
+                    port.pfc.paused_since[c] = now;
+                    next = next.min(now + limit);
+                    if until != Ps::MAX {
+                        w.q.arm(
+                            &mut port.pfc.expiry,
+                            until,
+                            Ev::timer(Pfc::ID, EXPIRY, gp),
+                        );
+                    }
+                    log(w, now, gp, c as u8, PFC_PAUSED);
+                }
+            }
+        }
+    }
+    if next != Ps::MAX {
+        w.q.arm(&mut w.ports[gp as usize].pfc.watchdog, next, ev);
+    }
+}
+
+/// Appends a row to the PFC event log.
+fn log(w: &mut World, now: Ps, gp: u32, class: u8, event: u8) {
+    let port = &w.ports[gp as usize];
+    let node = w.node_of(port.owner);
+    let local = port.local as u32;
+    let log = &mut w.mechs.pfc.log;
+    log.0.push(now);
+    log.1.push(node);
+    log.2.push(local);
+    log.3.push(class);
+    log.4.push(event);
+}

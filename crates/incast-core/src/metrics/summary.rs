@@ -1,0 +1,85 @@
+//! The run summary (`summary.json`): FCT slowdown by size bucket, drops,
+//! marks, retransmissions, incasts, utilization, engine counts, and each
+//! switch mechanism's section ([`crate::mech::SwitchMechanism::report`]).
+
+use super::{buckets, buckets_of, Stats};
+use crate::host::KIND_INCAST;
+use crate::metrics_table::Table;
+use crate::sim::world::World;
+use crate::sim::RunStats;
+use crate::units::ps_to_us;
+
+/// The result tables a summary is computed from.
+pub(crate) struct Tables<'a> {
+    pub flows: &'a Table,
+    pub counters: &'a Table,
+    pub ports: &'a Table,
+    pub incasts: &'a Table,
+}
+
+/// The summary's common part (mechanisms and edge pausing add theirs).
+pub(crate) fn summary(w: &World, name: &str, t: &Tables, stats: &RunStats) -> serde_json::Value {
+    let (flows, counters, ports, incasts) = (t.flows, t.counters, t.ports, t.incasts);
+    let size_buckets = &w.flows.size_buckets;
+    let (buckets, overall) = buckets(flows, size_buckets);
+    // With incasts and other traffic, also the other traffic alone: the
+    // papers plot background FCT without the incast flows.
+    let kind = flows.u8s("kind");
+    let background = (kind.contains(&KIND_INCAST) && kind.iter().any(|&k| k != KIND_INCAST))
+        .then(|| buckets_of(flows, size_buckets, |i| kind[i] != KIND_INCAST).0);
+    let fin = flows.u8s("finished");
+    let measured = flows
+        .u8s("measured")
+        .iter()
+        .zip(fin)
+        .filter(|(m, f)| **m == 1 && **f == 1)
+        .count();
+    let sum_u64 = |t: &Table, c: &str| t.u64s(c).iter().sum::<u64>();
+    let sum_u32 = |t: &Table, c: &str| t.u32s(c).iter().map(|&x| x as u64).sum::<u64>();
+    let mut ic: Vec<f64> = incasts
+        .u64s("completion_ps")
+        .iter()
+        .zip(incasts.u8s("finished"))
+        .filter(|(_, f)| **f == 1)
+        .map(|(c, _)| ps_to_us(*c))
+        .collect();
+    let n_hosts = w.host_nic.len() as u32;
+    let util = ports.f64s("utilization");
+    let nodes = ports.u32s("node");
+    let sw_util: Vec<f64> = util
+        .iter()
+        .zip(nodes)
+        .filter(|(_, n)| **n >= n_hosts)
+        .map(|(u, _)| *u)
+        .collect();
+    serde_json::json!({
+        "scenario": name,
+        "seed": w.seed,
+        "sim_time_us": ps_to_us(stats.sim_time_ps),
+        "flows": {
+            "total": fin.len(),
+            "finished": fin.iter().filter(|&&f| f == 1).count(),
+            "unfinished": fin.iter().filter(|&&f| f == 0).count(),
+            "measured": measured,
+        },
+        "buckets": buckets,
+        "overall": overall,
+        "buckets_background": background,
+        "drops": {"packets": sum_u64(counters, "drop_pkts"), "bytes": sum_u64(counters, "drop_bytes")},
+        "ecn_marks": sum_u64(counters, "ecn_marks"),
+        "retransmits": sum_u32(flows, "retransmits"),
+        "cnps": sum_u32(flows, "cnps"),
+        "out_of_order_arrivals": w.counters.out_of_order,
+        "timeouts": sum_u32(flows, "timeouts"),
+        "incasts": {
+            "count": incasts.rows(),
+            "finished": ic.len(),
+            "completion_us": Stats::of(&mut ic),
+        },
+        "utilization": {
+            "max": util.iter().cloned().fold(0.0, f64::max),
+            "mean_switch_ports": if sw_util.is_empty() { 0.0 } else { sw_util.iter().sum::<f64>() / sw_util.len() as f64 },
+        },
+        "engine": {"events": stats.events, "packet_hops": stats.packet_hops, "peak_packets": stats.peak_packets, "peak_flows": stats.peak_flows},
+    })
+}

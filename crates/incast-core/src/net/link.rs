@@ -1,0 +1,90 @@
+//! The link element: a port starts a transmission, the packet crosses the
+//! wire, and it arrives at the port at the far end.
+//!
+//! A packet of `s` bytes that starts at `t` occupies the transmitter until
+//! `t + s*8/rate` ([`crate::net::Port::transmit`]) and reaches the peer at
+//! `t + s*8/rate + delay`: one [`Ev::Arrive`] event carries it there. A port
+//! that has more to send after a transmission asks for one [`Ev::TxDone`]
+//! at its end ([`want_tx_done`]); an idle port is served at once ([`kick`]).
+
+use super::port::Owner;
+use super::PktId;
+use crate::mech;
+use crate::net::switch;
+use crate::nic;
+use crate::sim::ev::Ev;
+use crate::sim::world::World;
+use crate::units::Ps;
+
+/// Starts the transmission of `pkt` on port `p` (whose transmitter is free)
+/// and schedules its arrival at the peer.
+#[inline(always)]
+pub(crate) fn transmit(w: &mut World, now: Ps, p: u32, pkt: PktId) {
+    let port = &mut w.ports[p as usize];
+    let peer = port.peer;
+    let packet = w.arena.get_mut(pkt);
+    packet.to_port = peer;
+    packet.in_port = port.peer_local;
+    let size = packet.size;
+    let arrival = port.transmit(now, size);
+    w.counters.wire_bytes += size as u64;
+    w.q.push(arrival, Ev::Arrive(pkt));
+}
+
+/// Port `p` has more to send: one `TxDone` at the end of its current
+/// transmission (at most one pending per port).
+#[inline(always)]
+pub(crate) fn want_tx_done(w: &mut World, p: u32) {
+    let port = &mut w.ports[p as usize];
+    if !port.tx_event {
+        port.tx_event = true;
+        let t = port.busy_until;
+        w.q.push(t, Ev::TxDone(p));
+    }
+}
+
+/// The `TxDone` of port `p`: its owner sends the next packet.
+#[inline(always)]
+pub(crate) fn tx_done(w: &mut World, now: Ps, p: u32) {
+    w.ports[p as usize].tx_event = false;
+    match w.owners[p as usize] {
+        Owner::Switch(s) => switch::transmit_next(w, now, s, p),
+        Owner::Nic(n) => nic::transmit_next(w, now, n),
+    }
+}
+
+/// Something may be sendable on port `gp` again (a resume, a new control
+/// frame): send now if it is idle, else when its transmission ends.
+pub(crate) fn kick(w: &mut World, now: Ps, gp: u32) {
+    match w.ports[gp as usize].owner {
+        Owner::Nic(n) => nic::kick(w, now, n),
+        Owner::Switch(s) => {
+            if w.ports[gp as usize].is_idle(now) {
+                switch::transmit_next(w, now, s, gp);
+            } else {
+                want_tx_done(w, gp);
+            }
+        }
+    }
+}
+
+/// Packet `pkt` reaches the far end of its link: a link-local control frame
+/// goes to the mechanism that owns its kind, anything else to the node.
+#[inline(always)]
+pub(crate) fn arrive(w: &mut World, now: Ps, pkt: PktId) {
+    w.counters.packet_hops += 1;
+    let p = w.arena.get(pkt);
+    let (peer, kind) = (p.to_port, p.kind);
+    w.counters.wire_bytes -= p.size as u64;
+    if kind.is_link_control() {
+        mech::on_frame(w, now, peer, pkt, kind);
+        return;
+    }
+    match w.owners[peer as usize] {
+        Owner::Switch(s) => {
+            let local = w.arena.get(pkt).in_port;
+            switch::receive(w, now, s, pkt, local)
+        }
+        Owner::Nic(n) => nic::receive(w, now, n, pkt),
+    }
+}

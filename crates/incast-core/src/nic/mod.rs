@@ -1,0 +1,220 @@
+//! The NIC element: one network port shared by one host or several (a
+//! multi-host NIC), its control FIFO, and a NIC model that decides which
+//! flow sends next.
+//!
+//! # How a host sends
+//!
+//! The NIC *pulls*. When its port is free ([`transmit_next`]) it sends, in
+//! this order: a link-local control frame (a CIP-ACK), the oldest packet of
+//! its FIFO of ready-made packets (ACKs, CNPs, datagrams) unless PFC pauses
+//! its priority, then whatever the NIC model picks from its hosts' flows
+//! ([`NicModel::next_packet`]). A flow that has something it may send is
+//! handed to the model ([`flow_ready`]); when the port is busy the NIC asks
+//! for one `TxDone` at the end of the transmission ([`kick`]).
+//!
+//! # Adding a NIC model
+//! Write `nic/mymodel.rs` with a unit type implementing [`NicModel`], and
+//! add one line to the `nic_models!` registry below. Its per-NIC state goes
+//! in [`Nic`] (or a table of its own in the world).
+//!
+//! The edge gate (Smart-Pause, On-Ramp: [`crate::edge`]) sits on the NIC
+//! side: the model skips a flow whose gate is closed.
+
+mod round_robin;
+
+pub use round_robin::RoundRobin;
+
+use crate::engine::LazyTimer;
+use crate::host::{rdma, tcp, FlowSlot, Flows};
+use crate::mech::ci::Ci;
+use crate::net::{link, PacketKind, PktId};
+use crate::sim::world::World;
+use crate::units::Ps;
+use std::collections::VecDeque;
+
+/// A NIC: its port and its queues.
+#[derive(Debug, Default)]
+pub struct Nic {
+    /// Global id of its port.
+    pub port: u32,
+    /// The node number of the port in result tables (its first host).
+    pub node: u32,
+    /// Packets built and waiting (ACKs first come first served, datagrams).
+    pub ctrl: VecDeque<PktId>,
+    /// Round robin: flow slots that may send now, in order.
+    pub ready: VecDeque<u32>,
+    /// Round robin: wake-up for the earliest pacing or gate deadline.
+    pub wake: LazyTimer,
+}
+
+impl Nic {
+    pub fn new(port: u32, node: u32) -> Nic {
+        Nic {
+            port,
+            node,
+            ..Default::default()
+        }
+    }
+}
+
+/// A NIC model: which of its hosts' flows sends next.
+pub(crate) trait NicModel {
+    /// The next data packet to put on NIC `nic`'s free port at `now`, or
+    /// `None` (then the model arranges its own wake-up, if it needs one).
+    fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId>;
+    /// Flow `slot` (of one of the NIC's hosts) may send.
+    fn flow_ready(w: &mut World, nic: u32, slot: u32);
+    /// Flow `slot` finished: forget it.
+    fn flow_done(w: &mut World, nic: u32, slot: u32);
+    /// Whether the model has flows waiting.
+    fn has_work(w: &World, nic: u32) -> bool;
+}
+
+macro_rules! nic_models {
+    ($( $variant:ident => $ty:ty, $name:literal ;)*) => {
+        /// The NIC model of a run.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub enum NicModelKind {
+            #[default]
+            $( $variant, )*
+        }
+
+        impl NicModelKind {
+            /// The model's name in scenario files.
+            pub fn name(self) -> &'static str {
+                match self { $( NicModelKind::$variant => $name, )* }
+            }
+        }
+
+        #[inline(always)]
+        fn model_next(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
+            match w.nic_model { $( NicModelKind::$variant => <$ty>::next_packet(w, now, nic), )* }
+        }
+        /// Flow `slot` of a host of NIC `nic` may send: hand it to the model.
+        #[inline]
+        pub(crate) fn flow_ready(w: &mut World, nic: u32, slot: u32) {
+            match w.nic_model { $( NicModelKind::$variant => <$ty>::flow_ready(w, nic, slot), )* }
+        }
+        /// Flow `slot` of a host of NIC `nic` finished.
+        pub(crate) fn flow_done(w: &mut World, nic: u32, slot: u32) {
+            match w.nic_model { $( NicModelKind::$variant => <$ty>::flow_done(w, nic, slot), )* }
+        }
+        #[inline(always)]
+        fn model_has_work(w: &World, nic: u32) -> bool {
+            match w.nic_model { $( NicModelKind::$variant => <$ty>::has_work(w, nic), )* }
+        }
+    };
+}
+
+// The registry: one line per NIC model.
+nic_models! {
+    RoundRobin => RoundRobin, "round_robin";
+}
+
+/// NIC `n` may have something to send: now if its port is idle, else when
+/// its transmission ends.
+#[inline]
+pub(crate) fn kick(w: &mut World, now: Ps, n: u32) {
+    let p = w.nics[n as usize].port;
+    if w.ports[p as usize].is_idle(now) {
+        transmit_next(w, now, n);
+    } else {
+        link::want_tx_done(w, p);
+    }
+}
+
+/// NIC `n`'s port is free: its next packet (module docs).
+pub(crate) fn transmit_next(w: &mut World, now: Ps, n: u32) {
+    let p = w.nics[n as usize].port;
+    let port = &mut w.ports[p as usize];
+    if port.busy_until > now {
+        link::want_tx_done(w, p);
+        return;
+    }
+    if let Some(id) = port.pop_ctrl() {
+        // Link-local control frames (CIP-ACKs) are never paused.
+        link::transmit(w, now, p, id);
+        link::want_tx_done(w, p);
+        return;
+    }
+    let paused = port.paused;
+    let nic = &mut w.nics[n as usize];
+    let ctrl_ok = nic
+        .ctrl
+        .front()
+        .is_some_and(|&id| paused & (1 << w.arena.get(id).class) == 0);
+    let pkt = if ctrl_ok {
+        nic.ctrl.pop_front()
+    } else {
+        model_next(w, now, n)
+    };
+    if let Some(id) = pkt {
+        link::transmit(w, now, p, id);
+        if !w.nics[n as usize].ctrl.is_empty() || model_has_work(w, n) {
+            link::want_tx_done(w, p);
+        }
+    }
+}
+
+/// A packet reached NIC `n`: to the transport of its destination host.
+pub(crate) fn receive(w: &mut World, now: Ps, n: u32, id: PktId) {
+    let pkt = *w.arena.get(id);
+    w.counters.cons.delivered_bytes += pkt.size as u64;
+    debug_assert_eq!(
+        w.host_nic[pkt.dst as usize], n,
+        "packet delivered to the wrong NIC"
+    );
+    if w.rdma.is_some() && pkt.kind != PacketKind::Raw {
+        rdma::receive(w, now, pkt.dst, id);
+        return;
+    }
+    w.arena.free(id);
+    if pkt.kind == PacketKind::Raw {
+        return;
+    }
+    tcp::receive(w, now, pkt.dst, &pkt);
+}
+
+/// Queues a ready-made packet (ACK, CNP, datagram) at the NIC of host `h`.
+#[inline]
+pub(crate) fn push_ctrl(w: &mut World, h: u32, id: PktId) {
+    let n = w.host_nic[h as usize];
+    w.nics[n as usize].ctrl.push_back(id);
+}
+
+/// Congestion isolation at the NIC (IEEE 802.1Qcz): a CIP for flow `key`
+/// of class `base` reached NIC `n`; its hosts' matching flows send on the
+/// CFQ's priority `cfq` from now on. Returns how many it isolated.
+pub(crate) fn isolate(
+    flows: &mut Flows,
+    host_nic: &[u32],
+    n: u32,
+    key: u64,
+    base: u8,
+    cfq: u8,
+    now: Ps,
+) -> u64 {
+    let mut count = 0;
+    for f in flows.slots.iter_mut() {
+        if f.active && host_nic[f.src as usize] == n && f.hash == key && f.class == base {
+            if f.prio != cfq {
+                f.prio = cfq;
+                f.ci_isolations += 1;
+                count += 1;
+            }
+            f.ci_last = now;
+        }
+    }
+    count
+}
+
+/// The NIC's isolation of flow `f` ends when the flow has sent nothing on
+/// the isolated priority (and was not paused on it) for `age`.
+pub(crate) fn ci_age(ci: &mut Ci, f: &mut FlowSlot, now: Ps, paused: u8) {
+    if paused & (1 << f.prio) != 0 {
+        f.ci_last = now;
+    } else if now >= f.ci_last + ci.cfg.age.0 {
+        f.prio = f.class;
+        ci.nic_deisolations += 1;
+    }
+}

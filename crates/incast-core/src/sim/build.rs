@@ -1,0 +1,299 @@
+//! Scenario to world: ports and switches from the topology graph, NICs,
+//! transports, switch mechanisms, generators and metrics, one part each.
+
+use super::world::{Counters, Rdma, World};
+use super::Simulation;
+use crate::edge::EdgeRuntime;
+use crate::engine::EventQueue;
+use crate::host::generators::Generators;
+use crate::host::{paths, Flows};
+use crate::mech::ci::Ci;
+use crate::mech::pfc::Pfc;
+use crate::mech::Mechs;
+use crate::metrics::sampler::QueueSampler;
+use crate::net::port::Owner;
+use crate::net::switch::Switch;
+use crate::net::{PacketArena, Port, NUM_CLASSES};
+use crate::nic::{Nic, NicModelKind};
+use crate::rdma::cc::{CcCtx, RateCc};
+use crate::transport::cc::CongestionControl;
+use crate::scenario::{HostRef, Process, QueuePorts, Scenario, ScenarioError};
+use crate::topology::{Graph, NodeRef, Routes};
+use crate::units::{Ps, Rate, SEC};
+use crate::workload::generators::{IncastGen, IncastSizes, PacketGen, PoissonGen};
+use std::time::Instant;
+
+/// The ports, NICs and switches of a graph.
+struct Fabric {
+    ports: Vec<Port>,
+    nics: Vec<Nic>,
+    host_nic: Vec<u32>,
+    switches: Vec<Switch>,
+}
+
+/// Global port ids: hosts' NIC ports first (host h's NIC is NIC h, port h),
+/// then each switch's ports, contiguously.
+fn fabric(g: &Graph, seed: u64) -> Fabric {
+    let n_hosts = g.n_hosts();
+    let node_index = |n: NodeRef| match n {
+        NodeRef::Host(h) => h as usize,
+        NodeRef::Switch(s) => n_hosts + s as usize,
+    };
+    // First global id of each node's ports: hosts 0..H, then switches.
+    let mut base = Vec::with_capacity(n_hosts + g.n_switches());
+    let mut next = 0u32;
+    let nodes = (0..n_hosts as u32)
+        .map(NodeRef::Host)
+        .chain((0..g.n_switches() as u32).map(NodeRef::Switch));
+    for n in nodes {
+        base.push(next);
+        next += g.ports(n).len() as u32;
+    }
+    let global = |n: NodeRef, local: usize| base[node_index(n)] + local as u32;
+    let mut ports: Vec<Port> = Vec::with_capacity(next as usize);
+    let mut add_ports = |node: NodeRef, owner: Owner| -> Vec<u32> {
+        let mut ids = vec![];
+        for (l, &(link, _side)) in g.ports(node).iter().enumerate() {
+            let (peer_node, peer_local) = g.peer(node, l);
+            let lk = &g.links[link as usize];
+            let id = global(node, l);
+            debug_assert_eq!(id as usize, ports.len());
+            ports.push(Port::new(
+                owner,
+                l as u16,
+                global(peer_node, peer_local),
+                lk.rate,
+                lk.delay,
+            ));
+            ids.push(id);
+        }
+        ids
+    };
+    let mut nics = vec![];
+    for h in 0..n_hosts as u32 {
+        let ids = add_ports(NodeRef::Host(h), Owner::Nic(h));
+        nics.push(Nic::new(ids[0], h));
+    }
+    let mut switches = vec![];
+    for s in 0..g.n_switches() as u32 {
+        let ids = add_ports(NodeRef::Switch(s), Owner::Switch(s));
+        let first = ids.first().copied().unwrap_or(0);
+        switches.push(Switch::new(s, first..first + ids.len() as u32, seed));
+    }
+    for p in 0..ports.len() {
+        ports[p].peer_local = ports[ports[p].peer as usize].local;
+    }
+    Fabric {
+        ports,
+        nics,
+        host_nic: (0..n_hosts as u32).collect(),
+        switches,
+    }
+}
+
+/// The generators of the scenario's `[workload]`.
+fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
+    let c = &sc.config;
+    let seed = c.seed;
+    let g = &sc.graph;
+    // RDMA flows default to the RDMA data class, TCP flows to the transport's.
+    let default_class = c.rdma.as_ref().map_or(c.transport.class, |r| r.data_class);
+    let class_or = |c: Option<u8>| c.unwrap_or(default_class);
+    let host_id = |r: &HostRef| -> u32 {
+        match r {
+            HostRef::Index(i) => *i,
+            HostRef::Name(n) => g.host_names.iter().position(|x| x == n).expect("validated") as u32,
+        }
+    };
+    let poisson = c.workload.poisson.iter().enumerate().map(|(i, p)| {
+        let mut gen = PoissonGen::new(
+            i,
+            seed,
+            sc.poisson_hosts[i].clone(),
+            host_rates,
+            sc.poisson_cdfs[i].clone(),
+            p.load,
+            class_or(p.class),
+            duration,
+        );
+        gen.small = p.small_flows.map(|s| (s.below.0, s.class));
+        gen
+    });
+    let incast = c.workload.incast.iter().enumerate().map(|(i, inc)| {
+        IncastGen::new(
+            i,
+            seed,
+            sc.incast_hosts[i].clone(),
+            host_rates,
+            sc.incast_mix(i),
+            match (&sc.incast_cdfs[i], inc.bytes_per_sender) {
+                (Some(c), _) => IncastSizes::Cdf(c.clone()),
+                (None, b) => IncastSizes::Fixed(b.expect("validated").0),
+            },
+            inc.load,
+            inc.times
+                .as_ref()
+                .map_or(vec![], |t| t.iter().map(|x| x.0).collect()),
+            inc.receiver.as_ref().map(host_id),
+            class_or(inc.class),
+            duration,
+        )
+    });
+    let packets = c.workload.packets.iter().enumerate().map(|(i, p)| {
+        PacketGen::new(
+            i,
+            seed,
+            host_id(&p.src),
+            host_id(&p.dst),
+            p.size.0 as u32,
+            p.rate.0,
+            p.process == Process::Poisson,
+            class_or(p.class),
+            duration,
+        )
+    });
+    Generators::new(
+        poisson.collect(),
+        incast.collect(),
+        packets.collect(),
+        sc.listed.clone(),
+    )
+}
+
+/// The switch mechanisms: PFC (which also marks the lossless classes in
+/// the switches' parameters) and congestion isolation.
+fn mechanisms(sc: &Scenario, fabric: &mut Fabric, w_sw: &mut crate::net::switch::SwitchParams) -> Mechs {
+    let c = &sc.config;
+    let pfc = match &c.switch.pfc {
+        Some(pc) => {
+            let mtu = match &c.rdma {
+                Some(r) => r.data_wire(r.payload),
+                None => c.transport.mtu,
+            };
+            let min_host_rate = fabric
+                .nics
+                .iter()
+                .map(|n| fabric.ports[n.port as usize].rate)
+                .min()
+                .unwrap_or(Rate(1));
+            Pfc::configure(pc, &mut fabric.switches, &fabric.ports, w_sw, mtu, min_host_rate)
+        }
+        None => Pfc::default(),
+    };
+    let ci = match &c.switch.ci {
+        Some(cfg) => {
+            for sw in &fabric.switches {
+                for gp in sw.ports.clone() {
+                    fabric.ports[gp as usize].ci = Some(Box::default());
+                }
+            }
+            Ci::new(cfg.clone(), c.seed, true)
+        }
+        None => Ci::default(),
+    };
+    Mechs { pfc, ci }
+}
+
+/// Builds the simulation of a scenario.
+pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
+    let g = &sc.graph;
+    let c = &sc.config;
+    let seed = c.seed;
+    let routes = Routes::compute(g).map_err(|m| ScenarioError::new("topology", m))?;
+    let mut fabric = fabric(g, seed);
+    let duration = c.duration.map_or(0, |d| d.0);
+    let host_rates: Vec<Rate> = fabric
+        .host_nic
+        .iter()
+        .map(|&n| fabric.ports[fabric.nics[n as usize].port as usize].rate)
+        .collect();
+    let gens = generators(sc, &host_rates, duration);
+    let horizon = duration.max(sc.listed.last().map_or(0, |f| f.start));
+    let sampled_ports: Vec<u32> = match c.metrics.queue_ports {
+        QueuePorts::None => vec![],
+        QueuePorts::All => (0..fabric.ports.len() as u32).collect(),
+        QueuePorts::Switch => fabric.switches.iter().flat_map(|s| s.ports.clone()).collect(),
+    };
+    let mut node_names = g.host_names.clone();
+    node_names.extend(g.switch_names.iter().cloned());
+    let mut sw = sc.switch_params()?;
+    for p in fabric.ports.iter_mut() {
+        if let Owner::Switch(_) = p.owner {
+            let bps = p.rate.bits_per_sec();
+            for class in 0..NUM_CLASSES {
+                p.set_ecn(class, sw.ecn[class].at_rate(bps));
+            }
+        }
+    }
+    let mechs = mechanisms(sc, &mut fabric, &mut sw);
+    let cc = c.transport.cc.clone();
+    let ecn_capable = cc.build().ecn_capable();
+    let rdma = c.rdma.as_ref().map(|r| Rdma {
+        cfg: r.clone(),
+        // Computed below, once the world can walk paths.
+        ctx: CcCtx {
+            line_rate: 0.0,
+            base_rtt: 0,
+            mtu: 0,
+            bdp: 0,
+        },
+        overhead: r.data_wire(0),
+    });
+    let mut w = World {
+        q: EventQueue::new(),
+        arena: PacketArena::default(),
+        owners: fabric.ports.iter().map(|p| p.owner).collect(),
+        ports: fabric.ports,
+        switches: fabric.switches,
+        sw,
+        routes,
+        nics: fabric.nics,
+        host_nic: fabric.host_nic,
+        nic_model: NicModelKind::default(),
+        flows: Flows::new(
+            g.n_hosts(),
+            c.metrics.warmup.0,
+            if duration > 0 {
+                duration.saturating_sub(c.metrics.cooldown.0)
+            } else {
+                Ps::MAX
+            },
+            c.metrics.size_buckets.iter().map(|b| b.0).collect(),
+        ),
+        tcp: sc.tcp_params(),
+        cc,
+        ecn_capable,
+        ack_class: c.transport.ack_class,
+        rdma,
+        mechs,
+        edge: c
+            .edge
+            .as_ref()
+            .map(|e| Box::new(EdgeRuntime::new(e, g.n_hosts(), &sc.edge_hosts, seed))),
+        counters: Counters::default(),
+        seed,
+    };
+    if let Some(r) = &c.rdma {
+        let ctx = paths::rdma_base_ctx(&w, r);
+        if r.cc.build(&ctx).needs_int() {
+            w.arena.enable_int();
+        }
+        w.rdma.as_mut().expect("rdma").ctx = ctx;
+    }
+    let mut gens = gens;
+    gens.schedule(&mut w, c);
+    let sampler = QueueSampler::new(c.metrics.queue_sample_interval.0, sampled_ports);
+    sampler.start(&mut w);
+    Ok(Simulation {
+        w,
+        gens,
+        sampler,
+        horizon,
+        stop: c.stop.map_or(10 * SEC, |s| s.0),
+        done: false,
+        name: c.name.clone(),
+        node_names,
+        started: Instant::now(),
+        trace_cc: vec![],
+    })
+}

@@ -1,0 +1,361 @@
+//! The simulation: builds the network from a [`Scenario`] and runs the event loop.
+//!
+//! # Tutorial
+//!
+//! A [`Simulation`] is built once from a validated [`Scenario`]
+//! ([`Simulation::new`], in [`build`]), advanced in slices of events (so a
+//! caller can show progress or stop early: [`Simulation::advance`],
+//! [`Simulation::run_until`], [`Simulation::run`]), and consumed by
+//! [`Simulation::finish`], which returns the [`Results`]: columnar tables
+//! and the summary JSON.
+//!
+//! Inside, the state every network element shares is the [`world::World`]:
+//! dense arrays of ports, switches, NICs and flows, the packet arena and the
+//! event queue. The run loop pops the next event ([`ev::Ev`]: 8 bytes) and
+//! dispatches it to the element that owns it: a packet's arrival to the link
+//! ([`crate::net::link`]), and from there to a switch
+//! ([`crate::net::switch`]) or a NIC ([`crate::nic`]); a port's end of
+//! transmission to its owner; a transport timer to the TCP or RDMA endpoint
+//! ([`crate::host`]); a mechanism's timer to the mechanism
+//! ([`crate::mech`]); a generator's arrival to the generators.
+
+mod build;
+pub(crate) mod ev;
+pub(crate) mod world;
+
+use crate::host::generators::Generators;
+use crate::host::{self, rdma, tcp};
+use crate::mech;
+use crate::metrics::sampler::QueueSampler;
+use crate::metrics::summary::{self, Tables};
+use crate::metrics::{self, tables};
+use crate::metrics_table::{Column, Table};
+use crate::net::link;
+use crate::nic;
+use crate::scenario::Scenario;
+use crate::transport::cc::CongestionControl;
+use crate::scenario::ScenarioError;
+use crate::units::{Bytes, Ps};
+use ev::Ev;
+use serde::Serialize;
+use std::time::Instant;
+use world::World;
+
+pub use crate::host::{KIND_INCAST, KIND_LISTED, KIND_POISSON};
+
+/// Progress of a run, for progress bars.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    pub now_ps: Ps,
+    /// End of the traffic generators' window (or the last listed start).
+    pub horizon_ps: Ps,
+    pub fraction: f64,
+    pub active_flows: u64,
+    pub finished_flows: u64,
+}
+
+/// Engine statistics of a run.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct RunStats {
+    pub events: u64,
+    pub packet_hops: u64,
+    pub sim_time_ps: Ps,
+    pub wall_seconds: f64,
+    pub peak_packets: u64,
+    pub peak_flows: u64,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    pub flows: Table,
+    /// PFC events at the ports that obey them: time_ps, node, port, class,
+    /// event (1 = paused, 0 = resumed, 2 = watchdog trip, 3 = watchdog restored PFC).
+    pub pfc: Table,
+    /// Packets of lossless classes dropped (must be 0 with adequate headroom).
+    pub lossless_drops: u64,
+    pub incasts: Table,
+    pub counters: Table,
+    pub ports: Table,
+    pub queues: Table,
+    /// Edge pausing: sampled OWD readings at the senders (time_ps, flow_id, owd_ps).
+    pub owd: Table,
+    /// Per sending host: flows, edge_pauses, edge_paused_ps, retransmits.
+    pub hosts: Table,
+    pub node_names: Vec<String>,
+    pub summary_json: String,
+    pub stats: RunStats,
+    pub conservation: Conservation,
+}
+
+/// Byte accounting for the conservation invariant: every byte sent is
+/// received, dropped or still in the network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Conservation {
+    pub sent_bytes: u64,
+    pub delivered_bytes: u64,
+    pub dropped_bytes: u64,
+    /// Found by walking every queue, wire and NIC at the end of the run.
+    pub in_network_bytes: u64,
+}
+
+/// A running simulation.
+pub struct Simulation {
+    w: World,
+    gens: Generators,
+    sampler: QueueSampler,
+    /// End of the traffic generators' window (or the last listed start).
+    horizon: Ps,
+    /// The run ends at this time at the latest.
+    stop: Ps,
+    done: bool,
+    name: String,
+    node_names: Vec<String>,
+    started: Instant,
+    trace_cc: Vec<(Ps, u64, f64)>,
+}
+
+impl Simulation {
+    /// Builds the network, the flows and the generators of a scenario.
+    pub fn new(sc: &Scenario) -> Result<Simulation, ScenarioError> {
+        build::simulation(sc)
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Ps {
+        self.w.q.now()
+    }
+
+    /// Runs at most `max_events` events. Returns `true` when the run is over.
+    pub fn advance(&mut self, max_events: u64) -> bool {
+        for _ in 0..max_events {
+            if self.done {
+                return true;
+            }
+            let Some((t, ev)) = self.w.q.pop() else {
+                self.done = true;
+                return true;
+            };
+            if t > self.stop {
+                self.done = true;
+                return true;
+            }
+            // Packet arrivals are most of the events and each reads a packet
+            // last touched a link delay ago: start loading the next ones now.
+            if let Some(&Ev::Arrive(next)) = self.w.q.upcoming(2) {
+                self.w.arena.prefetch(next);
+            }
+            self.dispatch(t, ev);
+            if self.gens.live == 0 && self.w.flows.active == 0 && self.w.arena.live() == 0 {
+                self.done = true;
+            }
+        }
+        self.done
+    }
+
+    /// Runs until `t` (events at exactly `t` included) or the end of the run.
+    pub fn run_until(&mut self, t: Ps) -> bool {
+        while !self.done && self.w.q.peek_time().is_some_and(|x| x <= t) {
+            self.advance(1);
+        }
+        self.done
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        while !self.advance(1 << 20) {}
+    }
+
+    pub fn progress(&self) -> Progress {
+        let now = self.now();
+        let fraction = if self.done {
+            1.0
+        } else if self.horizon == 0 {
+            0.0
+        } else {
+            (now as f64 / self.horizon as f64).min(0.99)
+        };
+        Progress {
+            now_ps: now,
+            horizon_ps: self.horizon,
+            fraction,
+            active_flows: self.w.flows.active,
+            finished_flows: self.w.flows.finished,
+        }
+    }
+
+    /// Hands event `ev` to the element that owns it.
+    #[inline(always)]
+    fn dispatch(&mut self, now: Ps, ev: Ev) {
+        let w = &mut self.w;
+        match ev {
+            Ev::Arrive(pkt) => link::arrive(w, now, pkt),
+            Ev::TxDone(p) => link::tx_done(w, now, p),
+            Ev::Rto(slot) => {
+                if w.flows.slots[slot as usize].qp.is_some() {
+                    rdma::on_rto(w, now, slot)
+                } else {
+                    tcp::on_rto(w, now, slot)
+                }
+            }
+            Ev::CcTimer(slot) => rdma::on_cc_timer(w, now, slot),
+            Ev::CnpTimer(slot) => rdma::on_cnp_timer(w, now, slot),
+            Ev::NicWake(n) => {
+                if w.q.fire(&mut w.nics[n as usize].wake, now, Ev::NicWake(n)) {
+                    nic::kick(w, now, n);
+                }
+            }
+            Ev::Timer(code, port) => {
+                mech::on_timer(w, now, (code >> 8) as u8, code as u8, port);
+            }
+            Ev::Gate(slot) => tcp::on_gate(w, now, slot),
+            Ev::DelAck(slot) => tcp::on_delack(w, now, slot),
+            Ev::Poisson(g, i) => self.gens.on_poisson(w, now, g, i),
+            Ev::Incast(g) => self.gens.on_incast(w, now, g),
+            Ev::Listed => self.gens.on_listed(w, now),
+            Ev::Packets(g) => self.gens.on_packets(w, now, g),
+            Ev::Sample => {
+                let more = !(self.gens.live == 0 && w.flows.active == 0);
+                self.sampler.on_tick(w, now, more);
+            }
+        }
+    }
+
+    /// Samples a scalar of each active flow's congestion control (e.g. DCTCP's alpha)
+    /// into an internal trace; used by validation tests.
+    pub fn trace_cc_now(&mut self) {
+        let now = self.now();
+        for f in self.w.flows.slots.iter().filter(|f| f.active) {
+            if let Some(v) = f.tcp.cc.trace_value() {
+                self.trace_cc.push((now, f.id, v));
+            }
+        }
+    }
+    /// The congestion-control trace: (time, flow id, value).
+    pub fn cc_trace(&self) -> &[(Ps, u64, f64)] {
+        &self.trace_cc
+    }
+    /// Congestion windows of the active flows: (flow id, cwnd bytes).
+    pub fn cwnds(&self) -> Vec<(u64, u64)> {
+        self.w
+            .flows
+            .slots
+            .iter()
+            .filter(|f| f.active)
+            .map(|f| (f.id, f.tcp.win.cwnd))
+            .collect()
+    }
+    /// Bytes acknowledged so far of each active flow: (flow id, snd_una).
+    pub fn acked_bytes(&self) -> Vec<(u64, u64)> {
+        self.w
+            .flows
+            .slots
+            .iter()
+            .filter(|f| f.active)
+            .map(|f| (f.id, f.qp.as_ref().map_or(f.tcp.snd_una, |q| q.snd_una)))
+            .collect()
+    }
+    /// Bytes queued at switch port (switch, local port), all classes.
+    pub fn switch_queue_bytes(&self, switch: u32, local: usize) -> Bytes {
+        let gp = self.w.switches[switch as usize].port(local as u16);
+        self.w.ports[gp as usize].queued_bytes()
+    }
+    /// Bytes transmitted so far by switch port (switch, local port).
+    pub fn switch_port_tx_bytes(&self, switch: u32, local: usize) -> u64 {
+        let gp = self.w.switches[switch as usize].port(local as u16);
+        self.w.ports[gp as usize].tx_bytes
+    }
+
+    /// Bytes still in the network: on wires, in queues, in NIC FIFOs.
+    fn in_network_bytes(&self) -> u64 {
+        let w = &self.w;
+        let mut b = w.counters.wire_bytes;
+        for p in &w.ports {
+            for id in p.ctrl_frames() {
+                b += w.arena.get(id).size as u64;
+            }
+            for q in &p.queues {
+                for &id in &q.pkts {
+                    b += w.arena.get(id).size as u64;
+                }
+            }
+        }
+        for n in &w.nics {
+            for &id in &n.ctrl {
+                b += w.arena.get(id).size as u64;
+            }
+        }
+        b
+    }
+
+    /// Ends the run and collects the results.
+    pub fn finish(mut self) -> Results {
+        let end = self.now();
+        // Unfinished flows are recorded too, flagged.
+        let active: Vec<u32> = (0..self.w.flows.slots.len() as u32)
+            .filter(|&s| self.w.flows.slots[s as usize].active)
+            .collect();
+        for s in active {
+            host::record(&mut self.w, s, None);
+        }
+        let mut cons = self.w.counters.cons;
+        cons.in_network_bytes = self.in_network_bytes();
+        let w = &mut self.w;
+        let flows = std::mem::take(&mut w.flows.records).into_table();
+        let (ports, counters) = tables::ports_and_counters(w, end);
+        let incasts = tables::incasts(&w.flows.incasts);
+        let queues = std::mem::take(&mut self.sampler).into_table();
+        let pfc = tables::pfc_log(w);
+        let mut owd = Table::default();
+        let edge_summary = match w.edge.as_deref_mut() {
+            Some(e) => {
+                let (t, f, o) = std::mem::take(&mut e.samples);
+                let mut us: Vec<f64> = o.iter().map(|&x| x as f64 / 1e6).collect();
+                owd.push("time_ps", Column::U64(t));
+                owd.push("flow_id", Column::U64(f));
+                owd.push("owd_ps", Column::I64(o));
+                let pauses: u64 = flows.u32s("edge_pauses").iter().map(|&x| x as u64).sum();
+                let paused: u64 = flows.u64s("edge_paused_ps").iter().sum();
+                let owd_us =
+                    serde_json::to_value(metrics::Stats::of(&mut us)).expect("serializable");
+                Some(e.summary(pauses, paused, owd_us))
+            }
+            None => None,
+        };
+        let hosts = tables::hosts(w.host_nic.len(), &flows);
+        let stats = RunStats {
+            events: w.q.events_processed(),
+            packet_hops: w.counters.packet_hops,
+            sim_time_ps: end,
+            wall_seconds: self.started.elapsed().as_secs_f64(),
+            peak_packets: w.arena.peak() as u64,
+            peak_flows: w.flows.peak_active,
+        };
+        let t = Tables {
+            flows: &flows,
+            counters: &counters,
+            ports: &ports,
+            incasts: &incasts,
+        };
+        let mut summary = summary::summary(w, &self.name, &t, &stats);
+        mech::report(w, &flows, &mut summary);
+        if let Some(e) = edge_summary {
+            summary["edge"] = e;
+        }
+        Results {
+            lossless_drops: w.mechs.pfc.lossless_drops,
+            flows,
+            pfc,
+            incasts,
+            counters,
+            ports,
+            queues,
+            owd,
+            hosts,
+            node_names: std::mem::take(&mut self.node_names),
+            summary_json: serde_json::to_string_pretty(&summary).expect("serializable"),
+            stats,
+            conservation: cons,
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The world: the dense arrays every element reads and writes.
+//!
+//! Elements are free functions over `&mut World` in their own modules
+//! ([`crate::net::link`], [`crate::net::switch`], [`crate::nic`],
+//! [`crate::host`], [`crate::mech`]); the run loop in [`super`] only
+//! dispatches. State that only the run loop needs (generators, the queue
+//! sampler, run control) stays in [`super::Simulation`], outside the world,
+//! so that its handlers borrow the world and their own state side by side.
+
+use super::ev::Ev;
+use crate::edge::EdgeRuntime;
+use crate::engine::EventQueue;
+use crate::host::Flows;
+use crate::mech::Mechs;
+use crate::net::port::Owner;
+use crate::net::switch::{Switch, SwitchParams};
+use crate::net::{PacketArena, Port};
+use crate::nic::{Nic, NicModelKind};
+use crate::rdma::cc::CcCtx;
+use crate::rdma::RdmaConfig;
+use crate::sim::Conservation;
+use crate::topology::Routes;
+use crate::transport::cc::CcConfig;
+use crate::transport::TcpParams;
+
+/// Everything the elements share.
+pub(crate) struct World {
+    /// The pending events.
+    pub q: EventQueue<Ev>,
+    pub arena: PacketArena,
+    /// Every port of the network: NIC ports first, then each switch's, contiguously.
+    pub ports: Vec<Port>,
+    /// `ports[p].owner`, kept compact: read on every packet arrival.
+    pub owners: Vec<Owner>,
+    pub switches: Vec<Switch>,
+    /// Buffer, admission, ECN and scheduling of every switch.
+    pub sw: SwitchParams,
+    pub routes: Routes,
+    /// One per NIC port (a NIC may serve several hosts).
+    pub nics: Vec<Nic>,
+    /// The NIC each host sends and receives through.
+    pub host_nic: Vec<u32>,
+    /// Which flow a NIC sends next ([`crate::nic::NicModel`]).
+    pub nic_model: NicModelKind,
+    /// The flow table and per-flow records.
+    pub flows: Flows,
+    /// The TCP transport's parameters and congestion control.
+    pub tcp: TcpParams,
+    pub cc: CcConfig,
+    pub ecn_capable: bool,
+    pub ack_class: Option<u8>,
+    /// RDMA transport (when the scenario has `[rdma]`).
+    pub rdma: Option<Rdma>,
+    /// Switch mechanisms (PFC, congestion isolation, INT).
+    pub mechs: Mechs,
+    /// Edge pausing: clocks, gated senders, OWD samples.
+    pub edge: Option<Box<EdgeRuntime>>,
+    pub counters: Counters,
+    pub seed: u64,
+}
+
+/// The RDMA transport's configuration and derived constants.
+pub(crate) struct Rdma {
+    pub cfg: RdmaConfig,
+    /// Base RTT and BDP given to congestion control (max over host pairs).
+    pub ctx: CcCtx,
+    /// Data packet bytes beyond the payload (header, INT).
+    pub overhead: u32,
+}
+
+/// Counters every element may bump.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub packet_hops: u64,
+    /// Bytes of the packets on wires (in flight between two ports).
+    pub wire_bytes: u64,
+    pub cons: Conservation,
+    /// Data packets that arrived ahead of their receiver's next expected
+    /// byte (reordering or an earlier loss).
+    pub out_of_order: u64,
+}
+
+impl World {
+    /// The node number of a port's owner in result tables: hosts first (a
+    /// NIC's port is its first host's), then switches.
+    pub fn node_of(&self, owner: Owner) -> u32 {
+        match owner {
+            Owner::Nic(n) => self.nics[n as usize].node,
+            Owner::Switch(s) => self.host_nic.len() as u32 + s,
+        }
+    }
+}
