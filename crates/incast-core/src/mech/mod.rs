@@ -65,9 +65,6 @@ pub(crate) struct Hop {
     pub pkt: PktId,
     /// The global id of its egress port.
     pub out: u32,
-    /// Congestion isolation: its flow's table entry when it joins a CFQ
-    /// ([`Hop::NO_ENTRY`] otherwise).
-    pub ci_entry: u32,
     pub size: Bytes,
     /// The local port it arrived on.
     pub in_local: u16,
@@ -89,9 +86,6 @@ pub(crate) struct Hop {
 }
 
 impl Hop {
-    /// `Hop::ci_entry` of a packet that joins no congested-flow queue.
-    pub const NO_ENTRY: u32 = u32::MAX;
-
     /// A hop of packet `pkt` through `switch`, from local port `in_local`
     /// to global port `out`, queued in its own class.
     #[inline(always)]
@@ -100,7 +94,6 @@ impl Hop {
             switch,
             pkt,
             out,
-            ci_entry: Hop::NO_ENTRY,
             size,
             in_local,
             class,
@@ -152,7 +145,7 @@ pub(crate) trait SwitchMechanism {
     fn wants_classify(_w: &World, _class: u8) -> bool {
         false
     }
-    /// May pick the packet's queue (`queue`, `ci_entry`); returns the hop.
+    /// May pick the packet's queue (`queue`); returns the hop.
     fn on_classify(_w: &mut World, _now: Ps, hop: Hop) -> Hop {
         hop
     }

@@ -31,8 +31,9 @@ struct Fabric {
     switches: Vec<Switch>,
 }
 
-/// Global port ids: hosts' NIC ports first (host h's NIC is NIC h, port h),
-/// then each switch's ports, contiguously.
+/// Global port ids: hosts' NIC ports first (in host order; without
+/// multi-host NICs host h's NIC is NIC h, port h), then each switch's ports,
+/// contiguously.
 fn fabric(g: &Graph, seed: u64) -> Fabric {
     let n_hosts = g.n_hosts();
     let node_index = |n: NodeRef| match n {
@@ -69,11 +70,20 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
         }
         ids
     };
+    // One NIC per host that has a link; hosts behind a multi-host NIC use
+    // their NIC host's.
+    let nic_hosts = g.nic_hosts();
     let mut nics = vec![];
+    let mut nic_of = vec![u32::MAX; n_hosts];
     for h in 0..n_hosts as u32 {
-        let ids = add_ports(NodeRef::Host(h), Owner::Nic(h));
-        nics.push(Nic::new(ids[0], h));
+        if nic_hosts[h as usize] == h {
+            let n = nics.len() as u32;
+            let ids = add_ports(NodeRef::Host(h), Owner::Nic(n));
+            nics.push(Nic::new(ids[0], h));
+            nic_of[h as usize] = n;
+        }
     }
+    let host_nic = nic_hosts.iter().map(|&o| nic_of[o as usize]).collect();
     let mut switches = vec![];
     for s in 0..g.n_switches() as u32 {
         let ids = add_ports(NodeRef::Switch(s), Owner::Switch(s));
@@ -86,7 +96,7 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
     Fabric {
         ports,
         nics,
-        host_nic: (0..n_hosts as u32).collect(),
+        host_nic,
         switches,
     }
 }

@@ -119,6 +119,10 @@ pub struct Graph {
     port_list: Vec<(u32, u8)>,
     /// The port index of each link at its `a` end (`[0]`) and `b` end (`[1]`).
     link_port: Vec<[u32; 2]>,
+    /// Multi-host NICs: `(host, nic_host)` for each host that has no link of
+    /// its own and sends through `nic_host`'s NIC port (one NIC shared by
+    /// several hosts). Empty when every host has its own link.
+    pub shared_nics: Vec<(u32, u32)>,
 }
 
 impl Graph {
@@ -134,6 +138,40 @@ impl Graph {
     pub fn add_host(&mut self, name: impl Into<String>) -> NodeRef {
         self.host_names.push(name.into());
         NodeRef::Host(self.host_names.len() as u32 - 1)
+    }
+
+    /// Adds a host with no link of its own that sends and receives through
+    /// the NIC (the one link) of host `nic` (a multi-host NIC), and returns
+    /// it. Call [`Graph::finalize`] when done editing.
+    pub fn add_host_behind(&mut self, name: impl Into<String>, nic: NodeRef) -> NodeRef {
+        let NodeRef::Host(owner) = nic else {
+            panic!("a host can only share another host's NIC");
+        };
+        let h = self.add_host(name);
+        if let NodeRef::Host(i) = h {
+            self.shared_nics.push((i, owner));
+        }
+        h
+    }
+
+    /// The host whose NIC port host `h` uses: itself, unless it shares a
+    /// multi-host NIC ([`Graph::add_host_behind`]).
+    pub fn nic_host(&self, h: u32) -> u32 {
+        self.shared_nics
+            .iter()
+            .find(|&&(x, _)| x == h)
+            .map_or(h, |&(_, owner)| owner)
+    }
+
+    /// For every host, the host whose NIC port it uses ([`Graph::nic_host`]).
+    pub fn nic_hosts(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = (0..self.n_hosts() as u32).collect();
+        for &(h, owner) in &self.shared_nics {
+            if let Some(x) = v.get_mut(h as usize) {
+                *x = owner;
+            }
+        }
+        v
     }
 
     /// Adds a switch of the given tier and returns it. Call [`Graph::finalize`] when done editing.
@@ -297,9 +335,31 @@ impl Graph {
                         call Graph::finalize() after adding nodes or links"
                 .into());
         }
+        let nic_hosts = self.nic_hosts();
+        for &(h, owner) in &self.shared_nics {
+            let bad = if h as usize >= self.n_hosts() || owner as usize >= self.n_hosts() {
+                Some("names a host that does not exist".to_string())
+            } else if owner == h || nic_hosts[owner as usize] != owner {
+                Some(format!(
+                    "shares the NIC of {}, which itself shares a NIC",
+                    self.label(NodeRef::Host(owner))
+                ))
+            } else if !self.ports(NodeRef::Host(h)).is_empty() {
+                Some("has a link of its own but also shares a NIC".to_string())
+            } else {
+                None
+            };
+            if let Some(why) = bad {
+                return Err(format!(
+                    "{} {why}; a host behind a multi-host NIC has no link and names a host that has one",
+                    self.label(NodeRef::Host(h))
+                ));
+            }
+        }
         for h in 0..self.n_hosts() as u32 {
             let ports = self.ports(NodeRef::Host(h));
             match ports.len() {
+                0 if nic_hosts[h as usize] != h => {}
                 1 => {}
                 0 => {
                     return Err(format!(
@@ -338,10 +398,13 @@ impl Graph {
     pub(crate) fn unreachable_node(&self) -> Option<NodeRef> {
         let n = self.n_hosts() + self.n_switches();
         let mut seen = vec![false; n];
-        let mut stack = vec![NodeRef::Host(0)];
-        seen[0] = true;
+        // Hosts behind a multi-host NIC are reached through its port.
+        let nic_hosts = self.nic_hosts();
+        let start = nic_hosts[0];
+        let mut stack = vec![NodeRef::Host(start)];
+        seen[start as usize] = true;
         while let Some(node) = stack.pop() {
-            if matches!(node, NodeRef::Host(h) if h != 0) {
+            if matches!(node, NodeRef::Host(h) if h != start) {
                 continue; // hosts do not forward
             }
             for port in 0..self.ports(node).len() {
@@ -353,6 +416,9 @@ impl Graph {
                     }
                 }
             }
+        }
+        for (h, &owner) in nic_hosts.iter().enumerate() {
+            seen[h] = seen[owner as usize];
         }
         let first = seen.iter().position(|s| !s)?;
         Some(if first < self.n_hosts() {

@@ -142,7 +142,11 @@ impl Routes {
         }
         // The hosts on each switch.
         let mut on_switch: Vec<Vec<u32>> = vec![Vec::new(); ns];
+        let nic_hosts = g.nic_hosts();
         for d in 0..nh as u32 {
+            if nic_hosts[d as usize] != d {
+                continue; // behind another host's NIC: routed as that host
+            }
             let n = g.ports(NodeRef::Host(d)).len();
             if n != 1 {
                 return Err(format!(
@@ -276,6 +280,10 @@ impl Routes {
                 }
                 table[row as usize + s] = sets.intern(&key);
             }
+        }
+        // A host behind a multi-host NIC is reached as the NIC's own host.
+        for (d, &owner) in nic_hosts.iter().enumerate() {
+            hosts_route[d] = hosts_route[owner as usize];
         }
         let mut routes = Routes {
             hosts: hosts_route,

@@ -42,6 +42,9 @@ pub(crate) struct Ci {
     pub cfq: u8,
     /// `base | cfq`: the queues whose exits CI tracks.
     pub any: u8,
+    /// The table entry of the packet being classified, when it joins its
+    /// flow's CFQ (from `on_classify` to `on_enqueue`).
+    entry: Option<usize>,
     pub cips_sent: u64,
     pub cips_received: u64,
     pub cips_lost: u64,
@@ -73,6 +76,7 @@ impl Ci {
             base,
             cfq,
             any: base | cfq,
+            entry: None,
             cips_sent: 0,
             cips_received: 0,
             cips_lost: 0,
@@ -103,18 +107,20 @@ impl SwitchMechanism for Ci {
     /// used as a CFQ keeps its own.
     #[inline(never)]
     fn on_classify(w: &mut World, now: Ps, mut hop: Hop) -> Hop {
+        w.mechs.ci.entry = None;
         if w.mechs.ci.base & (1 << hop.class) != 0 {
             let (queue, entry) = classify(w, now, hop.switch, hop.out, hop.pkt, hop.in_local);
             hop.queue = queue as u8;
-            hop.ci_entry = entry.map_or(Hop::NO_ENTRY, |e| e as u32);
+            w.mechs.ci.entry = entry;
         }
         hop
     }
 
     fn on_enqueue(w: &mut World, _now: Ps, hop: Hop) {
         let (order, cfq) = (w.mechs.ci.cfg.order, w.mechs.ci.cfq);
+        // The entry `on_classify` found for this packet (it runs just before).
+        let entry = std::mem::take(&mut w.mechs.ci.entry);
         let (cp, queues, ci_blocked) = w.ports[hop.out as usize].ci_parts();
-        let entry = (hop.ci_entry != Hop::NO_ENTRY).then_some(hop.ci_entry as usize);
         cp.on_enqueue(hop.queue, entry);
         cp.refresh_blocked(order, cfq, queues, &w.arena, ci_blocked);
     }
