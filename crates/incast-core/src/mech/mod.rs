@@ -89,7 +89,15 @@ impl Hop {
     /// A hop of packet `pkt` through `switch`, from local port `in_local`
     /// to global port `out`, queued in its own class.
     #[inline(always)]
-    pub fn new(switch: u32, pkt: PktId, in_local: u16, out: u32, class: u8, prio: u8, size: Bytes) -> Hop {
+    pub fn new(
+        switch: u32,
+        pkt: PktId,
+        in_local: u16,
+        out: u32,
+        class: u8,
+        prio: u8,
+        size: Bytes,
+    ) -> Hop {
         Hop {
             switch,
             pkt,
@@ -167,6 +175,11 @@ pub(crate) trait SwitchMechanism {
     /// Control frame `pkt` of this mechanism reached port `port` (a switch's
     /// or a NIC's). The hook frees it.
     fn on_frame(_w: &mut World, _now: Ps, _port: u32, _pkt: PktId) {}
+    /// A routed notification of this mechanism reached NIC `nic` (a
+    /// reaction point acts on it). The hook frees it.
+    fn on_notify(w: &mut World, _now: Ps, _nic: u32, pkt: PktId) {
+        w.arena.free(pkt);
+    }
     fn on_timer(_w: &mut World, _now: Ps, _port: u32, _kind: TimerKind) {}
     /// Adds the mechanism's section to the run summary (`flows`: the flow table).
     fn report(_w: &World, _flows: &Table, _summary: &mut serde_json::Value) {}
@@ -221,6 +234,12 @@ macro_rules! mechanisms {
         pub(crate) fn on_frame(w: &mut World, now: Ps, port: u32, pkt: PktId, kind: PacketKind) {
             $( if <$ty>::owns_frame(kind) { return <$ty>::on_frame(w, now, port, pkt); } )*
             unreachable!("no mechanism owns {kind:?} frames")
+        }
+        /// A routed notification ([`PacketKind::Notify`]) reached NIC `nic`:
+        /// to the mechanism that owns notifications (freed if none does).
+        pub(crate) fn on_notify(w: &mut World, now: Ps, nic: u32, pkt: PktId) {
+            $( if <$ty>::owns_frame(PacketKind::Notify) { return <$ty>::on_notify(w, now, nic, pkt); } )*
+            w.arena.free(pkt);
         }
         /// Dispatches a mechanism timer event.
         pub(crate) fn on_timer(w: &mut World, now: Ps, id: u8, kind: TimerKind, port: u32) {

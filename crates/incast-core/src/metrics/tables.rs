@@ -116,7 +116,10 @@ impl CounterColumns {
 pub(crate) fn incasts(records: &[IncastRecord]) -> Table {
     let col64 = |f: &dyn Fn(&IncastRecord) -> u64| Column::U64(records.iter().map(f).collect());
     let mut t = Table::default();
-    t.push("incast_id", Column::U64((0..records.len() as u64).collect()));
+    t.push(
+        "incast_id",
+        Column::U64((0..records.len() as u64).collect()),
+    );
     t.push(
         "receiver",
         Column::U32(records.iter().map(|r| r.receiver).collect()),
@@ -128,7 +131,10 @@ pub(crate) fn incasts(records: &[IncastRecord]) -> Table {
     t.push("bytes_per_sender", col64(&|r| r.bytes));
     t.push("start_ps", col64(&|r| r.start));
     t.push("finish_ps", col64(&|r| r.finish.unwrap_or(0)));
-    t.push("completion_ps", col64(&|r| r.finish.map_or(0, |f| f - r.start)));
+    t.push(
+        "completion_ps",
+        col64(&|r| r.finish.map_or(0, |f| f - r.start)),
+    );
     t.push(
         "finished",
         Column::U8(records.iter().map(|r| r.finish.is_some() as u8).collect()),

@@ -27,6 +27,11 @@ pub enum PacketKind {
     Cip = 6,
     /// Acknowledgement of a CIP (reliability option `ack`), link-local, same fields.
     CipAck = 7,
+    /// A notification a switch sends to a host through the network
+    /// ([`crate::net::switch::send_routed`]): congestion feedback to a
+    /// source, say. Routed like data; the NIC hands it to the switch
+    /// mechanism that owns notifications.
+    Notify = 8,
 }
 
 impl PacketKind {
@@ -34,7 +39,10 @@ impl PacketKind {
     /// switch mechanism that owns its kind where it arrives.
     #[inline(always)]
     pub fn is_link_control(self) -> bool {
-        self as u8 >= PacketKind::Pause as u8
+        matches!(
+            self,
+            PacketKind::Pause | PacketKind::Cip | PacketKind::CipAck
+        )
     }
 }
 

@@ -56,8 +56,8 @@ pub(crate) fn receive(w: &mut World, now: Ps, s: u32, pkt: PktId, in_local: u16)
     let out = w.switches[s as usize].port(local);
     let mut hop = Hop::new(s, pkt, in_local, out, class, prio, size);
     let classified = mech::classifies(w, class);
-    hop.at_once = !classified
-        && Switch::leaves_at_once(&w.sw, &w.ports[out as usize], class as usize, now);
+    hop.at_once =
+        !classified && Switch::leaves_at_once(&w.sw, &w.ports[out as usize], class as usize, now);
     if mech::on_ingress(w, now, &mut hop) == Verdict::Dropped {
         return;
     }

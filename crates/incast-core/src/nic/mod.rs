@@ -26,6 +26,7 @@ pub use round_robin::RoundRobin;
 
 use crate::engine::LazyTimer;
 use crate::host::{rdma, tcp, FlowSlot, Flows};
+use crate::mech;
 use crate::mech::ci::Ci;
 use crate::net::{link, PacketKind, PktId};
 use crate::sim::world::World;
@@ -45,6 +46,8 @@ pub struct Nic {
     pub ready: VecDeque<u32>,
     /// Round robin: wake-up for the earliest pacing or gate deadline.
     pub wake: LazyTimer,
+    /// Routed notifications from switches received ([`PacketKind::Notify`]).
+    pub notifications: u64,
 }
 
 impl Nic {
@@ -164,6 +167,11 @@ pub(crate) fn receive(w: &mut World, now: Ps, n: u32, id: PktId) {
         w.host_nic[pkt.dst as usize], n,
         "packet delivered to the wrong NIC"
     );
+    if pkt.kind == PacketKind::Notify {
+        w.nics[n as usize].notifications += 1;
+        mech::on_notify(w, now, n, id);
+        return;
+    }
     if w.rdma.is_some() && pkt.kind != PacketKind::Raw {
         rdma::receive(w, now, pkt.dst, id);
         return;

@@ -16,9 +16,9 @@ use crate::net::switch::Switch;
 use crate::net::{PacketArena, Port, NUM_CLASSES};
 use crate::nic::{Nic, NicModelKind};
 use crate::rdma::cc::{CcCtx, RateCc};
-use crate::transport::cc::CongestionControl;
 use crate::scenario::{HostRef, Process, QueuePorts, Scenario, ScenarioError};
 use crate::topology::{Graph, NodeRef, Routes};
+use crate::transport::cc::CongestionControl;
 use crate::units::{Ps, Rate, SEC};
 use crate::workload::generators::{IncastGen, IncastSizes, PacketGen, PoissonGen};
 use std::time::Instant;
@@ -172,7 +172,11 @@ fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
 
 /// The switch mechanisms: PFC (which also marks the lossless classes in
 /// the switches' parameters) and congestion isolation.
-fn mechanisms(sc: &Scenario, fabric: &mut Fabric, w_sw: &mut crate::net::switch::SwitchParams) -> Mechs {
+fn mechanisms(
+    sc: &Scenario,
+    fabric: &mut Fabric,
+    w_sw: &mut crate::net::switch::SwitchParams,
+) -> Mechs {
     let c = &sc.config;
     let pfc = match &c.switch.pfc {
         Some(pc) => {
@@ -186,7 +190,14 @@ fn mechanisms(sc: &Scenario, fabric: &mut Fabric, w_sw: &mut crate::net::switch:
                 .map(|n| fabric.ports[n.port as usize].rate)
                 .min()
                 .unwrap_or(Rate(1));
-            Pfc::configure(pc, &mut fabric.switches, &fabric.ports, w_sw, mtu, min_host_rate)
+            Pfc::configure(
+                pc,
+                &mut fabric.switches,
+                &fabric.ports,
+                w_sw,
+                mtu,
+                min_host_rate,
+            )
         }
         None => Pfc::default(),
     };
@@ -222,7 +233,11 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let sampled_ports: Vec<u32> = match c.metrics.queue_ports {
         QueuePorts::None => vec![],
         QueuePorts::All => (0..fabric.ports.len() as u32).collect(),
-        QueuePorts::Switch => fabric.switches.iter().flat_map(|s| s.ports.clone()).collect(),
+        QueuePorts::Switch => fabric
+            .switches
+            .iter()
+            .flat_map(|s| s.ports.clone())
+            .collect(),
     };
     let mut node_names = g.host_names.clone();
     node_names.extend(g.switch_names.iter().cloned());

@@ -33,8 +33,8 @@ use crate::metrics_table::{Column, Table};
 use crate::net::link;
 use crate::nic;
 use crate::scenario::Scenario;
-use crate::transport::cc::CongestionControl;
 use crate::scenario::ScenarioError;
+use crate::transport::cc::CongestionControl;
 use crate::units::{Bytes, Ps};
 use ev::Ev;
 use serde::Serialize;
@@ -359,3 +359,6 @@ impl Simulation {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -158,7 +158,15 @@ impl SwitchMechanism for Ci {
 }
 
 /// Queues a link-local CI frame (CIP or CIP-ACK) on port `gp`'s control FIFO.
-fn send_frame(w: &mut World, now: Ps, gp: u32, kind: PacketKind, key: u64, base: u8, flow: (u32, u32)) {
+fn send_frame(
+    w: &mut World,
+    now: Ps,
+    gp: u32,
+    kind: PacketKind,
+    key: u64,
+    base: u8,
+    flow: (u32, u32),
+) {
     let mut frame = Packet::link_frame(kind, now, base, key, base as u32);
     (frame.flow, frame.flow_uid) = flow;
     let r = &mut w.mechs.ci;
@@ -170,411 +178,382 @@ fn send_frame(w: &mut World, now: Ps, gp: u32, kind: PacketKind, key: u64, base:
     link::kick(w, now, gp);
 }
 
-    /// IEEE 802.1Qcz at egress port `out` of switch `s`: the queue a packet of
-    /// a CI class joins (its class's, or its flow's congested-flow queue) and
-    /// the flow's table entry when it joins a CFQ. Looks the flow up, ages
-    /// its entry, detects congesting flows and sends the CIPs that follow.
-    #[inline(never)]
-    fn classify(
-        w: &mut World,
-        now: Ps,
-        s: u32,
-        out: u32,
-        pkt: PktId,
-        in_local: u16,
-    ) -> (usize, Option<usize>) {
-        let p = *w.arena.get(pkt);
-        let (key, base, size) = (p.hash, p.class, p.size as Bytes);
-        let cfg = &&w.mechs.ci.cfg;
-        let (age, order, threshold) = (cfg.age.0, cfg.order, cfg.threshold.0);
-        let (cp, queues, ci_blocked) = w.ports[out as usize].ci_parts();
-        let mut idx = cp.find(key);
-        if let Some(i) = idx {
-            if cp.aged(i, now, age, order) {
-                // Not seen for `age` and nothing of it in the CFQ: de-isolate.
-                cp.remove(i);
-                cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
-                idx = None;
-            }
-        }
-        // Entries whose CIP may go now; flows isolated here now.
-        let mut new = vec![];
-        let mut created = vec![];
-        let idx = match idx {
-            Some(i) => {
-                let e = &mut cp.entries[i];
-                e.last_seen = now;
-                if e.ingress == NO_PORT {
-                    e.ingress = in_local;
-                }
-                if p.prio != p.class {
-                    // Arrived on a congested-flow priority: the upstream has isolated it.
-                    e.confirmed = true;
-                }
-                if !e.cip_sent
-                    && (e.local
-                        || cfg.propagate == Propagate::Immediate
-                        || queues[e.cfq as usize].bytes + size > threshold)
-                {
-                    new.push(i);
-                }
-                Some(i)
-            }
-            None => {
-                let q = queues[base as usize].bytes;
-                if cp.detect(cfg, base, q, size) {
-                    let found = match cfg.detect {
-                        Detect::Top { k, .. } => {
-                            CiPort::top_flows(queues, &w.arena, base, k as usize)
-                        }
-                        _ => vec![(key, in_local, p.flow, p.flow_uid)],
-                    };
-                    for (k, ing, flow, uid) in found {
-                        if cp.find(k).is_some() {
-                            continue;
-                        }
-                        if let Some(i) = cp.isolate(
-                            cfg,
-                            queues,
-                            &w.arena,
-                            k,
-                            base,
-                            ing,
-                            now,
-                            true,
-                            (flow, uid),
-                        ) {
-                            new.push(i);
-                            created.push((flow, uid));
-                        }
-                    }
-                    cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
-                }
-                cp.find(key)
-            }
-        };
-        let cfq = idx.map(|i| cp.entries[i].cfq as usize);
-        send_cips(w, now, s, out, &new);
-        for (flow, uid) in created.iter().copied() {
-            count_isolation(w, flow, uid);
-        }
-        if !created.is_empty() || !new.is_empty() {
-            arm(w, now, out);
-        }
-        match (cfq, idx) {
-            (Some(c), Some(i)) => (c, Some(i)),
-            _ => (base as usize, None),
+/// IEEE 802.1Qcz at egress port `out` of switch `s`: the queue a packet of
+/// a CI class joins (its class's, or its flow's congested-flow queue) and
+/// the flow's table entry when it joins a CFQ. Looks the flow up, ages
+/// its entry, detects congesting flows and sends the CIPs that follow.
+#[inline(never)]
+fn classify(
+    w: &mut World,
+    now: Ps,
+    s: u32,
+    out: u32,
+    pkt: PktId,
+    in_local: u16,
+) -> (usize, Option<usize>) {
+    let p = *w.arena.get(pkt);
+    let (key, base, size) = (p.hash, p.class, p.size as Bytes);
+    let cfg = &&w.mechs.ci.cfg;
+    let (age, order, threshold) = (cfg.age.0, cfg.order, cfg.threshold.0);
+    let (cp, queues, ci_blocked) = w.ports[out as usize].ci_parts();
+    let mut idx = cp.find(key);
+    if let Some(i) = idx {
+        if cp.aged(i, now, age, order) {
+            // Not seen for `age` and nothing of it in the CFQ: de-isolate.
+            cp.remove(i);
+            cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+            idx = None;
         }
     }
-
-    /// Counts an isolation of the flow in `slot` (if it is still that flow).
-    fn count_isolation(w: &mut World, slot: u32, uid: u32) {
-        if let Some(f) = w.flows.slots.get_mut(slot as usize) {
-            if f.active && f.uid == uid {
-                f.ci_isolations += 1;
-            }
-        }
-    }
-
-    /// Sends the CIPs of entries `idx` of port `out` upstream (out of each
-    /// flow's ingress port).
-    fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
-        for &i in idx {
-            let cfg = &&w.mechs.ci.cfg;
-            let (rel, copies, interval, nic) = (
-                cfg.cip.reliability,
-                cfg.cip.copies,
-                cfg.cip.interval.0,
-                cfg.nic,
-            );
-            let ing = w.ports[out as usize]
-                .ci
-                .as_deref()
-                .expect("ci port")
-                .entries[i]
-                .ingress;
-            if ing == NO_PORT {
-                continue;
-            }
-            let up = w.switches[s as usize].port(ing);
-            let upstream_is_host = matches!(
-                w.owners[w.ports[up as usize].peer as usize],
-                Owner::Nic(_)
-            );
-            let cp = w.ports[out as usize].ci.as_deref_mut().expect("ci port");
+    // Entries whose CIP may go now; flows isolated here now.
+    let mut new = vec![];
+    let mut created = vec![];
+    let idx = match idx {
+        Some(i) => {
             let e = &mut cp.entries[i];
-            if e.cip_sent {
-                continue;
+            e.last_seen = now;
+            if e.ingress == NO_PORT {
+                e.ingress = in_local;
             }
-            e.cip_sent = true;
-            let (key, base, flow) = (e.key, e.base, (e.flow, e.flow_uid));
-            if upstream_is_host && !nic {
-                // The NIC would ignore it: no CIP, nothing to confirm.
+            if p.prio != p.class {
+                // Arrived on a congested-flow priority: the upstream has isolated it.
                 e.confirmed = true;
-                continue;
             }
-            let n = match rel {
-                Reliability::Repeat => copies.max(1),
-                _ => 1,
-            };
-            if matches!(rel, Reliability::Ack | Reliability::Marked) {
-                e.next_resend = now + interval;
+            if !e.cip_sent
+                && (e.local
+                    || cfg.propagate == Propagate::Immediate
+                    || queues[e.cfq as usize].bytes + size > threshold)
+            {
+                new.push(i);
+            }
+            Some(i)
+        }
+        None => {
+            let q = queues[base as usize].bytes;
+            if cp.detect(cfg, base, q, size) {
+                let found = match cfg.detect {
+                    Detect::Top { k, .. } => CiPort::top_flows(queues, &w.arena, base, k as usize),
+                    _ => vec![(key, in_local, p.flow, p.flow_uid)],
+                };
+                for (k, ing, flow, uid) in found {
+                    if cp.find(k).is_some() {
+                        continue;
+                    }
+                    if let Some(i) =
+                        cp.isolate(cfg, queues, &w.arena, k, base, ing, now, true, (flow, uid))
+                    {
+                        new.push(i);
+                        created.push((flow, uid));
+                    }
+                }
+                cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+            }
+            cp.find(key)
+        }
+    };
+    let cfq = idx.map(|i| cp.entries[i].cfq as usize);
+    send_cips(w, now, s, out, &new);
+    for (flow, uid) in created.iter().copied() {
+        count_isolation(w, flow, uid);
+    }
+    if !created.is_empty() || !new.is_empty() {
+        arm(w, now, out);
+    }
+    match (cfq, idx) {
+        (Some(c), Some(i)) => (c, Some(i)),
+        _ => (base as usize, None),
+    }
+}
+
+/// Counts an isolation of the flow in `slot` (if it is still that flow).
+fn count_isolation(w: &mut World, slot: u32, uid: u32) {
+    if let Some(f) = w.flows.slots.get_mut(slot as usize) {
+        if f.active && f.uid == uid {
+            f.ci_isolations += 1;
+        }
+    }
+}
+
+/// Sends the CIPs of entries `idx` of port `out` upstream (out of each
+/// flow's ingress port).
+fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
+    for &i in idx {
+        let cfg = &&w.mechs.ci.cfg;
+        let (rel, copies, interval, nic) = (
+            cfg.cip.reliability,
+            cfg.cip.copies,
+            cfg.cip.interval.0,
+            cfg.nic,
+        );
+        let ing = w.ports[out as usize]
+            .ci
+            .as_deref()
+            .expect("ci port")
+            .entries[i]
+            .ingress;
+        if ing == NO_PORT {
+            continue;
+        }
+        let up = w.switches[s as usize].port(ing);
+        let upstream_is_host =
+            matches!(w.owners[w.ports[up as usize].peer as usize], Owner::Nic(_));
+        let cp = w.ports[out as usize].ci.as_deref_mut().expect("ci port");
+        let e = &mut cp.entries[i];
+        if e.cip_sent {
+            continue;
+        }
+        e.cip_sent = true;
+        let (key, base, flow) = (e.key, e.base, (e.flow, e.flow_uid));
+        if upstream_is_host && !nic {
+            // The NIC would ignore it: no CIP, nothing to confirm.
+            e.confirmed = true;
+            continue;
+        }
+        let n = match rel {
+            Reliability::Repeat => copies.max(1),
+            _ => 1,
+        };
+        if matches!(rel, Reliability::Ack | Reliability::Marked) {
+            e.next_resend = now + interval;
+        } else {
+            e.confirmed = true;
+        }
+        for _ in 0..n {
+            send_frame(w, now, up, PacketKind::Cip, key, base, flow);
+        }
+    }
+}
+
+/// A packet of flow `key` left class queue `queue` of switch port `p`.
+#[inline(never)]
+fn exit(w: &mut World, p: u32, queue: u8, key: u64) {
+    let r = &w.mechs.ci;
+    let (order, drain) = (r.cfg.order, r.cfg.release_on_drain);
+    let (cp, queues, ci_blocked) = w.ports[p as usize].ci_parts();
+    cp.on_exit(queue, key, w.mechs.ci.cfq);
+    if drain && w.mechs.ci.cfq & (1 << queue) != 0 && queues[queue as usize].pkts.is_empty() {
+        // `release_on_drain`: the CFQ is empty, its locally detected flows go back.
+        let mut i = 0;
+        while i < cp.len() {
+            let e = &cp.entries[i];
+            if e.local && e.cfq == queue && e.in_cfq == 0 {
+                cp.remove(i);
             } else {
-                e.confirmed = true;
-            }
-            for _ in 0..n {
-                send_frame(w, now, up, PacketKind::Cip, key, base, flow);
+                i += 1;
             }
         }
     }
+    cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+}
 
-    /// A packet of flow `key` left class queue `queue` of switch port `p`.
-    #[inline(never)]
-    fn exit(w: &mut World, p: u32, queue: u8, key: u64) {
-        let r = &w.mechs.ci;
-        let (order, drain) = (r.cfg.order, r.cfg.release_on_drain);
-        let (cp, queues, ci_blocked) = w.ports[p as usize].ci_parts();
-        cp.on_exit(queue, key, w.mechs.ci.cfq);
-        if drain && w.mechs.ci.cfq & (1 << queue) != 0 && queues[queue as usize].pkts.is_empty() {
-            // `release_on_drain`: the CFQ is empty, its locally detected flows go back.
-            let mut i = 0;
-            while i < cp.len() {
-                let e = &cp.entries[i];
-                if e.local && e.cfq == queue && e.in_cfq == 0 {
-                    cp.remove(i);
+/// Arms port `gp`'s CI timer for its earliest resend or aging deadline.
+fn arm(w: &mut World, now: Ps, gp: u32) {
+    let cfg = &&w.mechs.ci.cfg;
+    let (age, resend) = (
+        cfg.age.0,
+        matches!(cfg.cip.reliability, Reliability::Ack | Reliability::Marked),
+    );
+    let cp = w.ports[gp as usize].ci.as_deref_mut().expect("ci port");
+    let mut next = Ps::MAX;
+    for e in &cp.entries {
+        // Aged but with packets still in its CFQ: look again in `age`.
+        let expiry = e.last_seen + age;
+        next = next.min(if expiry > now { expiry } else { now + age });
+        if resend && e.cip_sent && !e.confirmed {
+            next = next.min(e.next_resend);
+        }
+    }
+    if next == Ps::MAX {
+        cp.timer.disarm();
+        return;
+    }
+    let next = next.max(now);
+    let earlier = cp.timer.deadline().is_none_or(|d| d <= now || next < d);
+    if earlier {
+        w.q.arm(&mut cp.timer, next, Ev::timer(Ci::ID, 0, gp));
+    }
+}
+
+/// Port `gp`'s CI timer: ages entries out and resends unconfirmed CIPs.
+fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
+    let cp = w.ports[gp as usize].ci.as_deref_mut().expect("ci port");
+    if !w.q.fire(&mut cp.timer, now, Ev::timer(Ci::ID, 0, gp)) {
+        return;
+    }
+    let Owner::Switch(s) = w.owners[gp as usize] else {
+        return;
+    };
+    let r = &w.mechs.ci;
+    let (age, order, interval, max) = (
+        r.cfg.age.0,
+        r.cfg.order,
+        r.cfg.cip.interval.0,
+        r.cfg.cip.max_resends,
+    );
+    let mut resend = vec![];
+    let mut gave_up = 0;
+    {
+        let (cp, queues, ci_blocked) = w.ports[gp as usize].ci_parts();
+        let mut i = 0;
+        while i < cp.len() {
+            if cp.aged(i, now, age, order) {
+                cp.remove(i);
+                continue;
+            }
+            let e = &mut cp.entries[i];
+            if e.cip_sent && !e.confirmed && e.next_resend <= now {
+                if e.resends >= max {
+                    e.confirmed = true;
+                    gave_up += 1;
                 } else {
-                    i += 1;
+                    e.resends += 1;
+                    e.next_resend = now + interval;
+                    resend.push((e.ingress, e.key, e.base, (e.flow, e.flow_uid)));
                 }
             }
+            i += 1;
         }
         cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
     }
+    let r = &mut w.mechs.ci;
+    r.gave_up += gave_up;
+    r.resends += resend.len() as u64;
+    for (ing, key, base, flow) in resend {
+        let up = w.switches[s as usize].port(ing);
+        send_frame(w, now, up, PacketKind::Cip, key, base, flow);
+    }
+    // A de-isolation may have unblocked a CFQ.
+    link::kick(w, now, gp);
+    arm(w, now, gp);
+}
 
-    /// Arms port `gp`'s CI timer for its earliest resend or aging deadline.
-    fn arm(w: &mut World, now: Ps, gp: u32) {
-        let cfg = &&w.mechs.ci.cfg;
-        let (age, resend) = (
-            cfg.age.0,
-            matches!(cfg.cip.reliability, Reliability::Ack | Reliability::Marked),
-        );
-        let cp = w.ports[gp as usize].ci.as_deref_mut().expect("ci port");
-        let mut next = Ps::MAX;
-        for e in &cp.entries {
-            // Aged but with packets still in its CFQ: look again in `age`.
-            let expiry = e.last_seen + age;
-            next = next.min(if expiry > now { expiry } else { now + age });
-            if resend && e.cip_sent && !e.confirmed {
-                next = next.min(e.next_resend);
+/// A CIP or CIP-ACK reached port `gp`.
+fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
+    let pkt = *w.arena.get(id);
+    w.arena.free(id);
+    let r = &mut w.mechs.ci;
+    let loss = r.cfg.cip.loss;
+    if loss > 0.0 && r.loss.chance(loss) {
+        // Lost on the link (CI must survive it).
+        r.cips_lost += 1;
+        w.counters.cons.dropped_bytes += pkt.size as u64;
+        return;
+    }
+    w.counters.cons.delivered_bytes += pkt.size as u64;
+    let (key, base, flow) = (pkt.seq, pkt.payload as u8, (pkt.flow, pkt.flow_uid));
+    if pkt.kind == PacketKind::CipAck {
+        r.acks_received += 1;
+        // Confirms the entry whose CIPs went out of this port.
+        if let Owner::Switch(s) = w.owners[gp as usize] {
+            let local = w.ports[gp as usize].local;
+            for p in w.switches[s as usize].ports.clone() {
+                let cp = w.ports[p as usize].ci.as_deref_mut().expect("ci port");
+                if let Some(i) = cp.find(key) {
+                    if cp.entries[i].ingress == local {
+                        cp.entries[i].confirmed = true;
+                    }
+                }
             }
         }
-        if next == Ps::MAX {
-            cp.timer.disarm();
-            return;
-        }
-        let next = next.max(now);
-        let earlier = cp.timer.deadline().is_none_or(|d| d <= now || next < d);
-        if earlier {
-            w.q.arm(&mut cp.timer, next, Ev::timer(Ci::ID, 0, gp));
-        }
+        return;
     }
-
-    /// Port `gp`'s CI timer: ages entries out and resends unconfirmed CIPs.
-    fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
-        let cp = w.ports[gp as usize].ci.as_deref_mut().expect("ci port");
-        if !w.q.fire(&mut cp.timer, now, Ev::timer(Ci::ID, 0, gp)) {
-            return;
+    r.cips_received += 1;
+    let ack = r.cfg.cip.reliability == Reliability::Ack;
+    let cfq = r.cfg.cfq_for(base, key);
+    match w.owners[gp as usize] {
+        Owner::Nic(n) => {
+            if !r.cfg.nic {
+                return;
+            }
+            // The sending NIC isolates the flow: it sends on the CFQ's priority.
+            let isolated = crate::nic::isolate(&mut w.flows, &w.host_nic, n, key, base, cfq, now);
+            w.mechs.ci.nic_isolations += isolated;
         }
-        let Owner::Switch(s) = w.owners[gp as usize] else {
-            return;
-        };
-        let r = &w.mechs.ci;
-        let (age, order, interval, max) = (
-            r.cfg.age.0,
-            r.cfg.order,
-            r.cfg.cip.interval.0,
-            r.cfg.cip.max_resends,
-        );
-        let mut resend = vec![];
-        let mut gave_up = 0;
-        {
+        Owner::Switch(_) => {
+            let r = &w.mechs.ci;
+            let cfg = &r.cfg;
             let (cp, queues, ci_blocked) = w.ports[gp as usize].ci_parts();
-            let mut i = 0;
-            while i < cp.len() {
-                if cp.aged(i, now, age, order) {
-                    cp.remove(i);
-                    continue;
-                }
-                let e = &mut cp.entries[i];
-                if e.cip_sent && !e.confirmed && e.next_resend <= now {
-                    if e.resends >= max {
-                        e.confirmed = true;
-                        gave_up += 1;
-                    } else {
-                        e.resends += 1;
-                        e.next_resend = now + interval;
-                        resend.push((e.ingress, e.key, e.base, (e.flow, e.flow_uid)));
+            match cp.find(key) {
+                Some(i) => cp.entries[i].last_seen = now,
+                None => {
+                    // Isolate it at our egress towards the CIP's sender; its
+                    // ingress port (where our own CIP goes) is learnt from
+                    // its next packet.
+                    if cp
+                        .isolate(cfg, queues, &w.arena, key, base, NO_PORT, now, false, flow)
+                        .is_some()
+                    {
+                        cp.refresh_blocked(cfg.order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+                        count_isolation(w, flow.0, flow.1);
                     }
                 }
-                i += 1;
             }
-            cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+            arm(w, now, gp);
         }
-        let r = &mut w.mechs.ci;
-        r.gave_up += gave_up;
-        r.resends += resend.len() as u64;
-        for (ing, key, base, flow) in resend {
-            let up = w.switches[s as usize].port(ing);
-            send_frame(w, now, up, PacketKind::Cip, key, base, flow);
-        }
-        // A de-isolation may have unblocked a CFQ.
-        link::kick(w, now, gp);
-        arm(w, now, gp);
     }
+    if ack {
+        send_frame(w, now, gp, PacketKind::CipAck, key, base, flow);
+    }
+}
 
-    /// A CIP or CIP-ACK reached port `gp`.
-    fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
-        let pkt = *w.arena.get(id);
-        w.arena.free(id);
-        let r = &mut w.mechs.ci;
-        let loss = r.cfg.cip.loss;
-        if loss > 0.0 && r.loss.chance(loss) {
-            // Lost on the link (CI must survive it).
-            r.cips_lost += 1;
-            w.counters.cons.dropped_bytes += pkt.size as u64;
-            return;
-        }
-        w.counters.cons.delivered_bytes += pkt.size as u64;
-        let (key, base, flow) = (pkt.seq, pkt.payload as u8, (pkt.flow, pkt.flow_uid));
-        if pkt.kind == PacketKind::CipAck {
-            r.acks_received += 1;
-            // Confirms the entry whose CIPs went out of this port.
-            if let Owner::Switch(s) = w.owners[gp as usize] {
-                let local = w.ports[gp as usize].local;
-                for p in w.switches[s as usize].ports.clone() {
-                    let cp = w.ports[p as usize].ci.as_deref_mut().expect("ci port");
-                    if let Some(i) = cp.find(key) {
-                        if cp.entries[i].ingress == local {
-                            cp.entries[i].confirmed = true;
-                        }
-                    }
-                }
-            }
-            return;
-        }
-        r.cips_received += 1;
-        let ack = r.cfg.cip.reliability == Reliability::Ack;
-        let cfq = r.cfg.cfq_for(base, key);
-        match w.owners[gp as usize] {
-            Owner::Nic(n) => {
-                if !r.cfg.nic {
-                    return;
-                }
-                // The sending NIC isolates the flow: it sends on the CFQ's priority.
-                let isolated = crate::nic::isolate(&mut w.flows, &w.host_nic, n, key, base, cfq, now);
-                w.mechs.ci.nic_isolations += isolated;
-            }
+/// The summary's `ci` block: CIPs, isolations, and pause frames by queue.
+fn summary_block(w: &World, flows: &Table) -> serde_json::Value {
+    let r = &w.mechs.ci;
+    let mut st = CiPortStats::default();
+    let (mut ncq, mut cfq, mut to_nics) = (0u64, 0u64, 0u64);
+    for p in &w.ports {
+        match p.owner {
             Owner::Switch(_) => {
-                let r = &w.mechs.ci;
-                let cfg = &r.cfg;
-                let (cp, queues, ci_blocked) = w.ports[gp as usize].ci_parts();
-                match cp.find(key) {
-                    Some(i) => cp.entries[i].last_seen = now,
-                    None => {
-                        // Isolate it at our egress towards the CIP's sender; its
-                        // ingress port (where our own CIP goes) is learnt from
-                        // its next packet.
-                        if cp
-                            .isolate(
-                                cfg,
-                                queues,
-                                &w.arena,
-                                key,
-                                base,
-                                NO_PORT,
-                                now,
-                                false,
-                                flow,
-                            )
-                            .is_some()
-                        {
-                            cp.refresh_blocked(
-                                cfg.order,
-                                w.mechs.ci.cfq,
-                                queues,
-                                &w.arena,
-                                ci_blocked,
-                            );
-                            count_isolation(w, flow.0, flow.1);
-                        }
+                let s = p.ci.as_deref().expect("ci port").stats;
+                st.detected += s.detected;
+                st.by_cip += s.by_cip;
+                st.deisolated += s.deisolated;
+                st.table_full += s.table_full;
+                st.blocked += s.blocked;
+                st.peak_entries = st.peak_entries.max(s.peak_entries);
+                for c in 0..NUM_CLASSES {
+                    if w.mechs.ci.base & (1 << c) != 0 {
+                        ncq += p.pfc.xoff_tx[c];
+                    } else if w.mechs.ci.cfq & (1 << c) != 0 {
+                        cfq += p.pfc.xoff_tx[c];
                     }
                 }
-                arm(w, now, gp);
             }
-        }
-        if ack {
-            send_frame(w, now, gp, PacketKind::CipAck, key, base, flow);
+            Owner::Nic(_) => to_nics += p.pfc.xoff_rx.iter().sum::<u64>(),
         }
     }
-
-    /// The summary's `ci` block: CIPs, isolations, and pause frames by queue.
-    fn summary_block(w: &World, flows: &Table) -> serde_json::Value {
-        let r = &w.mechs.ci;
-        let mut st = CiPortStats::default();
-        let (mut ncq, mut cfq, mut to_nics) = (0u64, 0u64, 0u64);
-        for p in &w.ports {
-            match p.owner {
-                Owner::Switch(_) => {
-                    let s = p.ci.as_deref().expect("ci port").stats;
-                    st.detected += s.detected;
-                    st.by_cip += s.by_cip;
-                    st.deisolated += s.deisolated;
-                    st.table_full += s.table_full;
-                    st.blocked += s.blocked;
-                    st.peak_entries = st.peak_entries.max(s.peak_entries);
-                    for c in 0..NUM_CLASSES {
-                        if w.mechs.ci.base & (1 << c) != 0 {
-                            ncq += p.pfc.xoff_tx[c];
-                        } else if w.mechs.ci.cfq & (1 << c) != 0 {
-                            cfq += p.pfc.xoff_tx[c];
-                        }
-                    }
-                }
-                Owner::Nic(_) => to_nics += p.pfc.xoff_rx.iter().sum::<u64>(),
-            }
-        }
-        // Large flows: at least the first size-bucket edge (100 KB by default,
-        // the talk's mice boundary).
-        let large = w.flows.size_buckets.first().copied().unwrap_or(100_000);
-        let (iso, size) = (flows.u32s("ci_isolations"), flows.u64s("size_bytes"));
-        let n = iso.len();
-        let n_iso = iso.iter().filter(|&&x| x > 0).count();
-        let n_large = size.iter().filter(|&&s| s >= large).count();
-        let n_large_iso = (0..n).filter(|&i| size[i] >= large && iso[i] > 0).count();
-        let share = |a: usize, b: usize| if b > 0 { a as f64 / b as f64 } else { 0.0 };
-        serde_json::json!({
-            "cips_sent": r.cips_sent,
-            "cips_received": r.cips_received,
-            "cips_lost": r.cips_lost,
-            "cip_resends": r.resends,
-            "cip_gave_up": r.gave_up,
-            "cip_acks_sent": r.acks_sent,
-            "cip_acks_received": r.acks_received,
-            "isolations_detected": st.detected,
-            "isolations_by_cip": st.by_cip,
-            "nic_isolations": r.nic_isolations,
-            "deisolations": st.deisolated,
-            "nic_deisolations": r.nic_deisolations,
-            "table_full": st.table_full,
-            "peak_table_entries": st.peak_entries,
-            "cfq_blocked_events": st.blocked,
-            "flows_isolated": n_iso,
-            "flows_isolated_share": share(n_iso, n),
-            "large_flow_bytes": large,
-            "large_flows_isolated_share": share(n_large_iso, n_large),
-            "pause_frames_ncq": ncq,
-            "pause_frames_cfq": cfq,
-            "pause_frames_cfq_share": share(cfq as usize, (ncq + cfq) as usize),
-            "pause_frames_to_nics": to_nics,
-        })
-    }
-
+    // Large flows: at least the first size-bucket edge (100 KB by default,
+    // the talk's mice boundary).
+    let large = w.flows.size_buckets.first().copied().unwrap_or(100_000);
+    let (iso, size) = (flows.u32s("ci_isolations"), flows.u64s("size_bytes"));
+    let n = iso.len();
+    let n_iso = iso.iter().filter(|&&x| x > 0).count();
+    let n_large = size.iter().filter(|&&s| s >= large).count();
+    let n_large_iso = (0..n).filter(|&i| size[i] >= large && iso[i] > 0).count();
+    let share = |a: usize, b: usize| if b > 0 { a as f64 / b as f64 } else { 0.0 };
+    serde_json::json!({
+        "cips_sent": r.cips_sent,
+        "cips_received": r.cips_received,
+        "cips_lost": r.cips_lost,
+        "cip_resends": r.resends,
+        "cip_gave_up": r.gave_up,
+        "cip_acks_sent": r.acks_sent,
+        "cip_acks_received": r.acks_received,
+        "isolations_detected": st.detected,
+        "isolations_by_cip": st.by_cip,
+        "nic_isolations": r.nic_isolations,
+        "deisolations": st.deisolated,
+        "nic_deisolations": r.nic_deisolations,
+        "table_full": st.table_full,
+        "peak_table_entries": st.peak_entries,
+        "cfq_blocked_events": st.blocked,
+        "flows_isolated": n_iso,
+        "flows_isolated_share": share(n_iso, n),
+        "large_flow_bytes": large,
+        "large_flows_isolated_share": share(n_large_iso, n_large),
+        "pause_frames_ncq": ncq,
+        "pause_frames_cfq": cfq,
+        "pause_frames_cfq_share": share(cfq as usize, (ncq + cfq) as usize),
+        "pause_frames_to_nics": to_nics,
+    })
+}

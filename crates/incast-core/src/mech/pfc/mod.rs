@@ -142,11 +142,8 @@ impl SwitchMechanism for Pfc {
         // A packet that leaves at once, at an ingress far from XOFF, passes
         // *unseen*: charging and releasing it in this same instant would
         // change no count and send neither PAUSE nor XON.
-        hop.unseen = !full
-            && hop.at_once
-            && sw
-                .pfc
-                .passes_unseen(cfg, w.sw.buffer, in_local, prio, size);
+        hop.unseen =
+            !full && hop.at_once && sw.pfc.passes_unseen(cfg, w.sw.buffer, in_local, prio, size);
         if hop.unseen {
             return Verdict::Pass;
         }
@@ -184,7 +181,14 @@ impl SwitchMechanism for Pfc {
             DropCause::Held => {
                 w.ports[hop.out as usize].pfc.watchdog_drops += 1;
                 if hop.in_local != NO_INGRESS {
-                    release(w, now, hop.switch, hop.in_local, hop.prio as usize, hop.size);
+                    release(
+                        w,
+                        now,
+                        hop.switch,
+                        hop.in_local,
+                        hop.prio as usize,
+                        hop.size,
+                    );
                 }
             }
         }
@@ -197,7 +201,14 @@ impl SwitchMechanism for Pfc {
 
     #[inline(always)]
     fn on_depart(w: &mut World, now: Ps, hop: &Hop) {
-        release(w, now, hop.switch, hop.in_local, hop.prio as usize, hop.size);
+        release(
+            w,
+            now,
+            hop.switch,
+            hop.in_local,
+            hop.prio as usize,
+            hop.size,
+        );
     }
 
     #[inline(always)]
@@ -261,13 +272,7 @@ fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
     let sw = &mut w.switches[s as usize];
     sw.pfc.ingress[l as usize][class as usize].paused = pause;
     let gp = sw.port(l);
-    let frame = Packet::link_frame(
-        PacketKind::Pause,
-        now,
-        class,
-        quanta as u64,
-        class as u32,
-    );
+    let frame = Packet::link_frame(PacketKind::Pause, now, class, quanta as u64, class as u32);
     switch::queue_link_frame(w, gp, frame);
     let port = &mut w.ports[gp as usize];
     if pause {
@@ -377,11 +382,7 @@ fn on_pause_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
         }
         let port = &mut w.ports[gp as usize];
         if until != Ps::MAX {
-            w.q.arm(
-                &mut port.pfc.expiry,
-                until,
-                Ev::timer(Pfc::ID, EXPIRY, gp),
-            );
+            w.q.arm(&mut port.pfc.expiry, until, Ev::timer(Pfc::ID, EXPIRY, gp));
         }
     } else {
         port.pfc.xon_rx[class] += 1;
@@ -480,11 +481,7 @@ fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
                     port.pfc.paused_since[c] = now;
                     next = next.min(now + limit);
                     if until != Ps::MAX {
-                        w.q.arm(
-                            &mut port.pfc.expiry,
-                            until,
-                            Ev::timer(Pfc::ID, EXPIRY, gp),
-                        );
+                        w.q.arm(&mut port.pfc.expiry, until, Ev::timer(Pfc::ID, EXPIRY, gp));
                     }
                     log(w, now, gp, c as u8, PFC_PAUSED);
                 }
