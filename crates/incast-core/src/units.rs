@@ -112,8 +112,22 @@ fn split_number(s: &str) -> Result<(f64, &str), String> {
     Ok((v, unit.trim()))
 }
 
+/// `v` as a whole number of `what`: a float a hair off a whole number (1e-6
+/// relative, such as `0.1us` = 100000.00000000001 ps) is that number; any
+/// other fraction is an error, and so is a positive value below one unit
+/// (`1e-9ps` is refused like `0.4ps`, not rounded to 0).
 fn to_integer(v: f64, what: &str, s: &str) -> Result<u64, String> {
     let r = v.round();
+    if v > 0.0 && r < 1.0 {
+        let one = match what {
+            "picoseconds" => "one picosecond, the clock's resolution",
+            "bytes" => "one byte",
+            _ => "one bit per second",
+        };
+        return Err(format!(
+            "`{s}` is less than {one}: write 0 or at least that"
+        ));
+    }
     if (v - r).abs() > 1e-6 * v.abs().max(1.0) {
         return Err(format!("`{s}` is not a whole number of {what}"));
     }
@@ -218,7 +232,20 @@ mod tests {
         assert!(parse_time("10 parsecs")
             .unwrap_err()
             .contains("unknown time unit"));
-        assert!(parse_time("0.1ps").unwrap_err().contains("whole number"));
+        assert!(parse_time("1.5ps").unwrap_err().contains("whole number"));
+        // Below one picosecond is refused however small (it used to round to 0).
+        for tiny in ["0.1ps", "0.4ps", "1e-7ps", "1e-9ps", "1e-300ns"] {
+            assert!(
+                parse_time(tiny)
+                    .unwrap_err()
+                    .contains("less than one picosecond"),
+                "{tiny}"
+            );
+        }
+        assert!(parse_bytes("1e-9B").unwrap_err().contains("less than one"));
+        assert_eq!(parse_time("0ps").unwrap(), 0);
+        assert_eq!(parse_time("0.1us").unwrap(), 100_000);
+        assert_eq!(parse_time("1.0000001ps").unwrap(), 1);
         assert_eq!(parse_rate("100Gbps").unwrap(), Rate::gbps(100));
         assert_eq!(parse_rate("2.5G").unwrap(), Rate(2_500_000_000));
         assert!(parse_rate("0Gbps").unwrap_err().contains("zero"));
