@@ -319,7 +319,7 @@ fn span_of(item: &toml_edit::Item, segs: &[Seg]) -> Option<usize> {
                 }
                 // An item view of the table, to go on with the same code.
                 let item = toml_edit::Item::Table(table.clone());
-                return span_of(&item, rest).or_else(|| table.span().map(|s| s.start));
+                return span_of(&item, rest);
             }
             let value = item.as_array()?.get(*i)?;
             if rest.is_empty() {

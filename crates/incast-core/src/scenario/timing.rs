@@ -50,6 +50,13 @@ impl Scenario {
                  duration = \"10ms\"): how long they create traffic",
             );
         }
+        if self.has_generators() && c.duration.is_some_and(|d| d.0 == 0) {
+            return err(
+                "duration",
+                "is 0, so the traffic generators would create no traffic: give them time, e.g. \
+                 duration = \"10ms\"",
+            );
+        }
         let stop = c.stop.map_or(DEFAULT_STOP, |s| s.0);
         let stop_key = if c.stop.is_some() { "stop" } else { "duration" };
         if c.stop.is_some_and(|s| s.0 == 0) {
