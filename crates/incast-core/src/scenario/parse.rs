@@ -414,7 +414,12 @@ pub(super) fn toml_config(text: &str) -> Result<ScenarioConfig, ScenarioError> {
         Ok(d) => d,
         Err(e) => {
             let offset = e.span().map_or(0, |s| s.start);
-            let msg = e.message().trim_end().to_string();
+            let msg = e.message().trim().replace('\n', "; ");
+            let msg = if msg.is_empty() {
+                "the TOML is malformed here".to_string()
+            } else {
+                msg
+            };
             let hint = if msg.contains("too large") || msg.contains("overflow") {
                 " (TOML integers are 64-bit signed: at most 9223372036854775807)"
             } else {

@@ -31,6 +31,45 @@ fn t(ps: Ps) -> TimeValue {
     TimeValue(ps)
 }
 
+/// The unit to show `ps` in: the largest it is at least one of.
+fn unit_of(ps: f64) -> (&'static str, f64) {
+    use crate::units::{MS, NS, US};
+    [("s", SEC), ("ms", MS), ("us", US), ("ns", NS)]
+        .into_iter()
+        .find(|&(_, u)| ps >= u as f64)
+        .map_or(("ps", 1.0), |(n, u)| (n, u as f64))
+}
+
+/// A time for reading, to three significant digits: `9.13ms`.
+fn approx(ps: f64) -> String {
+    let (name, unit) = unit_of(ps);
+    let v = ps / unit;
+    let digits = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    let s = format!("{v:.digits$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
+    format!("{s}{name}")
+}
+
+/// A time to suggest writing: `ps` rounded up to two significant digits.
+fn round_up(ps: f64) -> String {
+    let (name, unit) = unit_of(ps);
+    let v = ps / unit;
+    let step = if v >= 10.0 { 1.0 } else { 0.1 };
+    let up = (v / step).ceil() * step;
+    let s = format!("{up:.1}");
+    format!("{}{name}", s.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// One generator's expected number of arrivals between its start and the end
 /// of `duration`, and the arithmetic behind it.
 struct Expected {
@@ -153,17 +192,18 @@ impl Scenario {
             }
             if g.count < 1.0 {
                 let window = duration.0 - g.start;
-                let needed = (window as f64 / g.count.max(1e-300)).min(u64::MAX as f64) as Ps;
+                let needed = g.start as f64 + window as f64 / g.count.max(1e-300);
                 return err(
                     "duration",
                     format!(
-                        "{} expects {:.3e} arrivals in its {} ({}), less than one: make \
-                         duration at least {}",
+                        "{} expects {:.2e} arrivals in its {} ({}), less than one: make \
+                         duration at least {} for one arrival on average (several times that \
+                         for a useful run)",
                         g.path,
                         g.count,
                         t(window),
                         g.why,
-                        t(g.start.saturating_add(needed)),
+                        round_up(needed),
                     ),
                 );
             }
@@ -197,7 +237,7 @@ impl Scenario {
                     p.load,
                     hosts.len(),
                     mean,
-                    t((hosts.len() as f64 * SEC as f64 / per_sec).min(u64::MAX as f64) as Ps)
+                    approx(hosts.len() as f64 * SEC as f64 / per_sec)
                 ),
             });
         }
@@ -221,7 +261,7 @@ impl Scenario {
                     "load {load} of {} hosts with {fan:.1} senders x {size:.0} B per event: one \
                      event every {}",
                     hosts.len(),
-                    t((SEC as f64 / per_sec).min(u64::MAX as f64) as Ps)
+                    approx(SEC as f64 / per_sec)
                 ),
             });
         }
@@ -235,7 +275,7 @@ impl Scenario {
                     "{} B packets at {}: one every {}",
                     p.size.0,
                     p.rate.0,
-                    t(gap)
+                    approx(gap as f64)
                 ),
             });
         }
@@ -309,5 +349,21 @@ impl Scenario {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_for_reading_and_for_writing() {
+        assert_eq!(approx(9_126_666_666.0), "9.13ms");
+        assert_eq!(approx(1_500.0), "1.5ns");
+        assert_eq!(approx(12.0), "12ps");
+        assert_eq!(approx(250e12), "250s");
+        assert_eq!(round_up(2_281_666_666.0), "2.3ms");
+        assert_eq!(round_up(12_010_000.0), "13us");
+        assert_eq!(round_up(1e9), "1ms");
     }
 }

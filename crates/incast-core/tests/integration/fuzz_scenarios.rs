@@ -106,12 +106,15 @@ fn corpus() -> Vec<String> {
     }
     let mut files = vec![];
     walk(&scenarios_dir(), &mut files);
-    let mut texts: Vec<String> = files
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .collect();
-    texts.extend(SMALL.iter().map(|s| s.to_string()));
+    // The small ones first: `pick` draws them half of the time.
+    let mut texts: Vec<String> = SMALL.iter().map(|s| s.to_string()).collect();
+    texts.extend(files.iter().map(|f| std::fs::read_to_string(f).unwrap()));
     texts
+}
+
+/// An index into [`corpus`]: one of the small scenarios half of the time.
+fn pick(corpus_len: usize) -> impl Strategy<Value = usize> {
+    prop_oneof![0..SMALL.len(), 0..corpus_len]
 }
 
 /// Small scenarios (a few hosts, microseconds) whose mutations run to the end.
@@ -139,7 +142,7 @@ bytes_per_sender = "8KB"
 times = ["5us", "20us"]
 [[workload.poisson]]
 load = 0.3
-cdf = "websearch"
+cdf = "google_search_rpc"
 [metrics]
 queue_sample_interval = "5us"
 "#,
@@ -338,6 +341,41 @@ enum Edit {
     Truncate(u16),
     /// Overwrite one byte.
     Byte(usize, u8),
+    /// Multiply the first number on line `n` (of those with `=` and a
+    /// digit) by `SCALES[f]`, keeping its unit: valid-looking extremes.
+    Scale(usize, usize),
+}
+
+const SCALES: &[f64] = &[0.0, 0.001, 0.1, 0.5, 2.0, 10.0, 1000.0, 1e6];
+
+/// `line` with its first number multiplied by `f` (integers stay integers).
+fn scale_line(line: &str, f: f64) -> String {
+    let Some(eq) = line.find('=') else {
+        return line.to_string();
+    };
+    let value = &line[eq..];
+    let Some(start) = value.find(|c: char| c.is_ascii_digit()) else {
+        return line.to_string();
+    };
+    let len = value[start..]
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(value.len() - start);
+    let number = &value[start..start + len];
+    let Ok(x) = number.parse::<f64>() else {
+        return line.to_string();
+    };
+    let y = x * f;
+    let new = if number.contains('.') || y.fract() != 0.0 {
+        format!("{y}")
+    } else {
+        format!("{}", y as u64)
+    };
+    format!(
+        "{}{}{new}{}",
+        &line[..eq],
+        &value[..start],
+        &value[start + len..]
+    )
 }
 
 fn apply(text: &str, edit: &Edit) -> String {
@@ -373,6 +411,20 @@ fn apply(text: &str, edit: &Edit) -> String {
             }
             return all[..cut].to_string();
         }
+        Edit::Scale(i, f) => {
+            let with_number: Vec<usize> = (0..n)
+                .filter(|&j| {
+                    let l = &lines[j];
+                    l.contains('=')
+                        && l.split('=')
+                            .nth(1)
+                            .is_some_and(|v| v.contains(|c: char| c.is_ascii_digit()))
+                })
+                .collect();
+            if let Some(&j) = with_number.get(i % with_number.len().max(1)) {
+                lines[j] = scale_line(&lines[j], SCALES[f % SCALES.len()]);
+            }
+        }
         Edit::Byte(i, b) => {
             let mut bytes = lines.join("\n").into_bytes();
             let at = i % bytes.len().max(1);
@@ -394,6 +446,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         1 => any::<usize>().prop_map(Edit::DuplicateLine),
         1 => any::<u16>().prop_map(Edit::Truncate),
         1 => (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Edit::Byte(i, b)),
+        6 => (any::<usize>(), any::<usize>()).prop_map(|(i, f)| Edit::Scale(i, f)),
     ]
 }
 
@@ -519,6 +572,9 @@ fn check_one(text: &str, tally: &mut Tally) -> Result<(), TestCaseError> {
     let mut sc = match parsed {
         Err(e) => {
             tally.rejected += 1;
+            if std::env::var_os("INCAST_FUZZ_SHOW").is_some() {
+                eprintln!("{e}");
+            }
             prop_assert!(
                 !e.path.is_empty() || e.line.is_some(),
                 "an error without a key path or line: {e}\non:\n{text}"
@@ -586,10 +642,18 @@ fn runner(cases: u32) -> TestRunner {
 }
 
 #[test]
+fn scaling_a_number_keeps_its_unit() {
+    assert_eq!(scale_line("load = 0.5", 2.0), "load = 1");
+    assert_eq!(scale_line("size = \"30KB\"", 10.0), "size = \"300KB\"");
+    assert_eq!(scale_line("k = \"1.5us\"", 0.5), "k = \"0.75us\"");
+    assert_eq!(scale_line("[topology]", 2.0), "[topology]");
+}
+
+#[test]
 fn mutated_bundled_scenarios() {
     let corpus = corpus();
     let tally = RefCell::new(Tally::default());
-    let strategy = (0..corpus.len(), prop::collection::vec(edit(), 1..4));
+    let strategy = (pick(corpus.len()), prop::collection::vec(edit(), 1..3));
     let result = runner(cases()).run(&strategy, |(i, edits)| {
         let text = edits.iter().fold(corpus[i].clone(), |t, e| apply(&t, e));
         check_one(&text, &mut tally.borrow_mut())
@@ -608,7 +672,7 @@ fn arbitrary_values_at_arbitrary_paths() {
         .collect();
     let tally = RefCell::new(Tally::default());
     let strategy = (
-        0..corpus.len(),
+        pick(corpus.len()),
         prop::collection::vec(any::<usize>(), 0..4),
         any::<usize>(),
         toml_value(),
