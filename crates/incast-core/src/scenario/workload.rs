@@ -321,10 +321,16 @@ impl Scenario {
                 format!("source and destination are both host {s}"),
             ));
         }
-        if size == 0 {
+        if size == 0 || size > crate::units::MAX_BYTES {
             return Err(ScenarioError::new(
                 format!("{p}.size"),
-                "a flow must carry at least 1 byte",
+                format!("a flow carries 1 byte to 1 TiB (2^40 bytes), not {size}"),
+            ));
+        }
+        if start > crate::units::MAX_TIME {
+            return Err(ScenarioError::new(
+                format!("{p}.start"),
+                "starts after 2^62 ps (about 53 days), the longest supported time",
             ));
         }
         let class = class.unwrap_or(

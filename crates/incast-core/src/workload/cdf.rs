@@ -384,6 +384,12 @@ fn validate(
                  numbers; write e.g. `10000 0.15`"
             ));
         }
+        if size > crate::units::MAX_BYTES as f64 {
+            return Err(format!(
+                "{origin}: {unit} {n}: size {size} B is above 1 TiB (2^40 bytes), the largest \
+                 supported flow; sizes are in bytes"
+            ));
+        }
         if size < 0.0 {
             return Err(format!(
                 "{origin}: {unit} {n}: negative size {size}; flow sizes are in bytes and \
