@@ -28,6 +28,17 @@ pub const US: Ps = 1_000_000;
 pub const MS: Ps = 1_000_000_000;
 pub const SEC: Ps = 1_000_000_000_000;
 
+/// The longest time a scenario may give: 2^62 ps, about 53 days. Any two
+/// such times add up without overflowing a [`Ps`], which is what the
+/// simulation does with them (`now + timeout`).
+pub const MAX_TIME: Ps = 1 << 62;
+/// The largest size a scenario may give: 1 TiB (2^40 bytes), far above any
+/// buffer or flow, so that sums of sizes (an incast of up to 2^20 senders,
+/// counters of many flows) never overflow a [`Bytes`].
+pub const MAX_BYTES: Bytes = 1 << 40;
+/// The fastest rate a scenario may give: 100 Tb/s.
+pub const MAX_RATE: u64 = 100_000_000_000_000;
+
 /// Converts picoseconds to (floating) microseconds, for reports only.
 pub fn ps_to_us(t: Ps) -> f64 {
     t as f64 / US as f64
@@ -112,8 +123,22 @@ fn split_number(s: &str) -> Result<(f64, &str), String> {
     Ok((v, unit.trim()))
 }
 
+/// `v` as a whole number of `what`: a float a hair off a whole number (1e-6
+/// relative, such as `0.1us` = 100000.00000000001 ps) is that number; any
+/// other fraction is an error, and so is a positive value below one unit
+/// (`1e-9ps` is refused like `0.4ps`, not rounded to 0).
 fn to_integer(v: f64, what: &str, s: &str) -> Result<u64, String> {
     let r = v.round();
+    if v > 0.0 && r < 1.0 {
+        let one = match what {
+            "picoseconds" => "one picosecond, the clock's resolution",
+            "bytes" => "one byte",
+            _ => "one bit per second",
+        };
+        return Err(format!(
+            "`{s}` is less than {one}: write 0 or at least that"
+        ));
+    }
     if (v - r).abs() > 1e-6 * v.abs().max(1.0) {
         return Err(format!("`{s}` is not a whole number of {what}"));
     }
@@ -143,7 +168,13 @@ pub fn parse_time(s: &str) -> Result<Ps, String> {
             ))
         }
     };
-    to_integer(v * mult as f64, "picoseconds", s)
+    let ps = to_integer(v * mult as f64, "picoseconds", s)?;
+    if ps > MAX_TIME {
+        return Err(format!(
+            "`{s}` is too long: at most 2^62 ps (about 53 days) of simulated time"
+        ));
+    }
+    Ok(ps)
 }
 
 /// Parses a rate such as `"100Gbps"`, `"40G"`, `"500Mbps"` into a [`Rate`].
@@ -170,6 +201,11 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     if bps == 0 {
         return Err(format!("rate `{s}` is zero; it must be positive"));
     }
+    if bps > MAX_RATE {
+        return Err(format!(
+            "rate `{s}` is above 100Tbps, the largest supported"
+        ));
+    }
     Ok(Rate(bps))
 }
 
@@ -190,7 +226,13 @@ pub fn parse_bytes(s: &str) -> Result<Bytes, String> {
             ))
         }
     };
-    to_integer(v * mult as f64, "bytes", s)
+    let b = to_integer(v * mult as f64, "bytes", s)?;
+    if b > MAX_BYTES {
+        return Err(format!(
+            "`{s}` is above 1TiB (2^40 bytes), the largest supported size"
+        ));
+    }
+    Ok(b)
 }
 
 #[cfg(test)]
@@ -218,7 +260,27 @@ mod tests {
         assert!(parse_time("10 parsecs")
             .unwrap_err()
             .contains("unknown time unit"));
-        assert!(parse_time("0.1ps").unwrap_err().contains("whole number"));
+        assert!(parse_time("1.5ps").unwrap_err().contains("whole number"));
+        // Below one picosecond is refused however small (it used to round to 0).
+        for tiny in ["0.1ps", "0.4ps", "1e-7ps", "1e-9ps", "1e-300ns"] {
+            assert!(
+                parse_time(tiny)
+                    .unwrap_err()
+                    .contains("less than one picosecond"),
+                "{tiny}"
+            );
+        }
+        assert!(parse_bytes("1e-9B").unwrap_err().contains("less than one"));
+        assert_eq!(parse_time("0ps").unwrap(), 0);
+        assert_eq!(parse_time("0.1us").unwrap(), 100_000);
+        assert_eq!(parse_time("1.0000001ps").unwrap(), 1);
+        // Bounds that keep sums of values from overflowing.
+        assert_eq!(parse_time("4611686018427387904ps").unwrap(), MAX_TIME);
+        assert!(parse_time("4.7e18ps").unwrap_err().contains("too long"));
+        assert!(parse_time("60days").is_err());
+        assert_eq!(parse_bytes("1099511627776").unwrap(), MAX_BYTES);
+        assert!(parse_bytes("1099511627777").unwrap_err().contains("1TiB"));
+        assert!(parse_rate("101Tbps").unwrap_err().contains("100Tbps"));
         assert_eq!(parse_rate("100Gbps").unwrap(), Rate::gbps(100));
         assert_eq!(parse_rate("2.5G").unwrap(), Rate(2_500_000_000));
         assert!(parse_rate("0Gbps").unwrap_err().contains("zero"));

@@ -20,7 +20,8 @@ pyo3::create_exception!(
     ScenarioError,
     PyValueError,
     "A scenario could not be parsed or failed validation.\n\n\
-     The message is `<path>: <problem>`; the attributes `path` and `detail` hold the two parts."
+     The message is `<path> (line N): <problem>`; the attributes `path`, `line` (None for\n\
+     JSON input and keys not written in the text) and `detail` hold the parts."
 );
 
 fn scenario_err(py: Python<'_>, e: incast_core::ScenarioError) -> PyErr {
@@ -29,6 +30,7 @@ fn scenario_err(py: Python<'_>, e: incast_core::ScenarioError) -> PyErr {
     // Best effort: the message alone is enough if attributes cannot be set.
     let _ = value.setattr("path", e.path.clone());
     let _ = value.setattr("detail", e.message.clone());
+    let _ = value.setattr("line", e.line);
     err
 }
 

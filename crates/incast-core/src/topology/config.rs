@@ -339,9 +339,10 @@ impl LeafSpine {
         check_size(
             "hosts_per_leaf",
             leaves * hpl,
-            leaves * hpl + leaves * spines * lps,
+            // A product of three u32s can overflow a u64: saturate.
+            (leaves * hpl).saturating_add(leaves.saturating_mul(spines).saturating_mul(lps)),
         )?;
-        check_ports("hosts_per_leaf", "leaf", hpl + spines * lps)?;
+        check_ports("hosts_per_leaf", "leaf", hpl + spines.saturating_mul(lps))?;
         check_ports("leaves", "spine", leaves * lps)?;
         check_rate("host_rate", self.host_rate)?;
         check_rate("fabric_rate", self.fabric_rate)
@@ -363,13 +364,14 @@ impl FatTree {
                 format!("a fat-tree needs an even k >= 2, got {}", self.k),
             );
         }
-        let k = self.k as u64;
-        if k * k * k / 4 > MAX_HOSTS {
+        // In u128: k^3 of a u32 k overflows a u64.
+        let hosts = (self.k as u128).pow(3) / 4;
+        if hosts > MAX_HOSTS as u128 {
             return err(
                 "k",
                 format!(
-                    "k = {k} gives {} hosts; at most {MAX_HOSTS} are supported",
-                    k * k * k / 4
+                    "k = {} gives {hosts} hosts; at most {MAX_HOSTS} are supported",
+                    self.k
                 ),
             );
         }
@@ -416,7 +418,7 @@ impl TopologyConfig {
         match self {
             TopologyConfig::SingleSwitch(c) => c.hosts as u64,
             TopologyConfig::LeafSpine(c) => c.leaves as u64 * c.hosts_per_leaf as u64,
-            TopologyConfig::FatTree(c) => (c.k as u64).pow(3) / 4,
+            TopologyConfig::FatTree(c) => ((c.k as u128).pow(3) / 4).min(u64::MAX as u128) as u64,
             TopologyConfig::Explicit(c) => c.hosts.len() as u64,
         }
     }
@@ -651,6 +653,12 @@ mod tests {
             )
         );
         assert_eq!(build_err(&format!("{ft}k = 0")).0, "k");
+        // k^3 overflows a u64 here: still a clear error, and n_hosts saturates.
+        let (field, msg) = build_err(&format!("{ft}k = 4000000000"));
+        assert_eq!(field, "k");
+        assert!(msg.contains("16000000000000000000000000000 hosts"), "{msg}");
+        let huge = parse(&format!("{ft}k = 4294967294")).unwrap();
+        assert_eq!(huge.n_hosts(), u64::MAX);
         let (field, msg) = build_err(&format!("{ft}k = 200"));
         assert_eq!(
             (field.as_str(), msg.as_str()),
@@ -675,6 +683,10 @@ mod tests {
         let (field, msg) = build_err(&format!("{ls}spines = 70000"));
         assert_eq!(field, "hosts_per_leaf");
         assert!(msg.contains("each leaf would have 70002 ports"), "{msg}");
+        let huge = format!("{ls}spines = 4294967295\nlinks_per_spine = 4294967295")
+            .replace("leaves = 2", "leaves = 4294967295");
+        let (field, _) = build_err(&huge);
+        assert_eq!(field, "hosts_per_leaf");
     }
 
     #[test]

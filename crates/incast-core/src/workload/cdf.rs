@@ -57,6 +57,10 @@
 
 use std::path::Path;
 
+/// The most points a CDF table may have (2^20): far above any real table, and
+/// a bound on what parsing one may allocate (about 40 MB).
+pub const MAX_POINTS: usize = 1 << 20;
+
 /// Tolerance on the last probability: it must be within this of 1.
 const LAST_PROBABILITY_TOLERANCE: f64 = 1e-6;
 
@@ -173,6 +177,12 @@ impl Cdf {
                     ))
                 }
             };
+            if raw.len() == MAX_POINTS {
+                return Err(format!(
+                    "{origin}: line {line_no}: more than {MAX_POINTS} points; a CDF table \
+                     needs far fewer (the bundled ones have at most 843): thin it out"
+                ));
+            }
             raw.push((size, prob, line_no));
         }
         let points = validate(origin, "line", last_line.max(1), raw)?;
@@ -242,18 +252,20 @@ impl Cdf {
             base_dir.join(given)
         };
         let shown = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Cdf::parse(&text, &shown.display().to_string()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!(
-                "unknown CDF `{spec}`: not a bundled name ({}) and no file at {}",
-                BUNDLED_NAMES.join(", "),
-                shown.display()
-            )),
-            Err(e) => Err(format!(
-                "CDF `{spec}`: cannot read the file {}: {e}",
-                shown.display()
-            )),
+        if let Err(e) = std::fs::metadata(&path) {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Err(format!(
+                    "unknown CDF `{spec}`: not a bundled name ({}) and no file at {}",
+                    BUNDLED_NAMES.join(", "),
+                    shown.display()
+                ));
+            }
         }
+        // Only a regular file, at most `MAX_INPUT_FILE_BYTES`: not a FIFO, /dev/zero or a
+        // directory, and never an unbounded read.
+        let text = crate::scenario::read_input_file(&path, crate::scenario::MAX_INPUT_FILE_BYTES)
+            .map_err(|e| format!("CDF file {e}"))?;
+        Cdf::parse(&text, &shown.display().to_string())
     }
 
     /// Inverse-transform sample for u in `[0, 1)`: find the segment containing u and interpolate linearly in size;
@@ -370,6 +382,12 @@ fn validate(
             return Err(format!(
                 "{origin}: {unit} {n}: size {size} and probability {prob} must both be finite \
                  numbers; write e.g. `10000 0.15`"
+            ));
+        }
+        if size > crate::units::MAX_BYTES as f64 {
+            return Err(format!(
+                "{origin}: {unit} {n}: size {size} B is above 1 TiB (2^40 bytes), the largest \
+                 supported flow; sizes are in bytes"
             ));
         }
         if size < 0.0 {

@@ -1,0 +1,439 @@
+//! The scenario format: serde structs with `deny_unknown_fields`, whose
+//! schemars derive is the JSON Schema (`incast schema`). Everything here is
+//! what a file may say; what must hold across values is checked by the
+//! sibling modules when a [`super::Scenario`] is built.
+
+use crate::config_types::{RateValue, SizeValue, TimeValue};
+use crate::net::pfc::PfcConfig;
+use crate::rdma::RdmaConfig;
+use crate::topology::TopologyConfig;
+use crate::transport::cc::{deserialize_cc, CcConfig};
+use crate::units::{MS, SEC, US};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+fn default_name() -> String {
+    "scenario".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// The top level of a scenario file.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioConfig {
+    /// A short name, used for the output directory and reports.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Free text: what the experiment is and where it comes from.
+    #[serde(default)]
+    pub description: String,
+    /// Seed of every random stream in the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// How long the traffic generators (poisson, incast at a load, packets) create traffic.
+    /// Required when there is a generator.
+    pub duration: Option<TimeValue>,
+    /// Hard stop of the simulated clock (default: when every flow has finished, at most 10 s).
+    pub stop: Option<TimeValue>,
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub switch: SwitchConfig,
+    #[serde(default)]
+    pub transport: TransportConfig,
+    #[serde(default)]
+    pub workload: WorkloadConfig,
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+    /// RDMA NICs: when present, every flow is a RoCEv2 queue pair with rate-based
+    /// congestion control instead of a TCP connection.
+    pub rdma: Option<RdmaConfig>,
+    /// Edge pausing (Smart-Pause, On-Ramp): one-way-delay measurement with
+    /// host clocks and a per-flow gate below the congestion control.
+    pub edge: Option<crate::edge::EdgeConfig>,
+}
+
+/// Where an ECN decision is taken.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkPoint {
+    /// On arrival, from the queue the packet finds (DCTCP paper, ns-3).
+    #[default]
+    Enqueue,
+    /// On departure, from the queue the packet leaves behind (HPCC simulator).
+    Dequeue,
+}
+
+/// ECN marking of one class.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum EcnConfig {
+    /// No marking.
+    #[default]
+    Off,
+    /// RED with thresholds chosen by the egress link's rate (HPCC simulator
+    /// `KMIN_MAP`/`KMAX_MAP`/`PMAX_MAP`): the level with the largest `rate` not above the
+    /// port's rate applies (the smallest level if none).
+    RedByRate {
+        levels: Vec<RedLevel>,
+        #[serde(default)]
+        at: MarkPoint,
+    },
+    /// Mark every ECT packet when the instantaneous queue exceeds `k` (DCTCP).
+    Step {
+        k: SizeValue,
+        #[serde(default)]
+        at: MarkPoint,
+    },
+    /// RED on the instantaneous queue: 0 below kmin, linear to pmax at kmax, 1 above kmax.
+    Red {
+        kmin: SizeValue,
+        kmax: SizeValue,
+        pmax: f64,
+        #[serde(default)]
+        at: MarkPoint,
+    },
+}
+
+/// One level of [`EcnConfig::RedByRate`].
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedLevel {
+    pub rate: RateValue,
+    pub kmin: SizeValue,
+    pub kmax: SizeValue,
+    pub pmax: f64,
+}
+
+/// Buffer admission of one class queue.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AdmissionConfig {
+    /// Choudhury-Hahne dynamic threshold: a queue may grow while it is below alpha x (free buffer).
+    Dynamic { alpha: f64 },
+    /// A fixed per-queue limit.
+    Static { limit: SizeValue },
+}
+
+impl Default for AdmissionConfig {
+    fn default() -> Self {
+        AdmissionConfig::Dynamic { alpha: 1.0 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerKind {
+    /// Strict priority: class 7 first.
+    #[default]
+    Strict,
+    /// Deficit weighted round robin with per-class weights.
+    Dwrr,
+}
+
+/// Per-class overrides of the switch defaults.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClassConfig {
+    /// The class, 0..7.
+    pub class: u8,
+    /// DWRR weight (quantum = weight x dwrr_quantum).
+    pub weight: Option<u32>,
+    pub ecn: Option<EcnConfig>,
+    pub admission: Option<AdmissionConfig>,
+}
+
+fn default_buffer() -> SizeValue {
+    SizeValue(12_000_000)
+}
+
+/// Every switch of the scenario.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    /// Shared buffer per switch.
+    pub buffer: SizeValue,
+    /// Default admission rule of every class queue.
+    pub admission: AdmissionConfig,
+    /// Default ECN marking of every class.
+    pub ecn: EcnConfig,
+    pub scheduler: SchedulerKind,
+    /// DWRR base quantum (default: the MTU).
+    pub dwrr_quantum: Option<SizeValue>,
+    /// Per-class overrides.
+    pub classes: Vec<ClassConfig>,
+    /// Priority flow control (IEEE 802.1Qbb) for the lossless classes.
+    pub pfc: Option<PfcConfig>,
+    /// Congestion isolation (IEEE 802.1Qcz) on every switch port.
+    pub ci: Option<crate::net::ci::CiConfig>,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig {
+            buffer: default_buffer(),
+            admission: AdmissionConfig::default(),
+            ecn: EcnConfig::Off,
+            scheduler: SchedulerKind::Strict,
+            dwrr_quantum: None,
+            classes: vec![],
+            pfc: None,
+            ci: None,
+        }
+    }
+}
+
+/// Delayed ACKs.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DelayedAckConfig {
+    /// ACK every `count` in-order segments.
+    #[serde(default = "two")]
+    pub count: u32,
+    /// ... or after this long.
+    #[serde(default = "one_ms")]
+    pub timeout: TimeValue,
+}
+fn two() -> u32 {
+    2
+}
+fn one_ms() -> TimeValue {
+    TimeValue(MS)
+}
+
+/// The transport used by every flow.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TransportConfig {
+    /// Congestion control: a name (`"dctcp"`, `"newreno"`) or a table `{ algorithm = "dctcp", g = 0.0625 }`.
+    #[serde(deserialize_with = "deserialize_cc")]
+    #[schemars(with = "serde_json::Value")]
+    pub cc: CcConfig,
+    /// Largest packet on the wire, headers included (bytes). Payload per segment = mtu - header.
+    pub mtu: u32,
+    /// Header bytes of every data packet.
+    pub header: u32,
+    /// Size of an ACK on the wire (bytes).
+    pub ack_size: u32,
+    /// Initial congestion window, in segments (RFC 6928: 10).
+    pub init_cwnd: u32,
+    /// Lower bound of the retransmission timeout. Default 10 ms: the value the DCTCP paper's
+    /// incast experiments used instead of the 200 ms-1 s of stock stacks (RFC 6298 says 1 s).
+    pub rto_min: TimeValue,
+    /// RTO before the first RTT sample (default: rto_min).
+    pub rto_initial: Option<TimeValue>,
+    /// Upper bound of the RTO after backoff.
+    pub rto_max: TimeValue,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// Delayed ACKs (default: off, every segment is ACKed).
+    pub delayed_ack: Option<DelayedAckConfig>,
+    /// Priority class of data packets.
+    pub class: u8,
+    /// Priority class of ACKs (default: the data class).
+    pub ack_class: Option<u8>,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            cc: CcConfig::default(),
+            mtu: 1500,
+            header: 40,
+            ack_size: 64,
+            init_cwnd: 10,
+            rto_min: TimeValue(10 * MS),
+            rto_initial: None,
+            rto_max: TimeValue(60 * SEC),
+            dupack_threshold: 3,
+            delayed_ack: None,
+            class: 0,
+            ack_class: None,
+        }
+    }
+}
+
+/// A host, by index (`3`) or by name (`"h3"`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum HostRef {
+    Index(u32),
+    Name(String),
+}
+
+impl<'de> Deserialize<'de> for HostRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = HostRef;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a host index (0, 1, ...) or a host name (\"h0\")")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<HostRef, E> {
+                u32::try_from(v)
+                    .map(HostRef::Index)
+                    .map_err(|_| E::custom("host index too large"))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<HostRef, E> {
+                if v < 0 {
+                    return Err(E::custom(format!("host index {v} is negative")));
+                }
+                self.visit_u64(v as u64)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HostRef, E> {
+                Ok(HostRef::Name(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One explicitly listed flow.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    pub src: HostRef,
+    pub dst: HostRef,
+    pub size: SizeValue,
+    #[serde(default)]
+    pub start: TimeValue,
+    /// Priority class (default: transport.class).
+    pub class: Option<u8>,
+}
+
+/// Poisson flow arrivals at every host of a group.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonConfig {
+    /// Offered load as a fraction of each sending host's link rate, in (0, 1].
+    pub load: f64,
+    /// Flow-size distribution: a bundled name (`"websearch"`) or a CDF file path.
+    pub cdf: String,
+    /// Hosts that send and receive (default: all). Sources and destinations are drawn from this group.
+    pub hosts: Option<Vec<HostRef>>,
+    /// Priority class (default: transport.class).
+    pub class: Option<u8>,
+    /// Small-flow prioritization: flows smaller than `below` go in `class`
+    /// (e.g. mice under 100 KB in a higher priority, as in the Congestion
+    /// Isolation talk's "small flow prioritization mechanism").
+    pub small_flows: Option<SmallFlows>,
+    /// When arrivals begin.
+    #[serde(default)]
+    pub start: TimeValue,
+}
+
+/// `workload.poisson.small_flows`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SmallFlows {
+    pub below: SizeValue,
+    pub class: u8,
+}
+
+/// Incast events: `fan_in` senders each send `bytes_per_sender` to one receiver at once.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IncastConfig {
+    /// Fixed fan-in (number of senders).
+    pub fan_in: Option<u32>,
+    /// A mix of fan-ins as [fan_in, probability] pairs, e.g. [[1, 0.5], [2, 0.3], [4, 0.2]].
+    pub fan_in_mix: Option<Vec<(u32, f64)>>,
+    /// Bytes each sender sends. Give this or `cdf`.
+    pub bytes_per_sender: Option<SizeValue>,
+    /// Or draw each sender's flow size independently from this distribution
+    /// (a bundled name or a CDF file), e.g. Smart-Pause's "fan-in" arrivals:
+    /// k senders answer one receiver, each with a flow of the workload's size mix.
+    pub cdf: Option<String>,
+    /// Poisson incast events so that incast bytes are this fraction of the group's host capacity.
+    pub load: Option<f64>,
+    /// Or incast events at these times.
+    pub times: Option<Vec<TimeValue>>,
+    /// A fixed receiver (default: a random host of the group for each event).
+    pub receiver: Option<HostRef>,
+    /// Hosts taking part (default: all).
+    pub hosts: Option<Vec<HostRef>>,
+    pub class: Option<u8>,
+    #[serde(default)]
+    pub start: TimeValue,
+}
+
+/// How an open-loop packet generator spaces its packets.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Process {
+    #[default]
+    Poisson,
+    /// Constant bit rate.
+    Cbr,
+}
+
+/// Open-loop datagrams (no transport, no congestion control), e.g. for queueing-theory checks.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PacketsConfig {
+    pub src: HostRef,
+    pub dst: HostRef,
+    /// Bytes per packet on the wire.
+    pub size: SizeValue,
+    /// Mean rate of the generator.
+    pub rate: RateValue,
+    #[serde(default)]
+    pub process: Process,
+    pub class: Option<u8>,
+    #[serde(default)]
+    pub start: TimeValue,
+}
+
+/// Traffic.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    pub flows: Vec<FlowConfig>,
+    /// A CSV file of flows with the header `src,dst,size_bytes,start_ns` (optional 5th column `class`).
+    pub flow_file: Option<String>,
+    pub poisson: Vec<PoissonConfig>,
+    pub incast: Vec<IncastConfig>,
+    pub packets: Vec<PacketsConfig>,
+}
+
+/// Which ports have their queue length sampled.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum QueuePorts {
+    /// Every switch port.
+    #[default]
+    Switch,
+    /// Every port, host NICs included.
+    All,
+    /// No sampling.
+    None,
+}
+
+/// What is measured and how it is summarized.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Flows that start before this time are left out of the summary (still in the flow table).
+    pub warmup: TimeValue,
+    /// Flows that start within this long of the end of `duration` are left out of the summary.
+    pub cooldown: TimeValue,
+    /// Upper edges of the flow-size buckets of the summary (bytes); a last bucket takes the rest.
+    pub size_buckets: Vec<SizeValue>,
+    /// Interval of queue-length samples.
+    pub queue_sample_interval: TimeValue,
+    pub queue_ports: QueuePorts,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            warmup: TimeValue(0),
+            cooldown: TimeValue(0),
+            size_buckets: vec![SizeValue(100_000), SizeValue(1_000_000)],
+            queue_sample_interval: TimeValue(10 * US),
+            queue_ports: QueuePorts::Switch,
+        }
+    }
+}

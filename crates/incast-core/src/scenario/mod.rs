@@ -1,0 +1,263 @@
+//! Scenario files: a whole experiment in one TOML (or JSON) document.
+//!
+//! ```toml
+//! name = "leaf-spine websearch"
+//! seed = 1
+//! duration = "10ms"          # how long the generators create traffic
+//!
+//! [topology]
+//! kind = "leaf_spine"
+//! leaves = 8
+//! spines = 4
+//! hosts_per_leaf = 16
+//! host_rate = "100Gbps"
+//! fabric_rate = "400Gbps"
+//!
+//! [switch]
+//! buffer = "12MB"
+//! ecn = { kind = "step", k = "100KB" }
+//!
+//! [transport]
+//! cc = "dctcp"
+//!
+//! [[workload.poisson]]
+//! load = 0.5
+//! cdf = "websearch"
+//! ```
+//!
+//! Parsing rejects unknown keys and wrongly-typed values, naming the key path
+//! and, for TOML text, the key's line; [`Scenario::from_toml_str`] then checks
+//! everything that depends on more than one value (hosts exist, loads are at
+//! most 1, CDFs are monotone, the switch buffer leaves every class room, ...)
+//! so that a [`crate::Simulation`] never sees invalid input.
+//!
+//! The module is split by concern:
+//!
+//! * [`config`]: the serde structs of the format (and so its JSON Schema);
+//! * `parse`: text to [`ScenarioConfig`], with errors that point at the key
+//!   (inside inline and internally tagged tables too) and its line;
+//! * `workload`, `switch`, `buffer`, `timing`: the cross-field checks;
+//! * `files`: reading the files a scenario names (CDFs, flow lists), capped
+//!   in size and restricted to regular files.
+
+mod buffer;
+pub mod config;
+mod files;
+mod parse;
+mod switch;
+mod timing;
+mod transport;
+mod workload;
+
+pub use config::*;
+pub use files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
+pub use timing::DEFAULT_STOP;
+pub use transport::MAX_PACKET_BYTES;
+
+use crate::net::NUM_CLASSES;
+use crate::topology::Graph;
+use crate::units::Ps;
+use crate::workload::cdf::Cdf;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A scenario error: where (a key path such as `workload.poisson[0].load`,
+/// and for TOML text the key's line when the key is in the text) and what,
+/// with the fix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+    /// 1-based line of the key in the TOML text (`None` for JSON input, for
+    /// keys left at their default, and for errors about the whole file).
+    pub line: Option<usize>,
+}
+
+impl ScenarioError {
+    /// An error at key `path`. Values longer than about 60 characters are cut
+    /// (with an ellipsis) in both the path and the message.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            path: parse::elide_path(&path.into()),
+            message: parse::elide_values(&message.into()),
+            line: None,
+        }
+    }
+
+    /// The same error at `line`.
+    pub fn at_line(mut self, line: Option<usize>) -> Self {
+        self.line = line;
+        self
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line = match self.line {
+            Some(l) => format!(" (line {l})"),
+            None => String::new(),
+        };
+        if self.path.is_empty() {
+            write!(f, "scenario error{line}: {}", self.message)
+        } else {
+            write!(
+                f,
+                "scenario error at `{}`{line}: {}",
+                self.path, self.message
+            )
+        }
+    }
+}
+impl std::error::Error for ScenarioError {}
+
+/// The largest scenario file read: 64 MiB (a scenario that lists a million
+/// flows inline is about 60 MB; larger flow lists belong in `flow_file`).
+pub const MAX_SCENARIO_FILE_BYTES: u64 = 64 << 20;
+
+/// A flow to start at a given time (from `workload.flows` or `workload.flow_file`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListedFlow {
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub start: Ps,
+    pub class: u8,
+}
+
+/// A validated scenario, ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub config: ScenarioConfig,
+    pub base_dir: PathBuf,
+    pub graph: Graph,
+    /// CDF of each `workload.poisson` entry.
+    pub poisson_cdfs: Vec<Cdf>,
+    /// Explicit flows, sorted by start time (stable).
+    pub listed: Vec<ListedFlow>,
+    /// Host indices of each `workload.poisson` / `workload.incast` group.
+    pub poisson_hosts: Vec<Vec<u32>>,
+    pub incast_hosts: Vec<Vec<u32>>,
+    /// Size distribution of each `workload.incast` entry that gives `cdf`.
+    pub incast_cdfs: Vec<Option<Cdf>>,
+    /// Senders whose flows run the edge gate (`edge.hosts`; every host by default).
+    pub edge_hosts: Vec<u32>,
+}
+
+impl Scenario {
+    /// Parses and validates a TOML scenario. Relative file paths in it are relative to `base_dir`.
+    /// Errors name the key path and the key's line.
+    pub fn from_toml_str(text: &str, base_dir: &Path) -> Result<Scenario, ScenarioError> {
+        let cfg = parse::toml_config(text)?;
+        Scenario::from_config(cfg, base_dir).map_err(|e| {
+            let line = parse::toml_line(text, &e.path);
+            e.at_line(line)
+        })
+    }
+
+    /// Parses and validates a JSON scenario (same structure as the TOML form).
+    /// Errors name the key path only: JSON input usually comes from a program
+    /// (the Python API serializes a dict), whose text positions mean nothing
+    /// to the user; only a syntax error says where in the text it is.
+    pub fn from_json_str(text: &str, base_dir: &Path) -> Result<Scenario, ScenarioError> {
+        let cfg = parse::json_config(text)?;
+        Scenario::from_config(cfg, base_dir)
+    }
+
+    /// Reads a `.toml` or `.json` scenario file (a regular file of at most
+    /// [`MAX_SCENARIO_FILE_BYTES`]).
+    pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = read_input_file(path, MAX_SCENARIO_FILE_BYTES)
+            .map_err(|e| ScenarioError::new("", format!("scenario file {e}")))?;
+        let base = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        if path.extension().is_some_and(|e| e == "json") {
+            Scenario::from_json_str(&text, &base)
+        } else {
+            Scenario::from_toml_str(&text, &base)
+        }
+    }
+
+    /// The normalized scenario as JSON (every default filled in).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.config).expect("serializable")
+    }
+
+    /// JSON Schema of the scenario format.
+    pub fn json_schema() -> String {
+        let schema = schemars::schema_for!(ScenarioConfig);
+        serde_json::to_string_pretty(&schema).expect("serializable")
+    }
+
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+    pub fn seed(&self) -> u64 {
+        self.config.seed
+    }
+    pub fn set_seed(&mut self, seed: u64) {
+        self.config.seed = seed;
+    }
+
+    /// Validates a parsed configuration.
+    pub fn from_config(config: ScenarioConfig, base_dir: &Path) -> Result<Scenario, ScenarioError> {
+        let graph = config
+            .topology
+            .build()
+            .map_err(|(p, m)| ScenarioError::new(join("topology", &p), m))?;
+        let mut sc = Scenario {
+            config,
+            base_dir: base_dir.to_path_buf(),
+            graph,
+            poisson_cdfs: vec![],
+            listed: vec![],
+            poisson_hosts: vec![],
+            incast_hosts: vec![],
+            incast_cdfs: vec![],
+            edge_hosts: vec![],
+        };
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Every cross-field check, in the order a user would fix things: packet
+    /// sizes and classes, the switch, the traffic, the clock, then whether
+    /// the buffer leaves every class in use room.
+    fn validate(&mut self) -> Result<(), ScenarioError> {
+        self.validate_transport()?;
+        self.validate_pfc()?;
+        self.validate_rdma()?;
+        self.validate_ci()?;
+        self.validate_transport_timers()?;
+        self.switch_params()?;
+        self.validate_workload()?;
+        self.validate_timing()?;
+        self.validate_buffer()?;
+        self.validate_edge()
+    }
+
+    /// Fan-in mix of incast entry `i`, as (fan_in, probability).
+    pub fn incast_mix(&self, i: usize) -> Vec<(u32, f64)> {
+        workload::incast_mix(&self.config.workload.incast[i], "").expect("validated")
+    }
+}
+
+fn join(a: &str, b: &str) -> String {
+    if b.is_empty() {
+        a.to_string()
+    } else {
+        format!("{a}.{b}")
+    }
+}
+
+fn check_class(c: u8, path: &str) -> Result<(), ScenarioError> {
+    if (c as usize) < NUM_CLASSES {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            path,
+            format!("class {c} does not exist; classes are 0..7"),
+        ))
+    }
+}

@@ -1,0 +1,386 @@
+//! Checks of `[switch]`: admission, ECN, the scheduler, per-class overrides,
+//! PFC (`[switch.pfc]`) and congestion isolation (`[switch.ci]`), and their
+//! translation into the switches' [`SwitchParams`]. Whether the buffer
+//! leaves every class room is `buffer.rs`.
+
+use super::{
+    check_class, AdmissionConfig, EcnConfig, MarkPoint, Scenario, ScenarioError, SchedulerKind,
+};
+use crate::net::switch::{Admission, Ecn, EcnRule, Scheduler, SwitchParams};
+use crate::net::NUM_CLASSES;
+
+/// The largest DWRR quantum (1 GB): weights multiply it, and a quantum larger
+/// than any buffer only makes DWRR strict priority in disguise.
+const MAX_QUANTUM: u64 = 1_000_000_000;
+
+impl Scenario {
+    /// `[switch.pfc]`: classes, thresholds, pause quanta and the watchdog.
+    pub(super) fn validate_pfc(&self) -> Result<(), ScenarioError> {
+        if let Some(pc) = &self.config.switch.pfc {
+            if pc.classes.is_empty() {
+                return Err(ScenarioError::new(
+                    "switch.pfc.classes",
+                    "list at least one lossless class, e.g. classes = [3]",
+                ));
+            }
+            for (i, c) in pc.classes.iter().enumerate() {
+                check_class(*c, &format!("switch.pfc.classes[{i}]"))?;
+                if pc.classes[..i].contains(c) {
+                    return Err(ScenarioError::new(
+                        format!("switch.pfc.classes[{i}]"),
+                        format!("class {c} is listed twice; list each lossless class once"),
+                    ));
+                }
+            }
+            if let Some(h) = pc.headroom {
+                // The largest data packet (as `Simulation::new` sizes the headroom formula).
+                let packet = match &self.config.rdma {
+                    Some(r) => r.payload as u64 + r.header as u64,
+                    None => self.config.transport.mtu as u64,
+                };
+                if h.0 < packet {
+                    return Err(ScenarioError::new(
+                        "switch.pfc.headroom",
+                        format!(
+                            "a headroom of {} B cannot hold one {packet} B packet: every packet \
+                             still arriving after a PAUSE would be dropped, which PFC exists to \
+                             prevent; omit headroom to size it from each port's rate and delay \
+                             (2 packets + the bytes on the wire and more)",
+                            h.0
+                        ),
+                    ));
+                }
+            }
+            match pc.threshold {
+                crate::net::pfc::PfcThreshold::Dynamic { alpha, .. }
+                    if !(alpha > 0.0 && alpha.is_finite()) =>
+                {
+                    return Err(ScenarioError::new(
+                        "switch.pfc.threshold.alpha",
+                        format!("alpha must be positive, got {alpha}"),
+                    ));
+                }
+                crate::net::pfc::PfcThreshold::Static { xoff } if xoff.0 == 0 => {
+                    return Err(ScenarioError::new(
+                        "switch.pfc.threshold.xoff",
+                        "the XOFF threshold must be positive",
+                    ));
+                }
+                _ => {}
+            }
+            if pc.pause_quanta == 0 {
+                return Err(ScenarioError::new(
+                    "switch.pfc.pause_quanta",
+                    "an XOFF must carry at least 1 quantum (0 means XON)",
+                ));
+            }
+            if let Some(w) = pc.watchdog {
+                if w.limit.0 == 0 {
+                    return Err(ScenarioError::new(
+                        "switch.pfc.watchdog.limit",
+                        "the watchdog limit must be positive",
+                    ));
+                }
+                if w.restore.is_some_and(|r| r.0 == 0) {
+                    return Err(ScenarioError::new(
+                        "switch.pfc.watchdog.restore",
+                        "the restore time must be positive (omit it to use the limit)",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `[switch.ci]`: classes, queue order and the CIP options.
+    pub(super) fn validate_ci(&self) -> Result<(), ScenarioError> {
+        let Some(ci) = &self.config.switch.ci else {
+            return Ok(());
+        };
+        if ci.queues.is_empty() {
+            return Err(ScenarioError::new(
+                "switch.ci.queues",
+                "list at least one CI class, e.g. queues = [{ class = 3, cfq = [2] }]",
+            ));
+        }
+        let lossless: Vec<u8> = self
+            .config
+            .switch
+            .pfc
+            .as_ref()
+            .map_or(vec![], |p| p.classes.clone());
+        let strict = self.config.switch.scheduler == SchedulerKind::Strict;
+        let mut used = 0u8;
+        for (i, q) in ci.queues.iter().enumerate() {
+            let path = format!("switch.ci.queues[{i}]");
+            check_class(q.class, &format!("{path}.class"))?;
+            if used & (1 << q.class) != 0 {
+                return Err(ScenarioError::new(
+                    format!("{path}.class"),
+                    format!(
+                        "class {} is already a CI class or a congested-flow queue",
+                        q.class
+                    ),
+                ));
+            }
+            used |= 1 << q.class;
+            if q.cfq.is_empty() {
+                return Err(ScenarioError::new(
+                    format!("{path}.cfq"),
+                    "give at least one congested-flow queue, e.g. cfq = [2]",
+                ));
+            }
+            for (j, &c) in q.cfq.iter().enumerate() {
+                let p = format!("{path}.cfq[{j}]");
+                check_class(c, &p)?;
+                if used & (1 << c) != 0 {
+                    return Err(ScenarioError::new(
+                        p,
+                        format!("class {c} is already a CI class or a congested-flow queue"),
+                    ));
+                }
+                used |= 1 << c;
+                if strict && c >= q.class {
+                    return Err(ScenarioError::new(
+                        p,
+                        format!(
+                            "a congested-flow queue is scheduled below its non-congested \
+                             queue: under strict priority use a class below {}",
+                            q.class
+                        ),
+                    ));
+                }
+                if lossless.contains(&q.class) && !lossless.contains(&c) {
+                    return Err(ScenarioError::new(
+                        p,
+                        format!(
+                            "class {c} isolates flows of lossless class {}: add {c} to \
+                             switch.pfc.classes so it is paused on its own",
+                            q.class
+                        ),
+                    ));
+                }
+            }
+        }
+        let t = &self.config.transport;
+        let mut ctrl = vec![("transport.ack_class", t.ack_class)];
+        if let Some(r) = &self.config.rdma {
+            ctrl.push(("rdma.ctrl_class", Some(r.ctrl_class)));
+        }
+        for (path, c) in ctrl {
+            if let Some(c) = c {
+                if ci.cfq_mask() & (1 << c) != 0 {
+                    return Err(ScenarioError::new(
+                        path,
+                        format!("class {c} is a congested-flow queue of switch.ci; use another"),
+                    ));
+                }
+            }
+        }
+        if ci.threshold.0 == 0 {
+            return Err(ScenarioError::new(
+                "switch.ci.threshold",
+                "must be positive (bytes in the non-congested queue)",
+            ));
+        }
+        if ci.age.0 == 0 {
+            return Err(ScenarioError::new("switch.ci.age", "must be positive"));
+        }
+        if ci.max_flows == 0 {
+            return Err(ScenarioError::new(
+                "switch.ci.max_flows",
+                "must be at least 1",
+            ));
+        }
+        match ci.detect {
+            crate::net::ci::Detect::Sampled { every }
+            | crate::net::ci::Detect::Top { every, .. }
+                if every.0 == 0 =>
+            {
+                return Err(ScenarioError::new(
+                    "switch.ci.detect.every",
+                    "must be positive (bytes between samples)",
+                ));
+            }
+            crate::net::ci::Detect::Top { k: 0, .. } => {
+                return Err(ScenarioError::new(
+                    "switch.ci.detect.k",
+                    "must be at least 1",
+                ));
+            }
+            _ => {}
+        }
+        let cip = &ci.cip;
+        if !(0.0..1.0).contains(&cip.loss) {
+            return Err(ScenarioError::new(
+                "switch.ci.cip.loss",
+                format!("a probability in [0, 1), got {}", cip.loss),
+            ));
+        }
+        if cip.copies == 0 {
+            return Err(ScenarioError::new(
+                "switch.ci.cip.copies",
+                "must be at least 1",
+            ));
+        }
+        if cip.interval.0 == 0 {
+            return Err(ScenarioError::new(
+                "switch.ci.cip.interval",
+                "must be positive",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The switch parameters, checked.
+    pub fn switch_params(&self) -> Result<SwitchParams, ScenarioError> {
+        let s = &self.config.switch;
+        let mtu = self.config.transport.mtu as i64;
+        let mut p = SwitchParams {
+            buffer: s.buffer.0,
+            ..Default::default()
+        };
+        if p.buffer == 0 {
+            return Err(ScenarioError::new(
+                "switch.buffer",
+                "the shared buffer must be positive",
+            ));
+        }
+        p.scheduler = match s.scheduler {
+            SchedulerKind::Strict => Scheduler::StrictPriority,
+            SchedulerKind::Dwrr => Scheduler::Dwrr,
+        };
+        let quantum = s.dwrr_quantum.map_or(mtu as u64, |q| q.0);
+        if quantum < mtu as u64 || quantum > MAX_QUANTUM {
+            return Err(ScenarioError::new(
+                "switch.dwrr_quantum",
+                format!(
+                    "the quantum must be at least the MTU ({mtu} B) and at most \
+                     {MAX_QUANTUM} B, got {quantum} B"
+                ),
+            ));
+        }
+        let quantum = quantum as i64;
+        let adm = admission(&s.admission, "switch.admission")?;
+        let ecn = ecn_of(&s.ecn, "switch.ecn")?;
+        p.admission = [adm; NUM_CLASSES];
+        p.ecn = std::array::from_fn(|_| ecn.clone());
+        p.quantum = [quantum; NUM_CLASSES];
+        for (i, c) in s.classes.iter().enumerate() {
+            let path = format!("switch.classes[{i}]");
+            check_class(c.class, &format!("{path}.class"))?;
+            let k = c.class as usize;
+            if let Some(w) = c.weight {
+                if w == 0 {
+                    return Err(ScenarioError::new(
+                        format!("{path}.weight"),
+                        "weights must be at least 1",
+                    ));
+                }
+                p.quantum[k] = quantum * w as i64;
+            }
+            if let Some(e) = &c.ecn {
+                p.ecn[k] = ecn_of(e, &format!("{path}.ecn"))?;
+            }
+            if let Some(a) = &c.admission {
+                p.admission[k] = admission(a, &format!("{path}.admission"))?;
+            }
+        }
+        // A congested-flow queue marks, admits and weighs like its
+        // non-congested queue unless `switch.classes` sets it.
+        if let Some(ci) = &s.ci {
+            for q in &ci.queues {
+                for &c in &q.cfq {
+                    if !s.classes.iter().any(|x| x.class == c) {
+                        let (b, c) = (q.class as usize, c as usize);
+                        p.ecn[c] = p.ecn[b].clone();
+                        p.admission[c] = p.admission[b];
+                        p.quantum[c] = p.quantum[b];
+                    }
+                }
+            }
+        }
+        Ok(p)
+    }
+}
+
+fn admission(a: &AdmissionConfig, path: &str) -> Result<Admission, ScenarioError> {
+    match *a {
+        AdmissionConfig::Dynamic { alpha } if alpha > 0.0 && alpha.is_finite() => {
+            Ok(Admission::Dynamic { alpha })
+        }
+        AdmissionConfig::Dynamic { alpha } => Err(ScenarioError::new(
+            format!("{path}.alpha"),
+            format!("alpha must be positive, got {alpha}"),
+        )),
+        AdmissionConfig::Static { limit } if limit.0 > 0 => {
+            Ok(Admission::Static { limit: limit.0 })
+        }
+        AdmissionConfig::Static { .. } => Err(ScenarioError::new(
+            format!("{path}.limit"),
+            "the limit must be positive",
+        )),
+    }
+}
+
+fn ecn_of(e: &EcnConfig, path: &str) -> Result<EcnRule, ScenarioError> {
+    Ok(match e {
+        EcnConfig::RedByRate { levels, at } => {
+            if levels.is_empty() {
+                return Err(ScenarioError::new(
+                    format!("{path}.levels"),
+                    "give at least one level { rate, kmin, kmax, pmax }",
+                ));
+            }
+            let mut out = vec![];
+            for (i, l) in levels.iter().enumerate() {
+                let one = EcnConfig::Red {
+                    kmin: l.kmin,
+                    kmax: l.kmax,
+                    pmax: l.pmax,
+                    at: *at,
+                };
+                match ecn_of(&one, &format!("{path}.levels[{i}]"))? {
+                    EcnRule::Fixed(e) => out.push((l.rate.0.bits_per_sec(), e)),
+                    EcnRule::ByRate(_) => unreachable!(),
+                }
+            }
+            out.sort_by_key(|x| x.0);
+            EcnRule::ByRate(out)
+        }
+        other => EcnRule::Fixed(ecn_fixed(other, path)?),
+    })
+}
+
+fn ecn_fixed(e: &EcnConfig, path: &str) -> Result<Ecn, ScenarioError> {
+    Ok(match *e {
+        EcnConfig::Off => Ecn::Off,
+        EcnConfig::RedByRate { .. } => unreachable!("handled by ecn_of"),
+        EcnConfig::Step { k, at } => Ecn::step(k.0, at == MarkPoint::Dequeue),
+        EcnConfig::Red {
+            kmin,
+            kmax,
+            pmax,
+            at,
+        } => {
+            if kmin.0 > kmax.0 {
+                return Err(ScenarioError::new(
+                    format!("{path}.kmin"),
+                    format!("kmin ({} B) must not exceed kmax ({} B)", kmin.0, kmax.0),
+                ));
+            }
+            if !(0.0..=1.0).contains(&pmax) {
+                return Err(ScenarioError::new(
+                    format!("{path}.pmax"),
+                    format!("pmax must be in [0, 1], got {pmax}"),
+                ));
+            }
+            Ecn::Red {
+                kmin: kmin.0,
+                kmax: kmax.0,
+                pmax,
+                at_dequeue: at == MarkPoint::Dequeue,
+            }
+        }
+    })
+}
