@@ -282,6 +282,16 @@ pub struct ProbeEcho {
     pub queueing_delay: Ps,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ProbeSetup {
+    flow: FlowGains,
+    continuous: bool,
+    probe_probability: f64,
+    probe_every: Option<u64>,
+    queue_estimate: QueueEstimate,
+    rate_estimate: RateEstimate,
+}
+
 /// Counters of an E2CM reaction point.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct E2cmStats {
@@ -297,7 +307,8 @@ pub struct E2cmStats {
 #[derive(Clone, Debug)]
 pub struct E2cmRp {
     ecm: EcmRp,
-    s: E2cmSetup,
+    /// The setup without its ECM gains (the limiter holds those).
+    s: ProbeSetup,
     active: bool,
     bytes_since_probe: u64,
     last_probe_at: Option<Ps>,
@@ -310,7 +321,14 @@ impl E2cmRp {
     pub fn new(s: &E2cmSetup) -> Self {
         E2cmRp {
             ecm: EcmRp::new(&s.ecm),
-            s: *s,
+            s: ProbeSetup {
+                flow: s.flow,
+                continuous: s.continuous,
+                probe_probability: s.probe_probability,
+                probe_every: s.probe_every,
+                queue_estimate: s.queue_estimate,
+                rate_estimate: s.rate_estimate,
+            },
             active: false,
             bytes_since_probe: 0,
             last_probe_at: None,
@@ -382,7 +400,7 @@ impl E2cmRp {
             RateEstimate::Measured => match self.last_probe_at {
                 Some(t) if now > t => (self.bytes_since_probe as f64 * 8.0 * SEC as f64
                     / (now - t) as f64)
-                    .min(self.s.ecm.line),
+                    .min(self.ecm.gains().line),
                 _ => self.ecm.rate(),
             },
         };
@@ -401,7 +419,7 @@ impl E2cmRp {
     pub fn queue_estimate(&self, echo: &ProbeEcho) -> f64 {
         let rate = match self.s.queue_estimate {
             QueueEstimate::FlowShare => echo.rate,
-            QueueEstimate::PathDelay => self.s.ecm.line,
+            QueueEstimate::PathDelay => self.ecm.gains().line,
         };
         echo.queueing_delay as f64 / SEC as f64 * rate / 8.0
     }

@@ -68,6 +68,7 @@
 //! | [`rx_buffer`] | the NIC's receive buffer drained at the host's service rate, PAUSE by watermarks |
 //! | [`input_buffer`] | the talk's switch memory: a partition per input port, PAUSE per input or drop |
 //! | [`watermark`] | high/low watermark hysteresis shared by the two above |
+//! | [`scheme`] | `AnyCp` / `AnyRp`: every scheme behind one switch hook and one NIC hook set |
 //!
 //! Decisions, sources and defaults: `docs/ecm-qcn.md`.
 
@@ -78,6 +79,7 @@ pub mod input_buffer;
 pub mod qcn_cp;
 pub mod qcn_rp;
 pub mod rx_buffer;
+pub mod scheme;
 pub mod watermark;
 
 #[cfg(test)]
