@@ -193,6 +193,13 @@ impl<T> VoqAdapter<T> {
         self.voqs[voq].rate = rate.filter(|r| r.is_finite() && *r > 0.0);
     }
 
+    /// Keeps `voq` from sending before `until` (an ECM BCN(0,0) stop; the
+    /// limiter's pacing still applies after it).
+    pub fn hold_until(&mut self, voq: usize, until: Ps) {
+        let q = &mut self.voqs[voq];
+        q.next_allowed = q.next_allowed.max(until);
+    }
+
     fn eligible(&self, i: usize, now: Ps) -> bool {
         let q = &self.voqs[i];
         !q.frames.is_empty() && q.next_allowed <= now
@@ -326,6 +333,18 @@ mod tests {
         // VOQ 1's ten frames went out in VOQ 0's gaps: all done by VOQ 0's fourth frame.
         assert_eq!(times0.len(), 10);
         assert_eq!(a.next_eligible(now), None);
+    }
+
+    #[test]
+    fn hold_until_delays_one_voq() {
+        let mut a: VoqAdapter<u32> = VoqAdapter::new(2, 1_000_000, 1500);
+        a.offer(0, 1, 1500).unwrap();
+        a.offer(1, 2, 1500).unwrap();
+        a.hold_until(0, 50 * US);
+        assert_eq!(a.next_send(0).unwrap().voq, 1);
+        assert!(a.next_send(US).is_none());
+        assert_eq!(a.next_eligible(US), Some(50 * US));
+        assert_eq!(a.next_send(50 * US).unwrap().voq, 0);
     }
 
     #[test]

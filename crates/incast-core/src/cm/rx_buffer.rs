@@ -239,7 +239,10 @@ mod tests {
             t_next_send = now + t_frame;
         }
         assert_eq!(rx.stats.overflow_frames, 0);
-        assert!(rx.stats.pauses > 10, "{}", rx.stats.pauses);
+        // A cycle drains from high to low plus what arrived during the reaction delay
+        // (10 KB + ~5 KB + frames in flight, ~130 us at 1 Gb/s) and refills at 9 Gb/s
+        // net (~15 us): about 150 cycles in 20 ms (measured 151).
+        assert!((100..200).contains(&rx.stats.pauses), "{}", rx.stats.pauses);
         assert!(toggles > 20);
         // The host consumed 1 Gb/s for the whole run (it never starved: PAUSE keeps
         // at least `lo` bytes queued): 20 ms x 1 Gb/s = 2.5 MB, minus the first frame.

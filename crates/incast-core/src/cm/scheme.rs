@@ -101,8 +101,9 @@ impl AnyCp {
 
 /// A reaction point (a flow's rate limiter) of any scheme. ECM and E2CM
 /// carry the flow's own stream (BCN(0,0) stop lengths, probe draws).
-/// The E2CM variant is the largest (its probe loop's state and gains, about
-/// 400 bytes per flow: EcmRp 200, E2cmRp 384, QcnRp 232); boxing it would add a pointer chase per frame sent.
+/// The E2CM variant is the largest (its probe loop's state and gains; per
+/// flow: EcmRp 200 bytes, E2cmRp 384, QcnRp 232); boxing it would add a
+/// pointer chase per frame sent.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum AnyRp {
