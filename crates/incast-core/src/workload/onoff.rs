@@ -63,6 +63,10 @@ pub struct FrameArrival {
 struct Member {
     rng: Stream,
     slot: Ps,
+    /// P(a burst ends after each frame) = 1 / m (m in this host's frame times).
+    q: f64,
+    /// P(a gap ends after each idle slot) = 1 / (1 + E[G]).
+    s: f64,
     /// Start of the member's next free slot.
     t: Ps,
     left: u64,
@@ -76,10 +80,6 @@ pub struct OnOffGen {
     pub hosts: Vec<u32>,
     pub frame: u64,
     pub end: Ps,
-    /// P(a burst ends after each frame) = 1 / m.
-    q: f64,
-    /// P(a gap ends after each idle slot) = 1 / (1 + E[G]).
-    s: f64,
     dests: Destinations,
     members: Vec<Member>,
 }
@@ -119,19 +119,27 @@ impl OnOffGen {
         if frame == 0 {
             return Err(ParamError::new("frame", "must be positive, e.g. 1500"));
         }
-        let slot0 = rates[hosts[0] as usize].tx_time(frame);
-        let m = mean_burst.map_or(1.0, |b| b as f64 / slot0 as f64);
-        if m < 1.0 - 1e-9 {
-            return Err(ParamError::new(
-                "mean_burst",
-                format!(
-                    "is shorter than one {frame} B frame at line rate ({} ps); bursts have at least one frame (omit it for Bernoulli arrivals)",
-                    slot0
-                ),
-            ));
+        if hosts.is_empty() {
+            return Err(ParamError::new("hosts", "is empty; list at least one host"));
         }
-        let m = m.max(1.0);
-        let mean_gap = m * (1.0 - load) / load;
+        // m and the mean gap per host: B is a duration, so hosts of different
+        // line rates have different mean bursts in frames.
+        let mut shape = Vec::with_capacity(hosts.len());
+        for &h in &hosts {
+            let slot = rates[h as usize].tx_time(frame);
+            let m = mean_burst.map_or(1.0, |b| b as f64 / slot as f64);
+            if m < 1.0 - 1e-9 {
+                return Err(ParamError::new(
+                    "mean_burst",
+                    format!(
+                        "is shorter than one {frame} B frame at host {h}'s line rate ({slot} ps); bursts have at least one frame (omit it for Bernoulli arrivals)"
+                    ),
+                ));
+            }
+            let m = m.max(1.0);
+            let mean_gap = m * (1.0 - load) / load;
+            shape.push((slot, 1.0 / m, 1.0 / (1.0 + mean_gap)));
+        }
         if let Destinations::Weighted(w) = &dests {
             if w.is_empty() || w.iter().any(|(_, x)| !(x.is_finite() && *x >= 0.0)) {
                 return Err(ParamError::new(
@@ -163,9 +171,12 @@ impl OnOffGen {
         }
         let members = hosts
             .iter()
-            .map(|&h| Member {
+            .zip(shape)
+            .map(|(&h, (slot, q, s))| Member {
                 rng: Stream::new(seed, "onoff", ((index as u64) << 32) | h as u64),
-                slot: rates[h as usize].tx_time(frame),
+                slot,
+                q,
+                s,
                 t: start,
                 left: 0,
                 dst: h,
@@ -176,16 +187,14 @@ impl OnOffGen {
             hosts,
             frame,
             end,
-            q: 1.0 / m,
-            s: 1.0 / (1.0 + mean_gap),
             dests,
             members,
         })
     }
 
-    /// The mean burst in frames, m.
-    pub fn mean_burst_frames(&self) -> f64 {
-        1.0 / self.q
+    /// The mean burst of member `i` in frames, m.
+    pub fn mean_burst_frames(&self, i: usize) -> f64 {
+        1.0 / self.members[i].q
     }
 
     fn draw_dst(&mut self, i: usize) -> u32 {
@@ -223,11 +232,10 @@ impl OnOffGen {
         if first {
             // A new burst: an idle gap, then K >= 1 frames to one destination.
             let dst = self.draw_dst(i);
-            let (q, s) = (self.q, self.s);
             let m = &mut self.members[i];
-            let gap = geometric0(&mut m.rng, s);
+            let gap = geometric0(&mut m.rng, m.s);
             m.t += gap * m.slot;
-            m.left = 1 + geometric0(&mut m.rng, q);
+            m.left = 1 + geometric0(&mut m.rng, m.q);
             m.dst = dst;
             m.burst += 1;
         }
@@ -366,7 +374,7 @@ mod tests {
     fn check(mean_burst: Option<Ps>, m: f64) {
         let load = 0.85;
         let mut g = gen(mean_burst, load, Ps::MAX);
-        assert!((g.mean_burst_frames() - m).abs() < 1e-9);
+        assert!((g.mean_burst_frames(2) - m).abs() < 1e-9);
         let slot = 1_200 * crate::units::NS;
         let bursts_wanted = 100_000u64;
         let (mut frames, mut bursts) = (0u64, 0u64);
@@ -493,7 +501,11 @@ mod tests {
             toml::from_str("load = 0.85\nmean_burst = \"48us\"\nhosts = [0, 1, 2]").unwrap();
         let rates = vec![Rate::gbps(10); 3];
         let g = c.build(0, 1, &rates, MS).unwrap();
-        assert!((g.mean_burst_frames() - 40.0).abs() < 1e-9);
+        assert!((g.mean_burst_frames(0) - 40.0).abs() < 1e-9);
+        // A 40 Gb/s host has 4x the frames in the same 48 us.
+        let mixed = vec![Rate::gbps(10), Rate::gbps(40), Rate::gbps(10)];
+        let g = c.build(0, 1, &mixed, MS).unwrap();
+        assert!((g.mean_burst_frames(1) - 160.0).abs() < 1e-9);
         let c = OnOffConfig {
             hosts: Some(vec![0, 9]),
             ..OnOffConfig::default()
