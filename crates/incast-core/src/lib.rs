@@ -31,6 +31,7 @@
 //! assert!(results.flows.f64s("slowdown")[0] >= 1.0);
 //! ```
 
+pub mod cm;
 pub mod config_types;
 pub mod edge;
 pub mod engine;

@@ -1,3 +1,4 @@
 //! Workloads: flow-size distributions and flow generators.
 pub mod cdf;
 pub mod generators;
+pub mod onoff;

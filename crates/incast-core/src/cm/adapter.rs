@@ -1,0 +1,363 @@
+//! The talk's adapter (NIC) on the sending side: a virtual output queue (VOQ)
+//! per destination, served round robin; a rate limiter per flow (as many as
+//! needed); an ingress buffer (1500 KB) partitioned equally across the VOQs,
+//! with selective source quench of the flow whose VOQ is full.
+//!
+//! * **Offer.** The host's source hands the adapter a frame for destination
+//!   `d` ([`VoqAdapter::offer`]). If VOQ `d` has room, the frame is queued.
+//!   Otherwise the frame is refused and the flow is **quenched**: its source
+//!   must stop generating for `d` (nothing is lost: the frame was never
+//!   accepted) until the adapter reports the flow resumed, which happens when
+//!   the VOQ has drained to `quench_resume_free` bytes of free space.
+//! * **Rate limiters.** A VOQ is a flow (this source to `d`); its limiter's
+//!   rate comes from the flow's reaction point ([`VoqAdapter::set_rate`]).
+//!   A limited VOQ may start a frame only when its pacing allows: after
+//!   sending `b` bytes at rate `R` it waits `8 b / R` from that frame's start.
+//! * **Round robin.** When the link is free (and not paused), the adapter
+//!   serves the next VOQ after the last one served that has a frame and whose
+//!   limiter allows it now ([`VoqAdapter::next_send`]); if none is eligible,
+//!   [`VoqAdapter::next_eligible`] says when one will be.
+//!
+//! Items are the wiring's own (a packet id); the adapter stores them in FIFO
+//! order per VOQ with their sizes.
+
+use super::ParamError;
+use crate::config_types::SizeValue;
+use crate::units::{Ps, SEC};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// The adapter model (`[nic.adapter]`, say). Defaults: the talk's.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AdapterParams {
+    /// Ingress buffer, partitioned equally across the VOQs. Talk: 1500 KB.
+    pub ingress_buffer: SizeValue,
+    /// A quenched flow resumes when its VOQ has this much free space.
+    /// Default one 1500 B frame [choice].
+    pub quench_resume_free: SizeValue,
+    /// Receive ("egress") buffer. Talk: 150 KB.
+    pub receive_buffer: SizeValue,
+    /// watermark_low = watermark_high - pause_gap. Talk: 10 KB.
+    pub pause_gap: SizeValue,
+    /// watermark_high = receive_buffer - pause_headroom; unset: RTT x link
+    /// bandwidth, computed by the wiring from the path to the switch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_headroom: Option<SizeValue>,
+}
+
+impl Default for AdapterParams {
+    fn default() -> Self {
+        AdapterParams {
+            ingress_buffer: SizeValue(1_500_000),
+            quench_resume_free: SizeValue(1_500),
+            receive_buffer: SizeValue(150_000),
+            pause_gap: SizeValue(10_000),
+            pause_headroom: None,
+        }
+    }
+}
+
+impl AdapterParams {
+    /// Checks ranges for `voqs` destinations and frames of up to `mtu` bytes.
+    pub fn validate(&self, voqs: usize, mtu: u64) -> Result<(), ParamError> {
+        let per_voq = self.ingress_buffer.bytes() / voqs.max(1) as u64;
+        if per_voq < mtu {
+            return Err(ParamError::new(
+                "ingress_buffer",
+                format!(
+                    "split over {voqs} VOQs gives {per_voq} B each, less than one {mtu} B frame; raise it (the talk uses \"1500KB\")"
+                ),
+            ));
+        }
+        let free = self.quench_resume_free.bytes();
+        if free == 0 || free > per_voq {
+            return Err(ParamError::new(
+                "quench_resume_free",
+                format!("must be positive and at most a VOQ's share ({per_voq} B), got {free}"),
+            ));
+        }
+        let headroom = self.pause_headroom.map_or(0, |h| h.bytes());
+        super::rx_buffer::rx_watermarks(self.receive_buffer, headroom, self.pause_gap)?;
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Voq<T> {
+    frames: VecDeque<(T, u64)>,
+    bytes: u64,
+    /// Limiter rate in b/s; `None`: not limited.
+    rate: Option<f64>,
+    /// The limiter allows the next frame from this time.
+    next_allowed: Ps,
+    quenched: bool,
+}
+
+/// A frame the adapter starts sending.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sent<T> {
+    pub voq: usize,
+    pub item: T,
+    pub bytes: u64,
+    /// The flow was quenched and may generate again.
+    pub resumed: bool,
+}
+
+/// Counters of an adapter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AdapterStats {
+    pub offered: u64,
+    pub refused: u64,
+    pub quenches: u64,
+    pub resumes: u64,
+    pub sent: u64,
+}
+
+/// The sending side of one adapter: one VOQ per destination index.
+#[derive(Clone, Debug)]
+pub struct VoqAdapter<T> {
+    voqs: Vec<Voq<T>>,
+    capacity: u64,
+    resume_free: u64,
+    rr: usize,
+    total: u64,
+    pub stats: AdapterStats,
+}
+
+impl<T> VoqAdapter<T> {
+    /// `voqs` VOQs sharing `ingress_buffer` bytes equally; a quenched flow
+    /// resumes at `resume_free` bytes of free space.
+    pub fn new(voqs: usize, ingress_buffer: u64, resume_free: u64) -> Self {
+        VoqAdapter {
+            voqs: (0..voqs)
+                .map(|_| Voq {
+                    frames: VecDeque::new(),
+                    bytes: 0,
+                    rate: None,
+                    next_allowed: 0,
+                    quenched: false,
+                })
+                .collect(),
+            capacity: ingress_buffer / voqs.max(1) as u64,
+            resume_free,
+            rr: 0,
+            total: 0,
+            stats: AdapterStats::default(),
+        }
+    }
+
+    pub fn from_params(voqs: usize, p: &AdapterParams) -> Self {
+        Self::new(voqs, p.ingress_buffer.bytes(), p.quench_resume_free.bytes())
+    }
+
+    /// Bytes one VOQ may hold.
+    pub fn voq_capacity(&self) -> u64 {
+        self.capacity
+    }
+    pub fn occupancy(&self, voq: usize) -> u64 {
+        self.voqs[voq].bytes
+    }
+    /// Bytes queued in all VOQs.
+    pub fn total_bytes(&self) -> u64 {
+        self.total
+    }
+    pub fn is_quenched(&self, voq: usize) -> bool {
+        self.voqs[voq].quenched
+    }
+
+    /// Hands a frame for `voq` to the adapter. `Err(item)`: the VOQ is full
+    /// or its flow is quenched; the flow's source must stop until a
+    /// [`Sent::resumed`] for this VOQ.
+    pub fn offer(&mut self, voq: usize, item: T, bytes: u64) -> Result<(), T> {
+        self.stats.offered += 1;
+        let q = &mut self.voqs[voq];
+        if q.quenched || q.bytes + bytes > self.capacity {
+            self.stats.refused += 1;
+            if !q.quenched {
+                q.quenched = true;
+                self.stats.quenches += 1;
+            }
+            return Err(item);
+        }
+        q.frames.push_back((item, bytes));
+        q.bytes += bytes;
+        self.total += bytes;
+        Ok(())
+    }
+
+    /// Sets the limiter of `voq` to `rate` b/s (`None`: unlimited). A new
+    /// rate applies to the frames not yet started.
+    pub fn set_rate(&mut self, voq: usize, rate: Option<f64>) {
+        self.voqs[voq].rate = rate.filter(|r| r.is_finite() && *r > 0.0);
+    }
+
+    /// Keeps `voq` from sending before `until` (an ECM BCN(0,0) stop; the
+    /// limiter's pacing still applies after it).
+    pub fn hold_until(&mut self, voq: usize, until: Ps) {
+        let q = &mut self.voqs[voq];
+        q.next_allowed = q.next_allowed.max(until);
+    }
+
+    fn eligible(&self, i: usize, now: Ps) -> bool {
+        let q = &self.voqs[i];
+        !q.frames.is_empty() && q.next_allowed <= now
+    }
+
+    /// Starts the next frame at `now` (the link is free): round robin over
+    /// the VOQs with a frame that their limiter allows now.
+    pub fn next_send(&mut self, now: Ps) -> Option<Sent<T>> {
+        let n = self.voqs.len();
+        let i = (0..n)
+            .map(|k| (self.rr + k) % n)
+            .find(|&i| self.eligible(i, now))?;
+        self.rr = (i + 1) % n;
+        let q = &mut self.voqs[i];
+        let (item, bytes) = q.frames.pop_front().expect("eligible VOQ has a frame");
+        q.bytes -= bytes;
+        self.total -= bytes;
+        // Pacing: the next frame may start 8 b / R after this one started.
+        if let Some(r) = q.rate {
+            q.next_allowed = now + (bytes as f64 * 8.0 * SEC as f64 / r).ceil() as Ps;
+        }
+        let resumed = q.quenched && self.capacity - q.bytes >= self.resume_free;
+        if resumed {
+            q.quenched = false;
+            self.stats.resumes += 1;
+        }
+        self.stats.sent += 1;
+        Some(Sent {
+            voq: i,
+            item,
+            bytes,
+            resumed,
+        })
+    }
+
+    /// The earliest time after `now` at which a VOQ with a frame becomes
+    /// eligible (`None`: no frames, or some VOQ is eligible now).
+    pub fn next_eligible(&self, now: Ps) -> Option<Ps> {
+        let mut best: Option<Ps> = None;
+        for q in self.voqs.iter().filter(|q| !q.frames.is_empty()) {
+            if q.next_allowed <= now {
+                return None;
+            }
+            best = Some(best.map_or(q.next_allowed, |b| b.min(q.next_allowed)));
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::{Rate, US};
+
+    #[test]
+    fn partition_quench_and_resume() {
+        // 15 VOQs share 1500 KB: 100 KB each.
+        let mut a: VoqAdapter<u32> = VoqAdapter::from_params(15, &AdapterParams::default());
+        assert_eq!(a.voq_capacity(), 100_000);
+        for k in 0..66 {
+            a.offer(3, k, 1500).unwrap();
+        }
+        assert_eq!(a.occupancy(3), 99_000);
+        // The 67th frame does not fit: refused, flow 3 quenched; the others are not.
+        assert_eq!(a.offer(3, 66, 1500), Err(66));
+        assert!(a.is_quenched(3) && !a.is_quenched(4));
+        a.offer(4, 100, 1500).unwrap();
+        // Quenched: even a frame that would fit is refused until resumed.
+        assert_eq!(a.offer(3, 67, 500), Err(67));
+        assert_eq!((a.stats.quenches, a.stats.refused), (1, 2));
+        // Serving VOQ 3 frees 1500 B: free = 2500 >= 1500: resumed.
+        let mut resumed_at = None;
+        for _ in 0..4 {
+            let s = a.next_send(0).unwrap();
+            if s.resumed {
+                resumed_at = Some((s.voq, a.occupancy(3)));
+            }
+        }
+        assert_eq!(resumed_at, Some((3, 97_500)));
+        a.offer(3, 68, 1500).unwrap();
+        // Nothing lost: frames accepted = frames sent + frames queued.
+        assert_eq!(
+            a.stats.offered - a.stats.refused,
+            a.stats.sent + a.total_bytes() / 1500
+        );
+    }
+
+    #[test]
+    fn round_robin_over_backlogged_voqs() {
+        let mut a: VoqAdapter<(usize, u32)> = VoqAdapter::new(4, 1_000_000, 1500);
+        for v in [0, 2, 3] {
+            for k in 0..3 {
+                a.offer(v, (v, k), 1000).unwrap();
+            }
+        }
+        let order: Vec<usize> = (0..9).map(|_| a.next_send(0).unwrap().voq).collect();
+        assert_eq!(order, vec![0, 2, 3, 0, 2, 3, 0, 2, 3]);
+        assert!(a.next_send(0).is_none());
+        assert_eq!(a.total_bytes(), 0);
+    }
+
+    #[test]
+    fn rate_limiter_paces_and_others_fill_in() {
+        let mut a: VoqAdapter<u32> = VoqAdapter::new(2, 1_000_000, 1500);
+        // VOQ 0 limited to 1 Gb/s: a 1500 B frame every 12 us; VOQ 1 unlimited.
+        a.set_rate(0, Some(1e9));
+        for k in 0..10 {
+            a.offer(0, k, 1500).unwrap();
+            a.offer(1, 100 + k, 1500).unwrap();
+        }
+        let link = Rate::gbps(10);
+        let t_frame = link.tx_time(1500);
+        // Drive the link: send whenever eligible, else wait for the next eligibility.
+        let mut now = 0;
+        let mut times0 = vec![];
+        let mut sent = 0;
+        while sent < 20 {
+            match a.next_send(now) {
+                Some(s) => {
+                    if s.voq == 0 {
+                        times0.push(now);
+                    }
+                    sent += 1;
+                    now += t_frame;
+                }
+                None => now = a.next_eligible(now).unwrap(),
+            }
+        }
+        let gaps: Vec<Ps> = times0.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.iter().all(|&g| g == 12 * US), "{gaps:?}");
+        // VOQ 1's ten frames went out in VOQ 0's gaps: all done by VOQ 0's fourth frame.
+        assert_eq!(times0.len(), 10);
+        assert_eq!(a.next_eligible(now), None);
+    }
+
+    #[test]
+    fn hold_until_delays_one_voq() {
+        let mut a: VoqAdapter<u32> = VoqAdapter::new(2, 1_000_000, 1500);
+        a.offer(0, 1, 1500).unwrap();
+        a.offer(1, 2, 1500).unwrap();
+        a.hold_until(0, 50 * US);
+        assert_eq!(a.next_send(0).unwrap().voq, 1);
+        assert!(a.next_send(US).is_none());
+        assert_eq!(a.next_eligible(US), Some(50 * US));
+        assert_eq!(a.next_send(50 * US).unwrap().voq, 0);
+    }
+
+    #[test]
+    fn validation() {
+        let p = AdapterParams::default();
+        p.validate(15, 1500).unwrap();
+        // 255 VOQs: 5882 B each, still above a frame.
+        p.validate(255, 1500).unwrap();
+        assert_eq!(p.validate(2000, 1500).unwrap_err().field, "ingress_buffer");
+        let q = AdapterParams {
+            pause_gap: SizeValue(0),
+            ..AdapterParams::default()
+        };
+        assert_eq!(q.validate(15, 1500).unwrap_err().field, "pause_gap");
+    }
+}
