@@ -228,6 +228,7 @@ pub(crate) fn queue_link_frame(w: &mut World, gp: u32, frame: Packet) -> PktId {
 /// through the network, routed like any packet from this switch on, but
 /// charged to no ingress (`Hop::in_local` is [`NO_INGRESS`]): a congestion
 /// notification to a source, say.
+#[cfg_attr(not(test), allow(dead_code))] // the congestion-notification mechanisms (issue 19) use it
 pub(crate) fn send_routed(w: &mut World, now: Ps, s: u32, pkt: PktId) {
     let p = w.arena.get(pkt);
     let (dst, hash, class, size) = (p.dst, p.hash, p.class, p.size as Bytes);
