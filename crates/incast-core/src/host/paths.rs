@@ -31,7 +31,7 @@ fn segment_and_header(w: &World) -> (u64, u64) {
 
 /// Calls `hop(port)` for every port a packet of the flow with `hash` leaves
 /// on its way from host `src` to host `dst`, the source's NIC port first.
-#[inline]
+#[inline(always)]
 fn walk(w: &World, src: u32, dst: u32, hash: u64, mut hop: impl FnMut(&crate::net::Port)) {
     let mut p = w.nics[w.host_nic[src as usize] as usize].port;
     loop {

@@ -20,7 +20,7 @@ impl SwitchMechanism for Int {
 
     #[inline(always)]
     fn wants_depart(w: &World, hop: &Hop, kind: PacketKind) -> bool {
-        kind == PacketKind::Data && !hop.flushed && w.arena.int_enabled()
+        w.arena.int_enabled() && kind == PacketKind::Data && !hop.flushed
     }
 
     /// The egress port's state at dequeue, before the packet's own bytes

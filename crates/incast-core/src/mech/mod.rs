@@ -55,9 +55,10 @@ use crate::net::{PacketKind, PktId};
 use crate::sim::world::World;
 use crate::units::{Bytes, Ps};
 
-/// A packet's hop through a switch, as the hook sites see it. Hot hooks
-/// (ingress, depart) take it by reference and are inlined, so that it stays
-/// in registers; the others take a copy.
+/// A packet's hop through a switch, as the hook sites see it. Every hook is
+/// inlined into the switch's path (`#[inline(always)]`), so that the hop
+/// stays in registers: a hook with bulk work calls its own out-of-line
+/// function with the scalars it needs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Hop {
     /// The switch.
@@ -213,16 +214,16 @@ macro_rules! mechanisms {
         pub(crate) fn classifies(w: &World, class: u8) -> bool {
             false $( || <$ty>::wants_classify(w, class) )*
         }
-        #[inline]
+        #[inline(always)]
         pub(crate) fn on_classify(w: &mut World, now: Ps, mut hop: Hop) -> Hop {
             $( if <$ty>::wants_classify(w, hop.class) { hop = <$ty>::on_classify(w, now, hop); } )*
             hop
         }
-        #[inline]
+        #[inline(always)]
         pub(crate) fn on_enqueue(w: &mut World, now: Ps, hop: Hop) {
             $( if <$ty>::wants_classify(w, hop.class) { <$ty>::on_enqueue(w, now, hop); } )*
         }
-        #[inline]
+        #[inline(always)]
         pub(crate) fn on_drop(w: &mut World, now: Ps, hop: Hop, cause: DropCause) {
             $( <$ty>::on_drop(w, now, hop, cause); )*
         }

@@ -101,7 +101,7 @@ fn forward(w: &mut World, now: Ps, hop: &Hop) {
 
 /// A packet the egress queue refused (admission): the drop hooks undo its
 /// ingress charge; it is counted dropped.
-#[inline(never)]
+#[inline(always)]
 fn refuse(w: &mut World, now: Ps, hop: Hop) {
     mech::on_drop(w, now, hop, DropCause::Buffer);
     w.counters.cons.dropped_bytes += hop.size;
@@ -331,6 +331,9 @@ pub struct SwitchParams {
     /// Bit c set when class c is lossless (PFC): no egress admission drop; the
     /// ingress accounting of [`super::pfc`] decides.
     pub lossless: u8,
+    /// Bit c set when a mechanism picks the queue of class c's packets
+    /// (congestion isolation): they never pass straight through.
+    pub classified: u8,
     pub scheduler: Scheduler,
     /// DWRR quantum of each class, in bytes (at least one MTU).
     pub quantum: [i64; NUM_CLASSES],
@@ -343,6 +346,7 @@ impl Default for SwitchParams {
             admission: [Admission::Dynamic { alpha: 1.0 }; NUM_CLASSES],
             ecn: std::array::from_fn(|_| EcnRule::Fixed(Ecn::Off)),
             lossless: 0,
+            classified: 0,
             scheduler: Scheduler::StrictPriority,
             quantum: [1500; NUM_CLASSES],
         }

@@ -208,7 +208,9 @@ fn mechanisms(
                     fabric.ports[gp as usize].ci = Some(Box::default());
                 }
             }
-            Ci::new(cfg.clone(), c.seed, true)
+            let ci = Ci::new(cfg.clone(), c.seed, true);
+            w_sw.classified = ci.any;
+            ci
         }
         None => Ci::default(),
     };

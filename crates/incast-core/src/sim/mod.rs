@@ -146,7 +146,8 @@ impl Simulation {
                 self.w.arena.prefetch(next);
             }
             self.dispatch(t, ev);
-            if self.gens.live == 0 && self.w.flows.active == 0 && self.w.arena.live() == 0 {
+            // Packets in flight almost always: that test first.
+            if self.w.arena.live() == 0 && self.gens.live == 0 && self.w.flows.active == 0 {
                 self.done = true;
             }
         }

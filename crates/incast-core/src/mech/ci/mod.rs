@@ -100,12 +100,13 @@ impl SwitchMechanism for Ci {
 
     #[inline(always)]
     fn wants_classify(w: &World, class: u8) -> bool {
-        w.mechs.ci.any & (1 << class) != 0
+        // `w.mechs.ci.any`, kept beside the other masks of the hot path.
+        w.sw.classified & (1 << class) != 0
     }
 
     /// A CI class picks its queue (its own, or its flow's CFQ); a class
     /// used as a CFQ keeps its own.
-    #[inline(never)]
+    #[inline(always)]
     fn on_classify(w: &mut World, now: Ps, mut hop: Hop) -> Hop {
         w.mechs.ci.entry = None;
         if w.mechs.ci.base & (1 << hop.class) != 0 {
@@ -116,13 +117,9 @@ impl SwitchMechanism for Ci {
         hop
     }
 
+    #[inline(always)]
     fn on_enqueue(w: &mut World, _now: Ps, hop: Hop) {
-        let (order, cfq) = (w.mechs.ci.cfg.order, w.mechs.ci.cfq);
-        // The entry `on_classify` found for this packet (it runs just before).
-        let entry = std::mem::take(&mut w.mechs.ci.entry);
-        let (cp, queues, ci_blocked) = w.ports[hop.out as usize].ci_parts();
-        cp.on_enqueue(hop.queue, entry);
-        cp.refresh_blocked(order, cfq, queues, &w.arena, ci_blocked);
+        enqueued(w, hop.out, hop.queue);
     }
 
     #[inline(always)]
@@ -155,6 +152,17 @@ impl SwitchMechanism for Ci {
             summary["ci"] = summary_block(w, flows);
         }
     }
+}
+
+/// A packet joined class queue `queue` of port `out` (with the table entry
+/// `on_classify` found for it, when it joins its flow's CFQ).
+#[inline(never)]
+fn enqueued(w: &mut World, out: u32, queue: u8) {
+    let (order, cfq) = (w.mechs.ci.cfg.order, w.mechs.ci.cfq);
+    let entry = std::mem::take(&mut w.mechs.ci.entry);
+    let (cp, queues, ci_blocked) = w.ports[out as usize].ci_parts();
+    cp.on_enqueue(queue, entry);
+    cp.refresh_blocked(order, cfq, queues, &w.arena, ci_blocked);
 }
 
 /// Queues a link-local CI frame (CIP or CIP-ACK) on port `gp`'s control FIFO.

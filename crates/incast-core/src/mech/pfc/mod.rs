@@ -165,6 +165,7 @@ impl SwitchMechanism for Pfc {
         Verdict::Pass
     }
 
+    #[inline(always)]
     fn on_drop(w: &mut World, now: Ps, hop: Hop, cause: DropCause) {
         match cause {
             DropCause::Buffer => {
