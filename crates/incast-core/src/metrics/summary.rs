@@ -7,7 +7,7 @@ use crate::host::KIND_INCAST;
 use crate::metrics_table::Table;
 use crate::sim::world::World;
 use crate::sim::RunStats;
-use crate::units::ps_to_us;
+use crate::units::{ps_to_us, Ps};
 
 /// The result tables a summary is computed from.
 pub(crate) struct Tables<'a> {
@@ -18,7 +18,13 @@ pub(crate) struct Tables<'a> {
 }
 
 /// The summary's common part (mechanisms and edge pausing add theirs).
-pub(crate) fn summary(w: &World, name: &str, t: &Tables, stats: &RunStats) -> serde_json::Value {
+pub(crate) fn summary(
+    w: &World,
+    name: &str,
+    t: &Tables,
+    stats: &RunStats,
+    window: (Ps, Ps),
+) -> serde_json::Value {
     let (flows, counters, ports, incasts) = (t.flows, t.counters, t.ports, t.incasts);
     let size_buckets = &w.flows.size_buckets;
     let (buckets, overall) = buckets(flows, size_buckets);
@@ -79,7 +85,48 @@ pub(crate) fn summary(w: &World, name: &str, t: &Tables, stats: &RunStats) -> se
         "utilization": {
             "max": util.iter().cloned().fold(0.0, f64::max),
             "mean_switch_ports": if sw_util.is_empty() { 0.0 } else { sw_util.iter().sum::<f64>() / sw_util.len() as f64 },
+            // Busy time over the window in which the workload offered traffic.
+            "window_us": [ps_to_us(window.0), ps_to_us(window.1)],
         },
         "engine": {"events": stats.events, "packet_hops": stats.packet_hops, "peak_packets": stats.peak_packets, "peak_flows": stats.peak_flows},
     })
+}
+
+/// What a reader must know about a run's results: flows left unfinished,
+/// and why when the run can tell.
+pub(crate) fn warnings(w: &World, t: &Tables, stopped_at: Option<Ps>, stop: Ps) -> Vec<String> {
+    let mut out = vec![];
+    let flows = t.flows;
+    let fin = flows.u8s("finished");
+    let unfinished: Vec<usize> = (0..fin.len()).filter(|&i| fin[i] == 0).collect();
+    if !unfinished.is_empty() {
+        let n = unfinished.len();
+        let why = match stopped_at {
+            Some(s) => format!(
+                "the run reached `stop` = {} us with them still running: raise `stop` to let them finish",
+                ps_to_us(s)
+            ),
+            None => format!(
+                "nothing was left to happen before `stop` = {} us, so they could never finish \
+                 (a deadlock, or packets lost with no timer to recover them)",
+                ps_to_us(stop)
+            ),
+        };
+        out.push(format!("{n} of {} flows did not finish: {why}", fin.len()));
+        let timeouts = flows.u32s("timeouts");
+        let with_rto = unfinished.iter().filter(|&&i| timeouts[i] > 0).count();
+        if with_rto > 0 {
+            out.push(format!(
+                "{with_rto} of the unfinished flows had retransmission timeouts: their packets (or ACKs) were dropped"
+            ));
+        }
+    }
+    if w.mechs.pfc.lossless_drops > 0 {
+        out.push(format!(
+            "{} packets of lossless (PFC) classes were dropped: the headroom or the buffer overflowed; \
+             give `switch.pfc.headroom` (or `switch.buffer`) more room",
+            w.mechs.pfc.lossless_drops
+        ));
+    }
+    out
 }

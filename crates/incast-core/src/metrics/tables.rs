@@ -10,10 +10,12 @@ use crate::net::port::Owner;
 use crate::sim::world::World;
 use crate::units::Ps;
 
-/// Per port: rate, bytes and packets sent, busy time, utilization over
-/// `[0, end]`, PFC counters; and per (switch port, class) that saw traffic:
-/// the queue counters. Returns `(ports, counters)`.
-pub(crate) fn ports_and_counters(w: &World, end: Ps) -> (Table, Table) {
+/// Per port: rate, bytes and packets sent, busy time, utilization over the
+/// `window` in which traffic was offered, PFC counters; and per (switch
+/// port, class) that saw traffic: the queue counters. Returns `(ports, counters)`.
+pub(crate) fn ports_and_counters(w: &World, window: (Ps, Ps)) -> (Table, Table) {
+    let (start, end) = window;
+    let span = end - start;
     let mut ports = Table::default();
     let n = w.ports.len();
     let (mut node, mut local, mut peer) = (Vec::with_capacity(n), vec![], vec![]);
@@ -28,7 +30,7 @@ pub(crate) fn ports_and_counters(w: &World, end: Ps) -> (Table, Table) {
         txp.push(p.tx_pkts);
         let b = p.busy_time().min(end);
         busy.push(b);
-        util.push(if end > 0 { b as f64 / end as f64 } else { 0.0 });
+        util.push(if span > 0 { b.min(span) as f64 / span as f64 } else { 0.0 });
         if let Owner::Switch(_) = p.owner {
             counters.add(w.node_of(p.owner), p);
         }

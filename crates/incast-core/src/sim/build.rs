@@ -16,10 +16,10 @@ use crate::net::switch::Switch;
 use crate::net::{PacketArena, Port, NUM_CLASSES};
 use crate::nic::{Nic, NicModelKind};
 use crate::rdma::cc::{CcCtx, RateCc};
-use crate::scenario::{HostRef, Process, QueuePorts, Scenario, ScenarioError};
+use crate::scenario::{HostRef, Process, QueuePorts, Scenario, ScenarioError, DEFAULT_STOP};
 use crate::topology::{Graph, NodeRef, Routes};
 use crate::transport::cc::CongestionControl;
-use crate::units::{Ps, Rate, SEC};
+use crate::units::{Ps, Rate};
 use crate::workload::generators::{IncastGen, IncastSizes, PacketGen, PoissonGen};
 use std::time::Instant;
 
@@ -217,6 +217,25 @@ fn mechanisms(
     Mechs { pfc, ci }
 }
 
+/// When the workload starts offering traffic: the earliest start of a
+/// generator, of an incast's listed times, or of a listed flow (0 without any).
+fn traffic_start(sc: &Scenario) -> Ps {
+    let w = &sc.config.workload;
+    let starts = w.poisson.iter().map(|p| p.start.0);
+    let incasts = w.incast.iter().map(|i| match (&i.times, i.load) {
+        (Some(t), None) => t.iter().map(|x| x.0).min().unwrap_or(Ps::MAX),
+        _ => i.start.0,
+    });
+    let packets = w.packets.iter().map(|p| p.start.0);
+    let listed = sc.listed.first().map(|f| f.start);
+    starts
+        .chain(incasts)
+        .chain(packets)
+        .chain(listed)
+        .min()
+        .unwrap_or(0)
+}
+
 /// Builds the simulation of a scenario.
 pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let g = &sc.graph;
@@ -316,7 +335,9 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         gens,
         sampler,
         horizon,
-        stop: c.stop.map_or(10 * SEC, |s| s.0),
+        stop: c.stop.map_or(DEFAULT_STOP, |s| s.0),
+        stopped_at: None,
+        traffic_start: traffic_start(sc),
         done: false,
         name: c.name.clone(),
         node_names,

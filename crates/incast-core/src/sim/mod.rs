@@ -108,6 +108,12 @@ pub struct Simulation {
     horizon: Ps,
     /// The run ends at this time at the latest.
     stop: Ps,
+    /// Set when the run reached `stop` (its results end there).
+    stopped_at: Option<Ps>,
+    /// Start of the window in which the workload offers traffic (the
+    /// earliest start of any generator or listed flow): utilization is
+    /// measured from there to the end.
+    traffic_start: Ps,
     done: bool,
     name: String,
     node_names: Vec<String>,
@@ -137,6 +143,8 @@ impl Simulation {
                 return true;
             };
             if t > self.stop {
+                // Nothing happens after `stop`: the run ends there.
+                self.stopped_at = Some(self.stop);
                 self.done = true;
                 return true;
             }
@@ -291,7 +299,7 @@ impl Simulation {
 
     /// Ends the run and collects the results.
     pub fn finish(mut self) -> Results {
-        let end = self.now();
+        let end = self.stopped_at.unwrap_or_else(|| self.now());
         // Unfinished flows are recorded too, flagged.
         let active: Vec<u32> = (0..self.w.flows.slots.len() as u32)
             .filter(|&s| self.w.flows.slots[s as usize].active)
@@ -303,7 +311,8 @@ impl Simulation {
         cons.in_network_bytes = self.in_network_bytes();
         let w = &mut self.w;
         let flows = std::mem::take(&mut w.flows.records).into_table();
-        let (ports, counters) = tables::ports_and_counters(w, end);
+        let window = (self.traffic_start.min(end), end);
+        let (ports, counters) = tables::ports_and_counters(w, window);
         let incasts = tables::incasts(&w.flows.incasts);
         let queues = std::mem::take(&mut self.sampler).into_table();
         let pfc = tables::pfc_log(w);
@@ -338,7 +347,8 @@ impl Simulation {
             ports: &ports,
             incasts: &incasts,
         };
-        let mut summary = summary::summary(w, &self.name, &t, &stats);
+        let mut summary = summary::summary(w, &self.name, &t, &stats, window);
+        summary["warnings"] = summary::warnings(w, &t, self.stopped_at, self.stop).into();
         mech::report(w, &flows, &mut summary);
         if let Some(e) = edge_summary {
             summary["edge"] = e;
