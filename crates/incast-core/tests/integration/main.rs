@@ -12,6 +12,7 @@ mod edge_pausing;
 mod hpcc_end_to_end;
 mod invariants;
 mod lossless_pfc;
+mod properties;
 mod rdma_cc;
 mod repro_congestion_isolation;
 mod repro_on_ramp;
