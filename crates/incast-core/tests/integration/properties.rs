@@ -59,6 +59,7 @@
 mod case;
 mod checks;
 mod coverage;
+mod render;
 mod strategy;
 
 use case::Case;

@@ -46,10 +46,15 @@ pub struct Tally {
     pub cases: u64,
     pub flows_finished: u64,
     pub flows_unfinished: u64,
+    /// Finished flows whose FCT equals the idle-path bound exactly (the
+    /// bound is tight, not vacuous).
+    pub flows_at_idle_bound: u64,
     pub with_drops: u64,
     pub with_pauses: u64,
     pub lossless_promised: u64,
     pub lossless_promised_with_pauses: u64,
+    /// ... and with bytes dequeued in a lossless class.
+    pub lossless_promised_with_traffic: u64,
     pub order_promised: u64,
     pub order_promised_with_ci_isolations: u64,
     pub with_out_of_order: u64,
@@ -133,9 +138,12 @@ pub fn identical(a: &Results, b: &Results) -> Result<(), String> {
     Ok(())
 }
 
+/// A path's link hops: (rate, propagation delay), from the sender.
+type Path = Vec<(Rate, Ps)>;
+
 /// The link hops (rate, delay) of every shortest path from host `a` to
 /// host `b` (by hop count, as ECMP routes), deduplicated.
-fn paths(g: &Graph, a: u32, b: u32) -> Vec<Vec<(Rate, Ps)>> {
+fn paths(g: &Graph, a: u32, b: u32) -> Vec<Path> {
     let id = |n: NodeRef| match n {
         NodeRef::Host(h) => h as usize,
         NodeRef::Switch(s) => g.n_hosts() + s as usize,
@@ -160,7 +168,7 @@ fn paths(g: &Graph, a: u32, b: u32) -> Vec<Vec<(Rate, Ps)>> {
         }
         frontier = next;
     }
-    let mut out: Vec<Vec<(Rate, Ps)>> = vec![];
+    let mut out: Vec<Path> = vec![];
     let mut stack = vec![(NodeRef::Host(a), vec![])];
     while let Some((n, hops)) = stack.pop() {
         if n == NodeRef::Host(b) {
@@ -250,7 +258,7 @@ pub fn idle_fct_by_recursion(
 pub struct LowerBounds<'a> {
     graph: &'a Graph,
     segment: (u64, u64, u64),
-    paths: HashMap<(u32, u32), Vec<Vec<(Rate, Ps)>>>,
+    paths: HashMap<(u32, u32), Vec<Path>>,
 }
 
 impl<'a> LowerBounds<'a> {
@@ -284,18 +292,26 @@ pub fn check(
     tally: &mut Tally,
 ) -> Result<(), String> {
     identical(r, again).map_err(|e| format!("same scenario and seed, different results: {e}"))?;
-    let s = summary(r);
-    let stop = case.stop();
-    let c = r.conservation;
     tally.cases += 1;
     tally.events += r.stats.events;
+    conservation(case, r)?;
+    ending(case, r, tally)?;
+    fct(case, &sc.graph, r, tally)?;
+    incasts(r)?;
+    lossless(case, &sc.graph, r, tally)?;
+    order(case, r, tally)?;
+    tally_features(r, tally);
+    Ok(())
+}
 
-    // Bytes conserved: sent = delivered + dropped + still in the network.
+/// Bytes conserved: sent = delivered + dropped + still in the network; and
+/// the switches' drop counters account for every dropped byte (lost CIPs
+/// are dropped on links, not in queues).
+fn conservation(case: &Case, r: &Results) -> Result<(), String> {
+    let c = r.conservation;
     if c.sent_bytes != c.delivered_bytes + c.dropped_bytes + c.in_network_bytes {
         return Err(format!("bytes not conserved: {c:?}"));
     }
-    // The switches' drop counters account for every dropped byte (lost CIPs
-    // are dropped on links, not in queues).
     let counted = sum(&r.counters, "drop_bytes");
     let cip_loss = case.ci.as_ref().is_some_and(|ci| ci.loss > 0.0);
     if counted > c.dropped_bytes || (!cip_loss && counted != c.dropped_bytes) {
@@ -303,34 +319,54 @@ pub fn check(
             "switch counters drop {counted} B, conservation says {c:?}"
         ));
     }
+    Ok(())
+}
 
-    // The run ends: nothing after `stop`, and a run that ends before `stop`
-    // ends because everything is done.
+/// The run ends: nothing finishes after `stop`, and a run that ends before
+/// `stop` ends because everything is done (no flow left behind in silence).
+fn ending(case: &Case, r: &Results, tally: &mut Tally) -> Result<(), String> {
+    let stop = case.stop();
     let f = &r.flows;
     let (fin, start, finish) = (f.u8s("finished"), f.u64s("start_ps"), f.u64s("finish_ps"));
-    let unfinished = fin.iter().filter(|&&x| x == 0).count();
-    if r.stats.sim_time_ps > stop {
+    let fct = f.u64s("fct_ps");
+    for i in 0..f.rows() {
+        if fin[i] == 1
+            && (finish[i] > stop || finish[i] < start[i] || fct[i] != finish[i] - start[i])
+        {
+            return Err(format!(
+                "flow {i}: start {} finish {} fct {} (stop {stop})",
+                start[i], finish[i], fct[i]
+            ));
+        }
+    }
+    let sim_time = r.stats.sim_time_ps;
+    if sim_time > stop {
         if !KNOWN_ISSUE_17_2_SIM_TIME_PAST_STOP {
             return Err(format!(
-                "simulated time {} ps is past stop {stop} ps",
-                r.stats.sim_time_ps
+                "simulated time {sim_time} ps is past stop {stop} ps"
             ));
         }
         tally.sim_time_past_stop += 1;
     }
-    if r.stats.sim_time_ps < stop {
+    if sim_time < stop {
         tally.ended_before_stop += 1;
-        if unfinished > 0 || c.in_network_bytes > 0 {
+        let unfinished = fin.iter().filter(|&&x| x == 0).count();
+        let in_network = r.conservation.in_network_bytes;
+        if unfinished > 0 || in_network > 0 {
             return Err(format!(
-                "the run ended on its own at {} ps (before stop) with {unfinished} unfinished flows and {} B in the network",
-                r.stats.sim_time_ps, c.in_network_bytes
+                "the run ended on its own at {sim_time} ps (before stop) with {unfinished} unfinished flows and {in_network} B in the network"
             ));
         }
     }
+    Ok(())
+}
 
-    // FCT: at least the idle-path FCT (asserted) and the ideal FCT (known issue 17.4).
-    let g = &sc.graph;
+/// Every finished flow took at least its FCT alone on an idle path
+/// (asserted) and at least its ideal FCT (known issue 17 item 4).
+fn fct(case: &Case, g: &Graph, r: &Results, tally: &mut Tally) -> Result<(), String> {
+    let f = &r.flows;
     let mut lb = LowerBounds::new(g, case);
+    let fin = f.u8s("finished");
     let (src, dst, size) = (f.u32s("src"), f.u32s("dst"), f.u64s("size_bytes"));
     let (fct, ideal) = (f.u64s("fct_ps"), f.u64s("ideal_fct_ps"));
     let mss = case.segment().0;
@@ -340,12 +376,6 @@ pub fn check(
             continue;
         }
         tally.flows_finished += 1;
-        if finish[i] > stop || finish[i] < start[i] || fct[i] != finish[i] - start[i] {
-            return Err(format!(
-                "flow {i}: start {} finish {} fct {} (stop {stop})",
-                start[i], finish[i], fct[i]
-            ));
-        }
         let bound = lb.fct(src[i], dst[i], size[i]);
         if fct[i] < bound {
             return Err(format!(
@@ -353,6 +383,7 @@ pub fn check(
                 size[i], src[i], dst[i], fct[i]
             ));
         }
+        tally.flows_at_idle_bound += (fct[i] == bound) as u64;
         if fct[i] < ideal[i] {
             if !KNOWN_ISSUE_17_4_IDEAL_FCT_ABOVE_IDLE_FCT {
                 return Err(format!(
@@ -370,59 +401,98 @@ pub fn check(
             }
         }
     }
+    Ok(())
+}
 
-    // A lossless class drops nothing where PFC can promise it.
-    let drops_pkts = sum(&r.counters, "drop_pkts");
-    let pauses = sum(&r.ports, "pause_tx");
-    let lossless = case.lossless_classes();
-    if case.pfc.is_some() && case.lossless_exception(g).is_none() {
-        tally.lossless_promised += 1;
-        if pauses > 0 {
-            tally.lossless_promised_with_pauses += 1;
+/// Each incast row agrees with its flows: `fan_in` flows to its receiver,
+/// started at its start, finished when all of them are, at the last one's
+/// finish.
+fn incasts(r: &Results) -> Result<(), String> {
+    let (f, t) = (&r.flows, &r.incasts);
+    let (id, dst, start) = (f.i64s("incast_id"), f.u32s("dst"), f.u64s("start_ps"));
+    let (fin, finish) = (f.u8s("finished"), f.u64s("finish_ps"));
+    for k in 0..t.rows() {
+        let members: Vec<usize> = (0..f.rows()).filter(|&i| id[i] == k as i64).collect();
+        let all_done = members.iter().all(|&i| fin[i] == 1);
+        let last = members.iter().map(|&i| finish[i]).max().unwrap_or(0);
+        let ok = members.len() == t.u32s("fan_in")[k] as usize
+            && members
+                .iter()
+                .all(|&i| dst[i] == t.u32s("receiver")[k] && start[i] == t.u64s("start_ps")[k])
+            && (t.u8s("finished")[k] == 1) == all_done
+            && (!all_done || t.u64s("finish_ps")[k] == last);
+        if !ok {
+            return Err(format!(
+                "incast {k} does not match its {} flows",
+                members.len()
+            ));
         }
-        let classes = r.counters.u8s("class");
-        let lossless_dropped: u64 = r
-            .counters
-            .u64s("drop_pkts")
+    }
+    Ok(())
+}
+
+/// A lossless class drops nothing where PFC can promise it.
+fn lossless(case: &Case, g: &Graph, r: &Results, tally: &mut Tally) -> Result<(), String> {
+    if case.pfc.is_none() || case.lossless_exception(g).is_some() {
+        return Ok(());
+    }
+    let lossless = case.lossless_classes();
+    let classes = r.counters.u8s("class");
+    let in_lossless = |col: &str| -> u64 {
+        r.counters
+            .u64s(col)
             .iter()
             .zip(classes)
             .filter(|(_, c)| lossless.contains(c))
             .map(|(d, _)| d)
-            .sum();
-        if r.lossless_drops > 0 || lossless_dropped > 0 {
-            return Err(format!(
-                "lossless classes {lossless:?} dropped {lossless_dropped} packets ({} lossless violations) with adequate headroom",
-                r.lossless_drops
-            ));
-        }
+            .sum()
+    };
+    tally.lossless_promised += 1;
+    tally.lossless_promised_with_pauses += (sum(&r.ports, "pause_tx") > 0) as u64;
+    tally.lossless_promised_with_traffic += (in_lossless("deq_pkts") > 0) as u64;
+    let dropped = in_lossless("drop_pkts");
+    if r.lossless_drops > 0 || dropped > 0 {
+        return Err(format!(
+            "lossless classes {lossless:?} dropped {dropped} packets ({} lossless violations) with adequate headroom",
+            r.lossless_drops
+        ));
     }
+    Ok(())
+}
 
-    // No reordering where nothing permits it: no loss and no CI ablation.
+/// No reordering where nothing permits it: no loss and no CI ablation.
+fn order(case: &Case, r: &Results, tally: &mut Tally) -> Result<(), String> {
+    let s = summary(r);
     let out_of_order = s["out_of_order_arrivals"]
         .as_u64()
         .expect("out_of_order_arrivals");
-    if drops_pkts == 0 && r.lossless_drops == 0 && case.order_exception().is_none() {
-        tally.order_promised += 1;
-        let isolated = s["ci"]["isolations_detected"].as_u64().unwrap_or(0) > 0;
-        if isolated {
-            tally.order_promised_with_ci_isolations += 1;
-        }
-        if out_of_order > 0 {
-            return Err(format!(
-                "{out_of_order} data packets arrived out of order, with no drop"
-            ));
-        }
+    let dropped = sum(&r.counters, "drop_pkts") > 0 || r.lossless_drops > 0;
+    if dropped || case.order_exception().is_some() {
+        return Ok(());
     }
-
-    tally.with_drops += (drops_pkts > 0) as u64;
-    tally.with_pauses += (pauses > 0) as u64;
-    tally.with_out_of_order += (out_of_order > 0) as u64;
-    tally.with_ecn_marks += (s["ecn_marks"].as_u64().unwrap_or(0) > 0) as u64;
-    tally.with_ci_isolations += (s["ci"]["isolations_detected"].as_u64().unwrap_or(0) > 0) as u64;
-    tally.with_edge_pauses += (f.u32s("edge_pauses").iter().any(|&p| p > 0)) as u64;
-    tally.with_timeouts += (s["timeouts"].as_u64().unwrap_or(0) > 0) as u64;
-    tally.with_watchdog_trips += (sum(&r.ports, "watchdog_trips") > 0) as u64;
+    tally.order_promised += 1;
+    tally.order_promised_with_ci_isolations +=
+        (s["ci"]["isolations_detected"].as_u64().unwrap_or(0) > 0) as u64;
+    if out_of_order > 0 {
+        return Err(format!(
+            "{out_of_order} data packets arrived out of order, with no drop"
+        ));
+    }
     Ok(())
+}
+
+/// What the run exercised.
+fn tally_features(r: &Results, tally: &mut Tally) {
+    let s = summary(r);
+    let count = |v: &serde_json::Value| (v.as_u64().unwrap_or(0) > 0) as u64;
+    tally.with_drops += (sum(&r.counters, "drop_pkts") > 0) as u64;
+    tally.with_pauses += (sum(&r.ports, "pause_tx") > 0) as u64;
+    tally.with_out_of_order += count(&s["out_of_order_arrivals"]);
+    tally.with_ecn_marks += count(&s["ecn_marks"]);
+    tally.with_ci_isolations += count(&s["ci"]["isolations_detected"]);
+    tally.with_edge_pauses += r.flows.u32s("edge_pauses").iter().any(|&p| p > 0) as u64;
+    tally.with_timeouts += count(&s["timeouts"]);
+    tally.with_watchdog_trips += (sum(&r.ports, "watchdog_trips") > 0) as u64;
 }
 
 /// Bytes of a table's contents, for a digest of a whole run.

@@ -161,6 +161,9 @@ pub fn features(c: &Case) -> Vec<String> {
         }
     }
     let w = &c.workload;
+    if w.burst.is_some() {
+        f.push("workload burst in class 3".into());
+    }
     if !w.flows.is_empty() {
         f.push("workload.flows".into());
         if w.flows.iter().any(|x| (x.size as u64) < c.segment().0) {
@@ -269,6 +272,7 @@ pub const REQUIRED: &[&str] = &[
     "switch.scheduler=dwrr",
     "switch.admission=static",
     "workload.flows",
+    "workload burst in class 3",
     "workload.flows smaller than a segment",
     "workload.poisson",
     "workload.incast times",

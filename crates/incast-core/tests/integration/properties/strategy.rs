@@ -428,14 +428,31 @@ fn packets() -> impl Strategy<Value = PacketsCase> {
         )
 }
 
+fn burst() -> impl Strategy<Value = Burst> {
+    (
+        2u32..=16,
+        select(vec![100_000u32, 30_000, 300_000]),
+        any::<u32>(),
+        select(vec![0u32, 10]),
+    )
+        .prop_map(|(fan_in, bytes, receiver, start_us)| Burst {
+            fan_in,
+            bytes,
+            receiver,
+            start_us,
+        })
+}
+
 fn workload() -> impl Strategy<Value = Workload> {
     (
+        proptest::option::weighted(0.5, burst()),
         prop::collection::vec(flow(), 0..=8),
         prop::collection::vec(poisson(), 0..=2),
         prop::collection::vec(incast(), 0..=3),
         prop::collection::vec(packets(), 0..=1),
     )
-        .prop_map(|(flows, poisson, incasts, packets)| Workload {
+        .prop_map(|(burst, flows, poisson, incasts, packets)| Workload {
+            burst,
             flows,
             poisson,
             incasts,
