@@ -409,7 +409,7 @@ fn packets() -> impl Strategy<Value = PacketsCase> {
     (
         any::<u32>(),
         any::<u32>(),
-        select(vec![1500u32, 64, 9000]),
+        select(vec![1000u32, 64, 1500, 9000]),
         select(vec![1000u32, 100, 10_000]),
         any::<bool>(),
         class(),
