@@ -204,11 +204,22 @@ fn generated_scenarios_keep_the_invariants() {
             t.sim_time_past_stop
         );
     }
+    if t.lossless_drops_by_lossy_fill > 0 {
+        println!(
+            "KNOWN FAILURE (checks::KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM): {} runs where PFC promises \
+             lossless dropped lossless packets because lossy bytes filled the headroom reserve",
+            t.lossless_drops_by_lossy_fill
+        );
+    }
     if t.below_ideal > 0 {
         println!(
             "KNOWN FAILURE (issue 17 item 4, checks::KNOWN_ISSUE_17_4_IDEAL_FCT_ABOVE_IDLE_FCT): \
-             {} finished flows ({} of at least one segment) took less than their ideal FCT; worst fct/ideal {:?}",
-            t.below_ideal, t.below_ideal_of_size_at_least_mss, t.worst_ideal_ratio
+             {} finished flows ({} of at least one segment) took less than their ideal FCT; \
+             worst fct/ideal {:?}, of flows of at least one segment {:?} (ratio, size)",
+            t.below_ideal,
+            t.below_ideal_of_size_at_least_mss,
+            t.worst_ideal_ratio,
+            t.worst_ideal_ratio_at_least_mss
         );
     }
 }
@@ -333,4 +344,73 @@ fn known_bug_rdma_back_to_chunk() {
         c.delivered_bytes + c.dropped_bytes + c.in_network_bytes
     );
     assert!(r.flows.u8s("finished").iter().all(|&f| f == 1));
+}
+
+/// The minimal scenario of [`checks::KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM`]
+/// (shrunk from a generated case, then trimmed by hand): lossless Poisson
+/// traffic in class 3 both ways over a 10G link between two switches with
+/// 150 KB buffers, and lossy TCP flows and datagrams in classes 0 and 1
+/// whose queues (static limit 100 KB) fill the shared pool. s0 reserves
+/// 33.6 KB of headroom (28.1 KB for its 100G port, 5.6 KB for the 10G one);
+/// its lossy queues reach 113 KB of the 116.4 KB pool and the lossless
+/// queue 37 KB on top: 49 lossless packets are dropped at a full buffer.
+/// With the lossy limit at 30 KB, or a 300 KB buffer, nothing lossless is
+/// dropped. Once fixed: remove the `ignore` and set the constant to `false`.
+#[test]
+#[ignore = "known bug: lossy bytes fill the PFC headroom (checks::KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM)"]
+fn known_bug_lossy_traffic_fills_pfc_headroom() {
+    let toml = r#"
+        seed = 188
+        duration = "400us"
+        stop = "2400us"
+        [topology]
+        kind = "explicit"
+        hosts = ["h0", "h1"]
+        switches = ["s0", "s1"]
+        links = [
+            { a = "h0", b = "s0", rate = "100Gbps" },
+            { a = "h1", b = "s1", rate = "100Gbps" },
+            { a = "s0", b = "s1", rate = "10Gbps" },
+        ]
+        [switch]
+        buffer = "150KB"
+        admission = { kind = "static", limit = "100KB" }
+        [switch.pfc]
+        classes = [3]
+        resume_offset = "10KB"
+        [transport]
+        cc = "newreno"
+        rto_min = "1ms"
+        class = 1
+        [[workload.poisson]]          # lossless
+        load = 0.8
+        cdf = "solar"
+        class = 3
+        [[workload.incast]]           # lossy from here on
+        class = 0
+        fan_in = 1
+        cdf = "homa_w5"
+        times = ["0us"]
+        [[workload.incast]]
+        fan_in = 1
+        bytes_per_sender = "64KB"
+        times = ["0us"]
+        [[workload.incast]]
+        fan_in = 1
+        bytes_per_sender = "64KB"
+        times = ["0us", "0us"]
+        receiver = 1
+        [[workload.packets]]
+        src = 0
+        dst = 1
+        size = 1000
+        rate = "1Gbps"
+    "#;
+    let r = run(&parse(toml).unwrap()).unwrap();
+    let classes = r.counters.u8s("class");
+    let lossless_dropped: u64 = (0..r.counters.rows())
+        .filter(|&i| classes[i] == 3)
+        .map(|i| r.counters.u64s("drop_pkts")[i])
+        .sum();
+    assert_eq!((r.lossless_drops, lossless_dropped), (0, 0));
 }

@@ -25,7 +25,7 @@ pub const KNOWN_ISSUE_17_2_SIM_TIME_PAST_STOP: bool = true;
 /// (ratio 0.74 on a 10G single switch with 100 ns links), 100 KB over RDMA
 /// (0.99) and any RDMA flow that is not slowed by others. While this is
 /// `true`, `fct >= ideal` is counted and printed as a known failure, not
-/// asserted; [`fct_lower_bound`] (the exact idle-path FCT) is asserted
+/// asserted; [`idle_fct`] (the exact idle-path FCT) is asserted
 /// instead. Set it to `false` once the ideal FCT of incast's own scenarios
 /// uses the flow's real packet sizes: then every finished flow must take at
 /// least its ideal FCT.
@@ -39,6 +39,21 @@ pub const KNOWN_ISSUE_17_4_IDEAL_FCT_ABOVE_IDLE_FCT: bool = true;
 /// RTO). While this is `true` the generator draws no `back_to_chunk`;
 /// `known_bug_rdma_back_to_chunk` (ignored) holds the minimal scenario.
 pub const KNOWN_BUG_RDMA_BACK_TO_CHUNK: bool = true;
+
+/// Found by this test: lossy traffic can take the PFC headroom that the
+/// lossless classes need. Lossy admission keeps lossy plus lossless-shared
+/// bytes within `buffer - headroom` only when a lossy packet arrives; the
+/// dynamic XOFF threshold, `alpha x (buffer - headroom - reserve - lossless
+/// shared)`, ignores the lossy bytes, so lossless shared bytes keep growing
+/// past `buffer - headroom` after lossy queues filled it, and a lossless
+/// packet that then needs headroom finds the whole buffer full and is
+/// dropped as a lossless violation (even at an ingress that is not paused).
+/// `known_bug_lossy_traffic_fills_pfc_headroom` (ignored) holds the minimal
+/// scenario. While this is `true`, a lossless drop is counted (not
+/// asserted) when it has this bug's signature: the switch held lossy bytes
+/// and its queues' maxima add up to a full buffer; any other lossless drop
+/// (a headroom overflow) is still a failure.
+pub const KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM: bool = true;
 
 /// What the runs exercised and what the known issues did.
 #[derive(Default, Debug)]
@@ -73,6 +88,10 @@ pub struct Tally {
     pub below_ideal: u64,
     pub below_ideal_of_size_at_least_mss: u64,
     pub worst_ideal_ratio: Option<(f64, u64)>,
+    pub worst_ideal_ratio_at_least_mss: Option<(f64, u64)>,
+    /// Known bug: runs whose lossless drops have the signature of
+    /// [`KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM`].
+    pub lossless_drops_by_lossy_fill: u64,
     pub events: u64,
 }
 
@@ -396,8 +415,12 @@ fn fct(case: &Case, g: &Graph, r: &Results, tally: &mut Tally) -> Result<(), Str
                 tally.below_ideal_of_size_at_least_mss += 1;
             }
             let ratio = fct[i] as f64 / ideal[i] as f64;
-            if tally.worst_ideal_ratio.is_none_or(|(w, _)| ratio < w) {
+            let worse = |w: &Option<(f64, u64)>| w.is_none_or(|(w, _)| ratio < w);
+            if worse(&tally.worst_ideal_ratio) {
                 tally.worst_ideal_ratio = Some((ratio, size[i]));
+            }
+            if size[i] >= mss && worse(&tally.worst_ideal_ratio_at_least_mss) {
+                tally.worst_ideal_ratio_at_least_mss = Some((ratio, size[i]));
             }
         }
     }
@@ -451,6 +474,10 @@ fn lossless(case: &Case, g: &Graph, r: &Results, tally: &mut Tally) -> Result<()
     tally.lossless_promised_with_pauses += (sum(&r.ports, "pause_tx") > 0) as u64;
     tally.lossless_promised_with_traffic += (in_lossless("deq_pkts") > 0) as u64;
     let dropped = in_lossless("drop_pkts");
+    if dropped > 0 && KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM && lossy_filled(case, g, r) {
+        tally.lossless_drops_by_lossy_fill += 1;
+        return Ok(());
+    }
     if r.lossless_drops > 0 || dropped > 0 {
         return Err(format!(
             "lossless classes {lossless:?} dropped {dropped} packets ({} lossless violations) with adequate headroom",
@@ -458,6 +485,28 @@ fn lossless(case: &Case, g: &Graph, r: &Results, tally: &mut Tally) -> Result<()
         ));
     }
     Ok(())
+}
+
+/// Whether every switch that dropped a lossless packet held lossy bytes
+/// and could have been full (its queues' maxima plus one packet exceed the
+/// buffer): the signature of [`KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM`]. A
+/// headroom overflow needs no full buffer and fails this test.
+fn lossy_filled(case: &Case, g: &Graph, r: &Results) -> bool {
+    let lossless = case.lossless_classes();
+    let buffer = case.buffer(g);
+    let mtu = case.data_wire() as u64;
+    let t = &r.counters;
+    let (node, class) = (t.u32s("node"), t.u8s("class"));
+    let (drops, max_q) = (t.u64s("drop_pkts"), t.u64s("max_queue_bytes"));
+    let at = |n: u32, lossy: Option<bool>| -> u64 {
+        (0..t.rows())
+            .filter(|&i| node[i] == n && lossy.is_none_or(|l| l != lossless.contains(&class[i])))
+            .map(|i| max_q[i])
+            .sum()
+    };
+    (0..t.rows())
+        .filter(|&i| drops[i] > 0 && lossless.contains(&class[i]))
+        .all(|i| at(node[i], Some(true)) > 0 && at(node[i], None) + mtu > buffer)
 }
 
 /// No reordering where nothing permits it: no loss and no CI ablation.
