@@ -211,6 +211,13 @@ fn generated_scenarios_keep_the_invariants() {
             t.lossless_drops_by_lossy_fill
         );
     }
+    if t.flows_sent_by_another_nic > 0 {
+        println!(
+            "KNOWN FAILURE (checks::KNOWN_BUG_TCP_STALE_READY_SLOT): {} TCP flows finished faster \
+             than their idle path, as if another host's NIC had sent them",
+            t.flows_sent_by_another_nic
+        );
+    }
     if t.below_ideal > 0 {
         println!(
             "KNOWN FAILURE (issue 17 item 4, checks::KNOWN_ISSUE_17_4_IDEAL_FCT_ABOVE_IDLE_FCT): \
@@ -233,9 +240,9 @@ fn sample(n: u32, seed: u64) -> Vec<Case> {
         .collect()
 }
 
-/// The generator reaches every feature in a default-sized sample (and
-/// prints how many cases use each: `-- --nocapture`); every case it
-/// draws is valid.
+/// The generator reaches every feature of [`coverage::REQUIRED`] in a
+/// sample of the default size or more (and prints how many cases use each:
+/// `-- --nocapture`); every case it draws is valid.
 #[test]
 fn generated_cases_cover_every_feature() {
     let n = cases();
@@ -255,7 +262,10 @@ fn generated_cases_cover_every_feature() {
         .copied()
         .filter(|f| !count.contains_key(*f))
         .collect();
-    assert!(missing.is_empty(), "no generated case uses {missing:?}");
+    // A smaller sample than CI's need not reach everything.
+    if n >= DEFAULT_CASES {
+        assert!(missing.is_empty(), "no generated case uses {missing:?}");
+    }
 }
 
 /// Prints the TOML of the first `INCAST_PROPTEST_PRINT` (default 5) cases.
@@ -413,4 +423,102 @@ fn known_bug_lossy_traffic_fills_pfc_headroom() {
         .map(|i| r.counters.u64s("drop_pkts")[i])
         .sum();
     assert_eq!((r.lossless_drops, lossless_dropped), (0, 0));
+}
+
+/// The minimal scenario of [`checks::KNOWN_BUG_TCP_STALE_READY_SLOT`]
+/// (shrunk from a generated case; the slot reuse depends on exact timing,
+/// so it does not shrink by hand): with `rto_min = 100us` about a thousand
+/// spurious RTOs re-queue flows, and a flow between the two sides (every
+/// path 4 links of 1 us) finishes in under 7 us, below the 8 us of
+/// propagation of its round trip (in the generated case: 2 B from h3 on s1
+/// to h1 on s0 in 7.06 us): its data left from a NIC on the receiver's
+/// side. With `rto_min = 10ms` no flow is faster than its path. Once fixed: remove
+/// the `ignore` and set the constant to `false`.
+#[test]
+#[ignore = "known bug: a stale TCP ready-list entry sends another host's flow (checks::KNOWN_BUG_TCP_STALE_READY_SLOT)"]
+fn known_bug_tcp_stale_ready_slot() {
+    let toml = r#"
+        seed = 582
+        duration = "400us"
+        stop = "2400us"
+
+        [topology]
+        kind = "explicit"
+        hosts = ["h0", "h1", "h2", "h3"]
+        switches = ["s0", "s1", { name = "m0", tier = 2 }, { name = "m1", tier = 2 }]
+        links = [
+            { a = "h0", b = "s0", rate = "25Gbps", delay = "1000ns" },
+            { a = "h1", b = "s0", rate = "25Gbps", delay = "1000ns" },
+            { a = "h2", b = "s1", rate = "25Gbps", delay = "1000ns" },
+            { a = "h3", b = "s1", rate = "25Gbps", delay = "1000ns" },
+            { a = "s0", b = "m0", rate = "40Gbps", delay = "1000ns" },
+            { a = "s1", b = "m0", rate = "40Gbps", delay = "1000ns" },
+            { a = "s0", b = "m1", rate = "10Gbps", delay = "1000ns" },
+            { a = "s1", b = "m1", rate = "10Gbps", delay = "1000ns" },
+        ]
+
+        [switch]
+        buffer = 500000
+        admission = { kind = "dynamic", alpha = 1 }
+        ecn = { kind = "off" }
+
+        [transport]
+        cc = "newreno"
+        mtu = 1500
+        init_cwnd = 10
+        rto_min = "100us"
+        dupack_threshold = 3
+        class = 3
+
+        [[workload.flows]]
+        src = 1
+        dst = 0
+        size = 100000
+        start = "0us"
+        class = 3
+
+        [[workload.flows]]
+        src = 1
+        dst = 2
+        size = 1000
+        start = "0ns"
+
+        [[workload.flows]]
+        src = 3
+        dst = 0
+        size = 1000
+        start = "0ns"
+
+        [[workload.poisson]]
+        load = 0.5
+        cdf = "google_search_rpc"
+        start = "0us"
+
+        [[workload.incast]]
+        start = "0us"
+        class = 5
+
+        fan_in = 1
+        bytes_per_sender = 20000
+        times = ["38us"]
+        hosts = [0, 3]
+
+        [[workload.packets]]
+        src = 3
+        dst = 0
+        size = 1500
+        rate = "10000Mbps"
+        process = "poisson"
+        start = "0us"
+    "#;
+    let sc = parse(toml).unwrap();
+    let r = run(&sc).unwrap();
+    let f = &r.flows;
+    let (src, dst, fct) = (f.u32s("src"), f.u32s("dst"), f.u64s("fct_ps"));
+    for i in 0..f.rows() {
+        let across = (src[i] < 2) != (dst[i] < 2);
+        if f.u8s("finished")[i] == 1 && across {
+            assert!(fct[i] >= 8_000_000, "flow {i}: {} ps", fct[i]);
+        }
+    }
 }

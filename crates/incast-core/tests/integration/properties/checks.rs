@@ -4,7 +4,7 @@
 //! Each check returns `Err(what is wrong)`; [`Tally`] counts what the runs
 //! exercised, so a report shows that the checks did not pass vacuously.
 
-use super::case::Case;
+use super::case::{Case, Transport};
 use incast_core::metrics_table::Table;
 use incast_core::topology::{Graph, NodeRef};
 use incast_core::units::{Ps, Rate};
@@ -55,6 +55,20 @@ pub const KNOWN_BUG_RDMA_BACK_TO_CHUNK: bool = true;
 /// (a headroom overflow) is still a failure.
 pub const KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM: bool = true;
 
+/// Found by this test: a TCP flow that completes while its slot is still
+/// in its NIC's ready list (e.g. re-queued by a spurious RTO, then
+/// acknowledged) leaves a stale entry there; `complete_flow` removes only
+/// RDMA QPs from the list. When a flow of another host reuses the slot,
+/// the first host's NIC pops the stale entry and sends the new flow's data
+/// from its own port: physically impossible FCTs (a flow between racks in
+/// 7.06 us over a path whose round trip is 8 us of propagation), traffic on
+/// the wrong links, one flow fed by two NICs. While this is `true`, a TCP
+/// flow faster than its idle path is counted (not asserted) if it is no
+/// faster than data sent by *some* host's NIC with the ACK back to its own
+/// source; anything faster still fails. `known_bug_tcp_stale_ready_slot`
+/// (ignored) holds the minimal scenario.
+pub const KNOWN_BUG_TCP_STALE_READY_SLOT: bool = true;
+
 /// What the runs exercised and what the known issues did.
 #[derive(Default, Debug)]
 pub struct Tally {
@@ -92,6 +106,8 @@ pub struct Tally {
     /// Known bug: runs whose lossless drops have the signature of
     /// [`KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM`].
     pub lossless_drops_by_lossy_fill: u64,
+    /// Known bug: TCP flows with the signature of [`KNOWN_BUG_TCP_STALE_READY_SLOT`].
+    pub flows_sent_by_another_nic: u64,
     pub events: u64,
 }
 
@@ -225,6 +241,11 @@ fn paths(g: &Graph, a: u32, b: u32) -> Vec<Path> {
 /// the n - 2 extra ones at the slowest of them, then the last packet
 /// crosses hops j..=H; plus every hop's delay.
 pub fn idle_fct(hops: &[(Rate, Ps)], size: u64, seg: u64, header: u64, ack: u64) -> Ps {
+    idle_data(hops, size, seg, header) + idle_ack(hops, ack)
+}
+
+/// The last data packet's arrival of [`idle_fct`].
+fn idle_data(hops: &[(Rate, Ps)], size: u64, seg: u64, header: u64) -> Ps {
     let n = size.div_ceil(seg);
     let last = size - (n - 1) * seg + header;
     let full = seg + header;
@@ -243,8 +264,12 @@ pub fn idle_fct(hops: &[(Rate, Ps)], size: u64, seg: u64, header: u64, ack: u64)
         }
         best
     };
-    let back: Ps = hops.iter().map(|h| h.0.tx_time(ack) + h.1).sum();
-    data + delays + back
+    data + delays
+}
+
+/// The ACK's way back of [`idle_fct`].
+fn idle_ack(hops: &[(Rate, Ps)], ack: u64) -> Ps {
+    hops.iter().map(|h| h.0.tx_time(ack) + h.1).sum()
 }
 
 /// [`idle_fct`] by the tandem recursion itself (checked against it).
@@ -289,16 +314,37 @@ impl<'a> LowerBounds<'a> {
         }
     }
 
-    pub fn fct(&mut self, src: u32, dst: u32, size: u64) -> Ps {
+    fn paths(&mut self, src: u32, dst: u32) -> &[Path] {
         let g = self.graph;
-        let (seg, header, ack) = self.segment;
         self.paths
             .entry((src, dst))
             .or_insert_with(|| paths(g, src, dst))
+    }
+
+    pub fn fct(&mut self, src: u32, dst: u32, size: u64) -> Ps {
+        let (seg, header, ack) = self.segment;
+        self.paths(src, dst)
             .iter()
             .map(|hops| idle_fct(hops, size, seg, header, ack))
             .min()
             .expect("hosts are connected")
+    }
+
+    /// [`Self::fct`] if any host's NIC may send the data (the ACK still
+    /// goes back to `src`): the signature of [`KNOWN_BUG_TCP_STALE_READY_SLOT`].
+    pub fn fct_from_any_nic(&mut self, src: u32, dst: u32, size: u64) -> Ps {
+        let (seg, header, ack) = self.segment;
+        let back = self.paths(src, dst).iter().map(|h| idle_ack(h, ack)).min();
+        let data = (0..self.graph.n_hosts() as u32)
+            .filter(|&a| a != dst)
+            .flat_map(|a| {
+                self.paths(a, dst)
+                    .iter()
+                    .map(|h| idle_data(h, size, seg, header))
+                    .collect::<Vec<_>>()
+            })
+            .min();
+        data.expect("hosts are connected") + back.expect("hosts are connected")
     }
 }
 
@@ -396,6 +442,14 @@ fn fct(case: &Case, g: &Graph, r: &Results, tally: &mut Tally) -> Result<(), Str
         }
         tally.flows_finished += 1;
         let bound = lb.fct(src[i], dst[i], size[i]);
+        if fct[i] < bound
+            && KNOWN_BUG_TCP_STALE_READY_SLOT
+            && matches!(case.transport, Transport::Tcp(_))
+            && fct[i] >= lb.fct_from_any_nic(src[i], dst[i], size[i])
+        {
+            tally.flows_sent_by_another_nic += 1;
+            continue;
+        }
         if fct[i] < bound {
             return Err(format!(
                 "flow {i} ({} B, host {} to {}) finished in {} ps, faster than alone on an idle path ({bound} ps)",
