@@ -218,6 +218,13 @@ fn generated_scenarios_keep_the_invariants() {
             t.flows_sent_by_another_nic
         );
     }
+    if t.reordered_after_tcp_rto > 0 {
+        println!(
+            "KNOWN FAILURE (checks::KNOWN_BUG_TCP_STALE_READY_SLOT): {} TCP runs with RTOs \
+             delivered data out of order without any drop",
+            t.reordered_after_tcp_rto
+        );
+    }
     if t.below_ideal > 0 {
         println!(
             "KNOWN FAILURE (issue 17 item 4, checks::KNOWN_ISSUE_17_4_IDEAL_FCT_ABOVE_IDLE_FCT): \
@@ -521,4 +528,92 @@ fn known_bug_tcp_stale_ready_slot() {
             assert!(fct[i] >= 8_000_000, "flow {i}: {} ps", fct[i]);
         }
     }
+}
+
+/// Reordering without a drop, attributed to
+/// [`checks::KNOWN_BUG_TCP_STALE_READY_SLOT`] (generated and shrunk by the
+/// 10,000-case run): TCP with `rto_min = 100us` over two ECMP paths of
+/// different speeds delivers 2 packets out of order with nothing dropped;
+/// in builds with debug assertions the run stops earlier, at
+/// `debug_assert!(self.busy_until <= now)` in `Port::transmit` (a port
+/// starts a frame while busy). With `rto_min = 10ms` there is no RTO, no
+/// reordering and no assertion. Once fixed: remove the `ignore`.
+#[test]
+#[ignore = "known bug: reordering without loss after TCP RTOs (checks::KNOWN_BUG_TCP_STALE_READY_SLOT)"]
+fn known_bug_tcp_reorder_after_rto() {
+    let toml = r#"
+        seed = 741
+        duration = "400us"
+        stop = "2400us"
+
+        [topology]
+        kind = "explicit"
+        hosts = ["h0", "h1", "h2", "h3", "h4", "h5", "h6"]
+        switches = ["s0", "s1", { name = "m0", tier = 2 }, { name = "m1", tier = 2 }]
+        links = [
+            { a = "h0", b = "s0", rate = "25Gbps", delay = "1000ns" },
+            { a = "h1", b = "s0", rate = "25Gbps", delay = "1000ns" },
+            { a = "h2", b = "s1", rate = "25Gbps", delay = "1000ns" },
+            { a = "h3", b = "s1", rate = "25Gbps", delay = "1000ns" },
+            { a = "h4", b = "s1", rate = "25Gbps", delay = "1000ns" },
+            { a = "h5", b = "s1", rate = "25Gbps", delay = "1000ns" },
+            { a = "h6", b = "s1", rate = "25Gbps", delay = "1000ns" },
+            { a = "s0", b = "m0", rate = "40Gbps", delay = "1000ns" },
+            { a = "s1", b = "m0", rate = "40Gbps", delay = "1000ns" },
+            { a = "s0", b = "m1", rate = "10Gbps", delay = "1000ns" },
+            { a = "s1", b = "m1", rate = "10Gbps", delay = "1000ns" },
+        ]
+
+        [switch]
+        buffer = 500000
+        admission = { kind = "static", limit = 100000 }
+        ecn = { kind = "off" }
+
+        [switch.pfc]
+        classes = [3]
+        threshold = { kind = "dynamic", alpha = 0.125, scale_with_rate = false }
+        reserve = 0
+        resume_offset = 0
+        response_time = "0ns"
+        pause_quanta = 65535
+        mode = "quanta"
+        hosts_obey = true
+
+        [transport]
+        cc = "newreno"
+        mtu = 1500
+        init_cwnd = 2
+        rto_min = "100us"
+        dupack_threshold = 3
+        class = 3
+
+        [[workload.flows]]
+        src = 5
+        dst = 2
+        size = 1
+        start = "20000ns"
+
+        [[workload.flows]]
+        src = 3
+        dst = 0
+        size = 1460
+        start = "0ns"
+
+        [[workload.poisson]]
+        load = 0.5
+        cdf = "homa_w1"
+        start = "0us"
+
+        [[workload.packets]]
+        src = 0
+        dst = 1
+        size = 1000
+        rate = "1000Mbps"
+        process = "poisson"
+        start = "0us"
+    "#;
+    let r = run(&parse(toml).unwrap()).unwrap();
+    let s = checks::summary(&r);
+    assert_eq!(s["drops"]["packets"], 0);
+    assert_eq!(s["out_of_order_arrivals"], 0);
 }
