@@ -13,6 +13,7 @@ mod fuzz_scenarios;
 mod hpcc_end_to_end;
 mod invariants;
 mod lossless_pfc;
+mod properties;
 mod rdma_cc;
 mod repro_congestion_isolation;
 mod repro_on_ramp;
