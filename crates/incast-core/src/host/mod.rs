@@ -25,6 +25,7 @@ use crate::metrics::{FlowRecord, FlowRecords};
 use crate::nic;
 use crate::rdma::qp::RdmaQp;
 use crate::rdma::BaseRtt;
+use crate::scenario::IdealFct;
 use crate::sim::world::World;
 use crate::transport::TcpFlow;
 use crate::units::{Bytes, Ps};
@@ -100,17 +101,26 @@ pub(crate) struct Flows {
     pub measure_end: Ps,
     /// Upper edges of the summary's size buckets.
     pub size_buckets: Vec<Bytes>,
+    /// How each flow's ideal FCT is computed.
+    pub ideal: IdealFct,
 }
 
 impl Flows {
     /// An empty table for `hosts` hosts, measuring flows that start in
     /// `[warmup, measure_end)`, summarized by `size_buckets`.
-    pub fn new(hosts: usize, warmup: Ps, measure_end: Ps, size_buckets: Vec<Bytes>) -> Flows {
+    pub fn new(
+        hosts: usize,
+        warmup: Ps,
+        measure_end: Ps,
+        size_buckets: Vec<Bytes>,
+        ideal: IdealFct,
+    ) -> Flows {
         Flows {
             next_sport: vec![0; hosts],
             warmup,
             measure_end,
             size_buckets,
+            ideal,
             ..Default::default()
         }
     }
@@ -119,7 +129,7 @@ impl Flows {
 /// Starts a flow now: a slot, its transport, its gate; its NIC is kicked.
 pub(crate) fn start_flow(w: &mut World, now: Ps, req: FlowRequest, kind: u8, incast: i64) {
     let (hash, ack_hash) = paths::flow_hash(w, req.src, req.dst);
-    let ideal = paths::ideal_fct(w, req.src, req.dst, req.size, hash);
+    let ideal = paths::ideal_fct(w, req.src, req.dst, req.size, (hash, ack_hash));
     let flows = &mut w.flows;
     let uid = flows.next_uid;
     flows.next_uid = flows.next_uid.wrapping_add(1);
@@ -224,8 +234,13 @@ pub(crate) fn complete_flow(w: &mut World, now: Ps, slot: u32) {
         q.cc_timer.disarm();
         q.cnp_timer.disarm();
     }
-    let (src_nic, incast) = (w.host_nic[f.src as usize], f.incast);
-    nic::flow_done(w, src_nic, slot);
+    let (src_nic, incast, queued) = (w.host_nic[f.src as usize], f.incast, f.in_ready);
+    f.in_ready = false;
+    if queued {
+        // Still on its NIC's list (a QP always is; a TCP flow re-queued by a
+        // timeout may be): off it, before the slot serves another flow.
+        nic::flow_done(w, src_nic, slot);
+    }
     let flows = &mut w.flows;
     if incast >= 0 {
         let r = &mut flows.incasts[incast as usize];

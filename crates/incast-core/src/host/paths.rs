@@ -8,6 +8,7 @@ use crate::net::port::Owner;
 use crate::rdma::cc::CcCtx;
 use crate::rdma::RdmaConfig;
 use crate::rng::{derive_seed, mix64};
+use crate::scenario::IdealFct;
 use crate::sim::world::World;
 use crate::units::{Ps, Rate};
 
@@ -104,10 +105,123 @@ pub(crate) fn rdma_base_ctx(w: &World, r: &RdmaConfig) -> CcCtx {
     }
 }
 
+/// The flow's ideal FCT, by the scenario's rule (`metrics.ideal_fct`).
+pub(crate) fn ideal_fct(w: &World, src: u32, dst: u32, size: u64, hashes: (u64, u64)) -> Ps {
+    match w.flows.ideal {
+        IdealFct::Idle => idle_fct(w, src, dst, size, hashes),
+        IdealFct::Hpcc => hpcc_fct(w, src, dst, size, hashes.0),
+    }
+}
+
 /// HPCC's standalone FCT along the flow's actual ECMP path (see [`crate::metrics`]).
-pub(crate) fn ideal_fct(w: &World, src: u32, dst: u32, size: u64, hash: u64) -> Ps {
+fn hpcc_fct(w: &World, src: u32, dst: u32, size: u64, hash: u64) -> Ps {
     let (seg, header) = segment_and_header(w);
     let (base_rtt, min_rate) = path_base_rtt(w, src, dst, hash);
     let packets = size.div_ceil(seg);
     base_rtt + min_rate.tx_time(size + packets * header)
+}
+
+/// The FCT of the flow alone on its idle path (`hashes`: its data's and its
+/// ACKs' ECMP hashes): the last data packet's arrival ([`idle_arrival`]),
+/// then its ACK's way back, serialized and propagated on every hop.
+fn idle_fct(w: &World, src: u32, dst: u32, size: u64, hashes: (u64, u64)) -> Ps {
+    let (seg, header) = segment_and_header(w);
+    let ack = match &w.rdma {
+        Some(r) => r.cfg.ack_size as u64,
+        None => w.tcp.ack_size as u64,
+    };
+    let header = match &w.rdma {
+        Some(r) => r.overhead as u64,
+        None => header,
+    };
+    let mut hops = Vec::with_capacity(8);
+    walk(w, src, dst, hashes.0, |port| {
+        hops.push((port.rate, port.delay))
+    });
+    let mut back = 0;
+    walk(w, dst, src, hashes.1, |port| {
+        back += port.rate.tx_time(ack) + port.delay
+    });
+    idle_arrival(&hops, size, seg, header) + back
+}
+
+/// When the last of a flow's packets (`size` bytes in segments of `seg`
+/// plus `header` each) reaches the end of `hops` (rate, delay), all leaving
+/// the source back to back at time 0 and crossing each hop store and
+/// forward.
+///
+/// The tandem recursion `end[h][k] = max(arrive[h][k], end[h][k-1]) +
+/// wire_k / rate_h` in max-plus form is the longest path through the
+/// (packet, hop) grid. With n - 1 equal full packets and a last one of its
+/// own size, the path that turns to the last packet at hop `j` takes the
+/// full packets over hops 1..=j with the n - 2 extra ones at the slowest of
+/// those hops, then the last packet over hops j..=H; the longest over `j`,
+/// plus every hop's delay, is the arrival. (A test checks it against the
+/// recursion.)
+pub(crate) fn idle_arrival(hops: &[(Rate, Ps)], size: u64, seg: u64, header: u64) -> Ps {
+    let n = size.div_ceil(seg).max(1);
+    let last = size - (n - 1) * seg + header;
+    let full = seg + header;
+    let delays: Ps = hops.iter().map(|h| h.1).sum();
+    let serialization = if n == 1 {
+        hops.iter().map(|h| h.0.tx_time(last)).sum()
+    } else {
+        let mut last_from: Ps = hops.iter().map(|h| h.0.tx_time(last)).sum();
+        let (mut best, mut before, mut slowest) = (0, 0, 0);
+        for h in hops {
+            let t = h.0.tx_time(full);
+            before += t;
+            slowest = slowest.max(t);
+            best = best.max(before + (n - 2) * slowest + last_from);
+            last_from -= h.0.tx_time(last);
+        }
+        best
+    };
+    serialization + delays
+}
+
+#[cfg(test)]
+mod tests {
+    use super::idle_arrival;
+    use crate::rng::Stream;
+    use crate::units::{Ps, Rate, NS};
+
+    /// The tandem recursion, packet by packet: when each packet leaves each
+    /// hop, store and forward, behind the one before it.
+    fn by_recursion(hops: &[(Rate, Ps)], size: u64, seg: u64, header: u64) -> Ps {
+        let n = size.div_ceil(seg).max(1);
+        let mut arrive = vec![0; n as usize];
+        for &(rate, delay) in hops {
+            let mut prev_end = 0;
+            for (k, t) in arrive.iter_mut().enumerate() {
+                let payload = (size - k as u64 * seg).min(seg);
+                let end = (*t).max(prev_end) + rate.tx_time(payload + header);
+                prev_end = end;
+                *t = end + delay;
+            }
+        }
+        *arrive.last().expect("a packet")
+    }
+
+    #[test]
+    fn idle_arrival_is_the_tandem_recursion() {
+        let mut rng = Stream::new(3, "idle-fct", 0);
+        let rates = [10, 25, 40, 100, 400];
+        for _ in 0..2000 {
+            let n_hops = 1 + rng.below(6) as usize;
+            let hops: Vec<(Rate, Ps)> = (0..n_hops)
+                .map(|_| {
+                    let r = rates[rng.below(rates.len() as u64) as usize];
+                    (Rate::gbps(r), rng.below(2000) * NS)
+                })
+                .collect();
+            let seg = [1000, 1460, 4096][rng.below(3) as usize];
+            let size = 1 + rng.below(20 * seg);
+            assert_eq!(
+                idle_arrival(&hops, size, seg, 48),
+                by_recursion(&hops, size, seg, 48),
+                "{hops:?} size {size} seg {seg}"
+            );
+        }
+    }
 }

@@ -213,16 +213,18 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, id: PktId) {
                 super::tcp::edge_reading(e, f, now, &pkt);
             }
             let qp = f.qp.as_mut().expect("rdma flow");
-            if pkt.kind == PacketKind::Nack {
-                qp.on_nack(cfg, pkt.seq);
-            }
             // The INT records are read where they are, not copied out.
             let int: &[IntHop] = if w.arena.int_enabled() {
                 w.arena.int(id).hops()
             } else {
                 &[]
             };
-            let done = qp.on_ack(now, pkt.seq, pkt.ts, pkt.has(flags::ECE), int);
+            // A NACK acknowledges what precedes the byte it expects, as an ACK does.
+            let acked = qp.acknowledged(cfg, pkt.seq);
+            if pkt.kind == PacketKind::Nack {
+                qp.on_nack(acked);
+            }
+            let done = qp.on_ack(now, acked, pkt.ts, pkt.has(flags::ECE), int);
             // Freed after the last read of its records; nothing above
             // allocates, so the arena's free list is as if freed first.
             w.arena.free(id);

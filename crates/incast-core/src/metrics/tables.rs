@@ -30,7 +30,11 @@ pub(crate) fn ports_and_counters(w: &World, window: (Ps, Ps)) -> (Table, Table) 
         txp.push(p.tx_pkts);
         let b = p.busy_time().min(end);
         busy.push(b);
-        util.push(if span > 0 { b.min(span) as f64 / span as f64 } else { 0.0 });
+        util.push(if span > 0 {
+            b.min(span) as f64 / span as f64
+        } else {
+            0.0
+        });
         if let Owner::Switch(_) = p.owner {
             counters.add(w.node_of(p.owner), p);
         }

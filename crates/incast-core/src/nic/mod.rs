@@ -67,7 +67,7 @@ pub(crate) trait NicModel {
     fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId>;
     /// Flow `slot` (of one of the NIC's hosts) may send.
     fn flow_ready(w: &mut World, nic: u32, slot: u32);
-    /// Flow `slot` finished: forget it.
+    /// Flow `slot`, which the model may still hold, finished: forget it.
     fn flow_done(w: &mut World, nic: u32, slot: u32);
     /// Whether the model has flows waiting.
     fn has_work(w: &World, nic: u32) -> bool;

@@ -37,11 +37,7 @@ impl NicModel for RoundRobin {
     }
 
     fn flow_done(w: &mut World, nic: u32, slot: u32) {
-        if w.rdma.is_some() {
-            // QPs stay in their NIC's round robin while active: remove this
-            // one now, before its slot is reused by a flow of another host.
-            w.nics[nic as usize].ready.retain(|&x| x != slot);
-        }
+        w.nics[nic as usize].ready.retain(|&x| x != slot);
     }
 
     #[inline(always)]

@@ -187,18 +187,27 @@ impl RdmaQp {
         self.snd_una >= self.size
     }
 
-    /// A NACK carrying the receiver's expected byte: go back (go-back-N, IB spec
-    /// §9.7.5.2.3; HPCC simulator `snd_nxt = snd_una` after the NACK's cumulative ack).
-    pub fn on_nack(&mut self, cfg: &RdmaConfig, expected: u64) {
-        if expected > self.snd_una {
-            self.snd_una = expected;
-        }
-        let back = if cfg.back_to_chunk {
-            expected / cfg.chunk as u64 * cfg.chunk as u64
+    /// What an ACK or NACK carrying `seq` acknowledges: `seq`, or with
+    /// `back_to_chunk` only up to the start of its chunk (HPCC simulator
+    /// `RdmaHw::ReceiveAck`: `Acknowledge(seq / chunk * chunk)`), except the
+    /// whole message (which HPCC would never see acknowledged when its size
+    /// is not a multiple of the chunk: incast completes it).
+    pub fn acknowledged(&self, cfg: &RdmaConfig, seq: u64) -> u64 {
+        if cfg.back_to_chunk && seq < self.size {
+            seq / cfg.chunk as u64 * cfg.chunk as u64
         } else {
-            expected
-        };
-        self.snd_nxt = back;
+            seq
+        }
+    }
+
+    /// A NACK acknowledging `acked` ([`RdmaQp::acknowledged`] of the byte
+    /// the receiver expects): go back to the first unacknowledged byte
+    /// (go-back-N, IB spec §9.7.5.2.3; HPCC simulator `RecoverQueue`:
+    /// `snd_nxt = snd_una`). [`RdmaQp::on_ack`] follows, with nothing new
+    /// left to acknowledge.
+    pub fn on_nack(&mut self, acked: u64) {
+        self.snd_una = self.snd_una.max(acked);
+        self.snd_nxt = self.snd_una;
     }
 
     pub fn on_cnp(&mut self, now: Ps) {
@@ -281,6 +290,11 @@ impl RdmaQp {
             if send {
                 self.last_nack = Some((self.expected, now));
                 out.nack = Some(self.expected);
+                if cfg.back_to_chunk {
+                    // The receiver drops its partial chunk too (HPCC simulator
+                    // `ReceiverCheckSeq`): the sender resends from the chunk start.
+                    self.expected = self.expected / cfg.chunk as u64 * cfg.chunk as u64;
+                }
             }
         } else {
             // A duplicate: re-acknowledge (IB spec), so a spurious go-back ends quickly.
@@ -399,7 +413,7 @@ mod tests {
         for _ in 0..4 {
             tx.take_segment(&cfg, 0, |p| p);
         }
-        tx.on_nack(&cfg, 1000);
+        tx.on_nack(tx.acknowledged(&cfg, 1000));
         assert_eq!((tx.snd_una, tx.snd_nxt), (1000, 1000));
         let (seq, _, retx) = tx.take_segment(&cfg, 0, |p| p);
         assert_eq!((seq, retx), (1000, true));

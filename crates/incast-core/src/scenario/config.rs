@@ -411,6 +411,25 @@ pub enum QueuePorts {
     None,
 }
 
+/// How a flow's ideal FCT (the denominator of its slowdown) is computed.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum IdealFct {
+    /// The flow's FCT alone on its idle path, with its real packet sizes:
+    /// its packets leave back to back at line rate, cross every hop store
+    /// and forward, and the last one's ACK comes back along the ACK's path.
+    /// A true lower bound: nothing in a run can beat it, so every slowdown
+    /// is at least 1 without clamping.
+    #[default]
+    Idle,
+    /// The HPCC simulator's standalone FCT (`scratch/third.cc`): a full
+    /// segment's serialization on every hop plus the whole flow at the
+    /// slowest link, twice the propagation delay, no ACK. Comparable with
+    /// published HPCC/ConWeave slowdowns; up to 26 % above the idle FCT for
+    /// small flows (then slowdown is clamped at 1). HPCC-format runs use it.
+    Hpcc,
+}
+
 /// What is measured and how it is summarized.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -424,6 +443,8 @@ pub struct MetricsConfig {
     /// Interval of queue-length samples.
     pub queue_sample_interval: TimeValue,
     pub queue_ports: QueuePorts,
+    /// The ideal FCT that slowdowns are relative to.
+    pub ideal_fct: IdealFct,
 }
 
 impl Default for MetricsConfig {
@@ -434,6 +455,7 @@ impl Default for MetricsConfig {
             size_buckets: vec![SizeValue(100_000), SizeValue(1_000_000)],
             queue_sample_interval: TimeValue(10 * US),
             queue_ports: QueuePorts::Switch,
+            ideal_fct: IdealFct::Idle,
         }
     }
 }

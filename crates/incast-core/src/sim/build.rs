@@ -305,6 +305,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
                 Ps::MAX
             },
             c.metrics.size_buckets.iter().map(|b| b.0).collect(),
+            c.metrics.ideal_fct,
         ),
         tcp: sc.tcp_params(),
         cc,

@@ -139,15 +139,23 @@ impl SwitchMechanism for Pfc {
         let cfg = &w.mechs.pfc.cfg;
         let sw = &mut w.switches[s as usize];
         let full = sw.used + size > w.sw.buffer;
+        // Lossy bytes share the buffer outside the headroom reserve with the
+        // lossless shared bytes: when they have filled it, a lossless packet
+        // must go to headroom (and pause its ingress), or the reserve another
+        // ingress counts on would be eaten.
+        let pool = w.sw.buffer.saturating_sub(sw.pfc.total_headroom);
+        let pool_full = sw.used - sw.pfc.hdrm_used + size > pool;
         // A packet that leaves at once, at an ingress far from XOFF, passes
         // *unseen*: charging and releasing it in this same instant would
         // change no count and send neither PAUSE nor XON.
-        hop.unseen =
-            !full && hop.at_once && sw.pfc.passes_unseen(cfg, w.sw.buffer, in_local, prio, size);
+        hop.unseen = !full
+            && !pool_full
+            && hop.at_once
+            && sw.pfc.passes_unseen(cfg, w.sw.buffer, in_local, prio, size);
         if hop.unseen {
             return Verdict::Pass;
         }
-        if full || sw.pfc.charge(cfg, in_local, prio, size) == Charge::Violation {
+        if full || sw.pfc.charge(cfg, in_local, prio, size, pool_full) == Charge::Violation {
             // A lossless violation: headroom (or the whole buffer) overflowed.
             w.mechs.pfc.lossless_drops += 1;
             let cnt = &mut w.ports[hop.out as usize].queues[class].counters;

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 /// event after `stop` as its simulated time (up to 33x `stop`). While this
 /// is `true`, `sim_time_ps <= stop` is counted and printed, not asserted.
 /// Set it to `false` once the run ends at `stop`.
-pub const KNOWN_ISSUE_17_2_SIM_TIME_PAST_STOP: bool = true;
+pub const KNOWN_ISSUE_17_2_SIM_TIME_PAST_STOP: bool = false;
 
 /// Issue 17 item 4, wider than filed: `ideal_fct_ps` (HPCC's standalone FCT)
 /// charges one full segment's serialization on *every* hop on top of the
@@ -29,7 +29,7 @@ pub const KNOWN_ISSUE_17_2_SIM_TIME_PAST_STOP: bool = true;
 /// instead. Set it to `false` once the ideal FCT of incast's own scenarios
 /// uses the flow's real packet sizes: then every finished flow must take at
 /// least its ideal FCT.
-pub const KNOWN_ISSUE_17_4_IDEAL_FCT_ABOVE_IDLE_FCT: bool = true;
+pub const KNOWN_ISSUE_17_4_IDEAL_FCT_ABOVE_IDLE_FCT: bool = false;
 
 /// Found by this test: with `rdma.back_to_chunk = true` a NACK sets
 /// `snd_una` to the receiver's expected byte but `snd_nxt` back to the start
@@ -38,7 +38,7 @@ pub const KNOWN_ISSUE_17_4_IDEAL_FCT_ABOVE_IDLE_FCT: bool = true;
 /// the flow resends acknowledged bytes, or with a window stalls until its
 /// RTO). While this is `true` the generator draws no `back_to_chunk`;
 /// `known_bug_rdma_back_to_chunk` (ignored) holds the minimal scenario.
-pub const KNOWN_BUG_RDMA_BACK_TO_CHUNK: bool = true;
+pub const KNOWN_BUG_RDMA_BACK_TO_CHUNK: bool = false;
 
 /// Found by this test: lossy traffic can take the PFC headroom that the
 /// lossless classes need. Lossy admission keeps lossy plus lossless-shared
@@ -53,7 +53,7 @@ pub const KNOWN_BUG_RDMA_BACK_TO_CHUNK: bool = true;
 /// asserted) when it has this bug's signature: the switch held lossy bytes
 /// and its queues' maxima add up to a full buffer; any other lossless drop
 /// (a headroom overflow) is still a failure.
-pub const KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM: bool = true;
+pub const KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM: bool = false;
 
 /// Found by this test: a TCP flow that completes while its slot is still
 /// in its NIC's ready list (e.g. re-queued by a spurious RTO, then
@@ -72,7 +72,7 @@ pub const KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM: bool = true;
 /// assertions, `Port::transmit` finds its port still busy; with
 /// `rto_min = 10ms` instead of 100 us neither happens), which we believe is
 /// the same bug: two NICs feeding one flow.
-pub const KNOWN_BUG_TCP_STALE_READY_SLOT: bool = true;
+pub const KNOWN_BUG_TCP_STALE_READY_SLOT: bool = false;
 
 /// What the runs exercised and what the known issues did.
 #[derive(Default, Debug)]
