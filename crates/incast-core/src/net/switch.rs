@@ -197,6 +197,7 @@ pub(crate) fn flush_class(w: &mut World, now: Ps, gp: u32, c: usize) -> u64 {
         let k = *w.arena.get(pkt);
         let size = k.size as Bytes;
         let queue = &mut w.ports[gp as usize].queues[c];
+        queue.track(now);
         queue.bytes -= size;
         queue.counters.drop_pkts += 1;
         queue.counters.drop_bytes += size;
@@ -428,6 +429,7 @@ impl Switch {
         }
         pkt.enq_at = now;
         let queue = &mut port.queues[c];
+        queue.track(now);
         queue.pkts.push_back(id);
         queue.bytes += size;
         if queue.bytes > queue.max_bytes {
@@ -541,6 +543,7 @@ impl Switch {
         }
         let pkt = arena.get_mut(id);
         let size = pkt.size as Bytes;
+        queue.track(now);
         queue.bytes -= size;
         queue.counters.deq_pkts += 1;
         queue.counters.deq_bytes += size;

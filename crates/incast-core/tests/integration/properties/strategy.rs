@@ -503,6 +503,10 @@ pub fn case() -> impl Strategy<Value = Case> {
                 duration_us,
                 drain_us,
             )| {
+                let mut workload = workload;
+                for p in &mut workload.packets {
+                    at_least_two_arrivals(p, duration_us);
+                }
                 Case {
                     seed: seed % 1000,
                     topo,
@@ -519,4 +523,15 @@ pub fn case() -> impl Strategy<Value = Case> {
                 }
             },
         )
+}
+
+/// The validator refuses a packet generator that expects less than one
+/// arrival before `duration`; raise its rate (and start it at 0 when even
+/// line-rate-ish rates would not do) so that it expects at least two.
+fn at_least_two_arrivals(p: &mut PacketsCase, duration_us: u32) {
+    let needed = |window_us: u32| (2 * 8 * p.size).div_ceil(window_us.max(1));
+    if p.rate_mbps < needed(duration_us.saturating_sub(p.start_us)) {
+        p.start_us = 0;
+        p.rate_mbps = p.rate_mbps.max(needed(duration_us));
+    }
 }
