@@ -1,0 +1,164 @@
+//! The conversion, checked on a small experiment and on HPCC-sim's shipped files.
+
+use crate::config_types::{SizeValue, TimeValue};
+use crate::hpcc_format::test_util::*;
+use crate::hpcc_format::{import, import_texts};
+use crate::scenario::ScenarioConfig;
+use std::path::Path;
+
+#[test]
+fn converts_a_small_experiment() {
+    let imp = import_texts("small", &base_config(), TOPO, FLOWS).unwrap();
+    assert_eq!(imp.host_ids, vec![0, 1, 3]);
+    assert_eq!(imp.switch_ids, vec![2, 4]);
+    // Source ports count per source host from 10000, in file order.
+    assert_eq!(imp.sports, vec![10000, 10001, 10000]);
+    assert_eq!(imp.dports, vec![100, 200, 100]);
+    assert_eq!(
+        imp.flows_csv,
+        "src,dst,size_bytes,start_ns,class\nh0,h1,1000,2000000000,3\nh0,h3,1000000,2000001000,3\nh1,h0,5,2000002000,3\n"
+    );
+    let s = &imp.scenario;
+    assert_eq!(s.stop, Some(TimeValue(2_100 * crate::units::MS)));
+    assert_eq!(s.switch.buffer, SizeValue(32 * 1024 * 1024));
+    let rd = &imp.scenario_value["rdma"];
+    assert_eq!(rd["cnp_mode"], "ack_flag");
+    assert_eq!(rd["ctrl_class"], 7);
+    assert_eq!(rd["int_bytes"], 0);
+    assert_eq!(rd["ack_size"], 60);
+    assert_eq!(rd["window"], "none");
+    // No QLEN_MON_* keys: HPCC-sim's defaults (2 s to 2.1 s) are inside the run.
+    assert!(imp.scenario_value.get("metrics").is_none());
+    let sw = &imp.scenario_value["switch"];
+    assert_eq!(sw["ecn"]["levels"][0]["kmin"], 400_000);
+    assert_eq!(sw["ecn"]["levels"][1]["kmax"], 6_400_000);
+    assert_eq!(sw["pfc"]["reserve"], 4096);
+    // 100G and 400G ports: headrooms differ, so the formula default stays.
+    assert!(sw["pfc"].get("headroom").is_none());
+    let toml = imp.to_toml().unwrap();
+    assert!(toml.contains("flow_file = \"small_flows.csv\""), "{toml}");
+    let back: ScenarioConfig = toml::from_str(&toml).unwrap();
+    assert_eq!(back.name, "small");
+}
+
+#[test]
+fn unknown_and_unsupported_keys_are_errors_naming_the_key() {
+    let cfg = base_config() + "BOGUS_KNOB 3\n";
+    let e = import_texts("x", &cfg, TOPO, FLOWS).unwrap_err();
+    assert_eq!(e.path, "BOGUS_KNOB");
+    assert!(
+        e.message.contains("BOGUS_KNOB") && e.message.contains(":39:"),
+        "{e}"
+    );
+    for (key, line) in [
+        ("ERROR_RATE_PER_LINK", "ERROR_RATE_PER_LINK 0.1"),
+        ("LINK_DOWN", "LINK_DOWN 1000 2 4"),
+        ("MULTI_RATE", "MULTI_RATE 1"),
+        ("SAMPLE_FEEDBACK", "SAMPLE_FEEDBACK 1"),
+        ("ENABLE_TRACE", "ENABLE_TRACE 1"),
+        ("CC_MODE", "CC_MODE 10"),
+        ("CC_MODE", "CC_MODE 2"),
+        ("L2_ACK_INTERVAL", "L2_ACK_INTERVAL 0"),
+        ("USE_DYNAMIC_PFC_THRESHOLD", "USE_DYNAMIC_PFC_THRESHOLD 0"),
+        ("KMAX_MAP", "KMAX_MAP 1 100000000000 1600"),
+        ("RATE_AI", "RATE_AI 20parsecs"),
+    ] {
+        let cfg = with(&base_config(), key, line);
+        let e = import_texts("x", &cfg, TOPO, FLOWS).unwrap_err();
+        assert_eq!(e.path, key, "{line}: {e}");
+        assert!(e.message.contains(key), "{e}");
+    }
+    let e = import_texts("x", &(base_config() + "CC_MODE 3\n"), TOPO, FLOWS).unwrap_err();
+    assert!(e.message.contains("twice"), "{e}");
+    let lossy = TOPO.replace("0 2 100Gbps 1000ns 0\n", "0 2 100Gbps 1000ns 0.01\n");
+    let e = import_texts("x", &base_config(), &lossy, FLOWS).unwrap_err();
+    assert_eq!(e.path, "TOPOLOGY_FILE");
+}
+
+#[test]
+fn hpcc_mode_sets_int_window_and_ack_priority() {
+    let mut cfg = with(&base_config(), "CC_MODE", "CC_MODE 3");
+    cfg = with(&cfg, "HAS_WIN", "HAS_WIN 1");
+    cfg = with(&cfg, "VAR_WIN", "VAR_WIN 1");
+    cfg = with(&cfg, "ACK_HIGH_PRIO", "ACK_HIGH_PRIO 0");
+    cfg = with(&cfg, "FAST_REACT", "FAST_REACT 1");
+    let imp = import_texts("hp", &cfg, TOPO, FLOWS).unwrap();
+    let rd = &imp.scenario_value["rdma"];
+    assert_eq!(rd["cc"]["algorithm"], "hpcc");
+    assert_eq!(rd["int_bytes"], 42);
+    assert_eq!(rd["ack_size"], 88);
+    assert_eq!(rd["window"], "variable");
+    assert_eq!(rd["ctrl_class"], 3);
+    let cfg = with(&cfg, "VAR_WIN", "VAR_WIN 0");
+    let imp = import_texts("hp", &cfg, TOPO, FLOWS).unwrap();
+    assert_eq!(imp.scenario_value["rdma"]["window"], "fixed");
+    // Absent MULTI_RATE defaults to 1 in HPCC-sim: refused.
+    let cfg: String = cfg
+        .lines()
+        .filter(|l| !l.starts_with("MULTI_RATE"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let e = import_texts("hp", &cfg, TOPO, FLOWS).unwrap_err();
+    assert_eq!(e.path, "MULTI_RATE");
+}
+
+#[test]
+fn every_supported_cc_mode_gives_a_valid_scenario() {
+    for (mode, algo) in [(1, "dcqcn"), (3, "hpcc"), (7, "timely"), (8, "dctcp")] {
+        let cfg = with(&base_config(), "CC_MODE", &format!("CC_MODE {mode}"));
+        let imp = import_texts("m", &cfg, TOPO, FLOWS).unwrap_or_else(|e| panic!("{mode}: {e}"));
+        assert_eq!(imp.scenario.rdma.as_ref().unwrap().cc.name(), algo);
+        imp.runnable(Path::new("."))
+            .unwrap_or_else(|e| panic!("{mode}: {e}"));
+        let expected_int = match mode {
+            3 => 42,
+            7 => 8,
+            _ => 0,
+        };
+        assert_eq!(imp.scenario_value["rdma"]["int_bytes"], expected_int);
+    }
+}
+
+#[test]
+fn uniform_links_give_hpcc_headroom() {
+    let topo = "4 1 3\n3\n0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n";
+    let flows = "1\n0 1 3 100 1000 2.0\n";
+    let cfg = with(&base_config(), "KMAX_MAP", "KMAX_MAP 1 100000000000 1600");
+    let cfg = with(&cfg, "KMIN_MAP", "KMIN_MAP 1 100000000000 400");
+    let cfg = with(&cfg, "PMAX_MAP", "PMAX_MAP 1 100000000000 0.2");
+    let imp = import_texts("u", &cfg, topo, flows).unwrap();
+    assert_eq!(imp.scenario_value["switch"]["pfc"]["headroom"], 37_500);
+}
+
+#[test]
+fn shipped_configs_import() {
+    let (Some(dcqcn), Some(hp95)) = (
+        shared("config_fat_web30_10ms_dcqcn.txt"),
+        shared("config_fat_web30_10ms_hp95.txt"),
+    ) else {
+        eprintln!("skipped: {SHARED} is not available");
+        return;
+    };
+    let imp = import(&dcqcn, None, None).unwrap();
+    assert_eq!(imp.flows.len(), 6706);
+    assert_eq!(imp.flows_csv.lines().count(), 6707);
+    assert_eq!(imp.host_ids.len(), 320);
+    assert_eq!(imp.switch_ids.len(), 56);
+    assert_eq!(imp.scenario.stop, Some(TimeValue(4 * crate::units::SEC)));
+    assert_eq!(imp.scenario_value["rdma"]["cc"]["algorithm"], "dcqcn");
+    assert_eq!(imp.flow_file(), "config_fat_web30_10ms_dcqcn_flows.csv");
+    // QLEN_MON_START 99 s is after the stop time: no queue sampling.
+    assert_eq!(imp.scenario_value["metrics"]["queue_ports"], "none");
+    // The first flow: 13 -> 6, 24375 B, at 2.000000962 s.
+    assert!(imp.flows_csv.lines().nth(1) == Some("h13,h6,24375,2000000962,3"));
+    let hp = import(&hp95, None, None).unwrap();
+    assert_eq!(hp.scenario_value["rdma"]["cc"]["algorithm"], "hpcc");
+    assert_eq!(hp.scenario_value["rdma"]["window"], "variable");
+    assert_eq!(hp.scenario_value["rdma"]["ctrl_class"], 3);
+    hp.runnable(Path::new(SHARED)).unwrap();
+    // The explicit topology builds and every flow validates.
+    imp.runnable(Path::new(SHARED)).unwrap();
+    // An override of the flow file.
+    let short = import(&dcqcn, None, shared("web30_1ms.txt").as_deref()).unwrap();
+    assert_eq!(short.flows.len(), 405);
+}
