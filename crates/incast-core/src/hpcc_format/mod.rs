@@ -32,6 +32,7 @@
 mod config;
 mod convert;
 mod flows;
+mod options;
 mod topology;
 mod write;
 
@@ -39,6 +40,7 @@ mod write;
 mod test_util;
 
 pub use config::{known_keys, ns3_rate, output_keys};
+pub use options::{AckChoice, HeadroomChoice, ImportOptions};
 pub use topology::standalone_fct_ns;
 pub use write::{pfc_rows, write_fct, write_fct_table, write_pfc, write_pfc_rows};
 
@@ -153,13 +155,24 @@ fn read(path: &Path, key: &str) -> Result<String, ScenarioError> {
 }
 
 /// Reads an HPCC-sim configuration and the topology and flow files it names (or the given
-/// overrides) and converts them. Relative file names in the configuration resolve against
+/// overrides) and converts them, reproducing what HPCC-sim does (the default
+/// [`ImportOptions`]). Relative file names in the configuration resolve against
 /// the configuration's directory, falling back to their base name in that directory (the
 /// shipped configurations say `mix/fat.txt`).
 pub fn import(
     config: &Path,
     topology: Option<&Path>,
     flows: Option<&Path>,
+) -> Result<HpccImport, ScenarioError> {
+    import_with(config, topology, flows, &ImportOptions::default())
+}
+
+/// [`import`] with the given options.
+pub fn import_with(
+    config: &Path,
+    topology: Option<&Path>,
+    flows: Option<&Path>,
+    options: &ImportOptions,
 ) -> Result<HpccImport, ScenarioError> {
     let cfg_text = read(config, "")?;
     let cfg = Config::parse(&cfg_text, &config.display().to_string())?;
@@ -185,6 +198,7 @@ pub fn import(
         .unwrap_or_else(|| "hpcc".into());
     let mut imp = convert::convert(
         &cfg,
+        options,
         &name,
         &topology::parse_topology(&topo_text, &topo_path.display().to_string())?,
         &flows::parse_flows(&flow_text, &flow_path.display().to_string())?,
@@ -209,9 +223,21 @@ pub fn import_texts(
     topology: &str,
     flows: &str,
 ) -> Result<HpccImport, ScenarioError> {
+    import_texts_with(name, config, topology, flows, &ImportOptions::default())
+}
+
+/// [`import_texts`] with the given options.
+pub fn import_texts_with(
+    name: &str,
+    config: &str,
+    topology: &str,
+    flows: &str,
+    options: &ImportOptions,
+) -> Result<HpccImport, ScenarioError> {
     let cfg = Config::parse(config, "config")?;
     convert::convert(
         &cfg,
+        options,
         name,
         &topology::parse_topology(topology, "topology")?,
         &flows::parse_flows(flows, "flows")?,

@@ -13,7 +13,8 @@
 //! 5. the topology: hosts, switches with their tiers, links ([`nodes`]);
 //! 6. the flows, checked against the topology, with HPCC-sim's source ports
 //!    and standalone FCTs ([`flows`]);
-//! 7. the switches: buffer, ECN, PFC ([`switch`]);
+//! 7. where ACKs travel ([`ack_placement`]), and the switches: buffer, ECN,
+//!    PFC ([`switch`]);
 //! 8. `[rdma]` and the whole document ([`rdma_section`], [`scenario_value`]).
 //!
 //! The JSON is then deserialized into a [`ScenarioConfig`], so the scenario
@@ -25,7 +26,7 @@ mod switch;
 use super::config::{seconds_to_ns, Config};
 use super::flows::RawFlow;
 use super::topology::{pair_rtt_to, standalone_fct_ns, Topo};
-use super::{HpccFlow, HpccImport, FIRST_SPORT, HPCC_HEADER};
+use super::{AckChoice, HpccFlow, HpccImport, ImportOptions, FIRST_SPORT, HPCC_HEADER};
 use crate::config_types::{RateValue, TimeValue};
 use crate::scenario::{ScenarioConfig, ScenarioError};
 use crate::units::{self, Rate, NS};
@@ -58,6 +59,7 @@ pub(super) fn us_str(cfg: &Config, key: &str, us: f64) -> Result<String, Scenari
 /// Converts a parsed configuration, topology and flow list (module docs).
 pub(super) fn convert(
     cfg: &Config,
+    options: &ImportOptions,
     name: &str,
     topo: &Topo,
     raw_flows: &[RawFlow],
@@ -69,15 +71,9 @@ pub(super) fn convert(
     let nodes = nodes(topo);
     let flows = flows(topo, &nodes.host_index, raw_flows, run.payload)?;
     let data_class = data_class(&flows)?;
-    let ctrl_class: u8 = if nic.ack_high_prio { 7 } else { 3 };
-    if nic.ack_high_prio && data_class == 7 {
-        return Err(ScenarioError::new(
-            "ACK_HIGH_PRIO",
-            "the flows use priority 7, which incast reserves for ACKs when ACK_HIGH_PRIO is 1",
-        ));
-    }
-    let switch = switch::switch_section(cfg, topo, data_class, ctrl_class)?;
-    let rdma = rdma_section(&nic, cc, run.payload, data_class, ctrl_class);
+    let acks = ack_placement(options.acks, nic.ack_high_prio, data_class)?;
+    let switch = switch::switch_section(cfg, topo, data_class, acks.class, options.headroom)?;
+    let rdma = rdma_section(&nic, cc, run.payload, data_class, acks);
     let value = scenario_value(name, &run, &nodes, switch, rdma);
     let scenario = scenario_from_value(&value)?;
     Ok(HpccImport {
@@ -415,13 +411,58 @@ fn data_class(flows: &[HpccFlow]) -> Result<u8, ScenarioError> {
     Ok(priorities.iter().next().copied().unwrap_or(3))
 }
 
+/// Where the NICs and switches put ACKs and NACKs.
+struct AckPlacement {
+    /// `rdma.ctrl_class`: their class at the NIC and at every switch.
+    class: u8,
+    /// `rdma.ctrl_ignores_pause`.
+    ignores_pause: bool,
+}
+
+/// The ACK class ([`AckChoice`]). HPCC-sim's switches queue an ACK or NACK in
+/// queue 0 (strict priority, outside PFC) only with `SwitchNode::AckHighPrio`,
+/// which `third.cc` never sets; otherwise in the queue of its `pg`, which the
+/// receiver copies from the data packet (`switch-node.cc` `SendToDev`,
+/// `rdma-hw.cc` `ReceiveUdp`). Its NICs send ACKs from a queue served before
+/// data that obeys pauses of class 0 with `ACK_HIGH_PRIO 1` and of class 3
+/// otherwise (`RdmaEgressQueue::ack_q_idx`); switches pause only the data
+/// class, so ACKs ignore pauses unless that queue is the data class's.
+fn ack_placement(
+    choice: AckChoice,
+    ack_high_prio: bool,
+    data_class: u8,
+) -> Result<AckPlacement, ScenarioError> {
+    match choice {
+        AckChoice::Hpcc => {
+            let nic_pause_class = if ack_high_prio { 0 } else { 3 };
+            Ok(AckPlacement {
+                class: data_class,
+                ignores_pause: nic_pause_class != data_class,
+            })
+        }
+        AckChoice::HighPriority => {
+            if ack_high_prio && data_class == 7 {
+                return Err(ScenarioError::new(
+                    "ACK_HIGH_PRIO",
+                    "the flows use priority 7, which incast reserves for ACKs when ACK_HIGH_PRIO \
+                     is 1 and ACKs travel at high priority (the `high_priority` ACK option)",
+                ));
+            }
+            Ok(AckPlacement {
+                class: if ack_high_prio { 7 } else { 3 },
+                ignores_pause: false,
+            })
+        }
+    }
+}
+
 /// The `[rdma]` table.
 fn rdma_section(
     nic: &NicSettings,
     cc: cc::CongestionControl,
     payload: u64,
     data_class: u8,
-    ctrl_class: u8,
+    acks: AckPlacement,
 ) -> Value {
     let mut rdma = json!({
         "cc": Value::Object(cc.cc),
@@ -431,7 +472,8 @@ fn rdma_section(
         "ack_size": (46 + cc.int_bytes).max(60),
         "ack_interval": 1,
         "data_class": data_class,
-        "ctrl_class": ctrl_class,
+        "ctrl_class": acks.class,
+        "ctrl_ignores_pause": acks.ignores_pause,
         "cnp_mode": "ack_flag",
         "window": nic.window,
         "base_rtt": if nic.global_t { "global_max" } else { "per_pair" },

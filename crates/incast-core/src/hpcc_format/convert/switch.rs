@@ -4,9 +4,9 @@
 use super::rate_str;
 use crate::hpcc_format::config::Config;
 use crate::hpcc_format::topology::Topo;
-use crate::hpcc_format::{HPCC_PFC_RESERVE, HPCC_PFC_RESUME_OFFSET};
+use crate::hpcc_format::{HeadroomChoice, HPCC_PFC_RESERVE, HPCC_PFC_RESUME_OFFSET};
 use crate::scenario::ScenarioError;
-use crate::units::{Rate, NS};
+use crate::units::Rate;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
@@ -17,6 +17,7 @@ pub(super) fn switch_section(
     topo: &Topo,
     data_class: u8,
     ctrl_class: u8,
+    headroom: HeadroomChoice,
 ) -> Result<Value, ScenarioError> {
     let buffer_mb = cfg.uint("BUFFER_SIZE", 16)?;
     if buffer_mb == 0 {
@@ -26,7 +27,7 @@ pub(super) fn switch_section(
         // third.cc: `buffer_size * 1024 * 1024`.
         "buffer": buffer_mb * 1024 * 1024,
         "ecn": ecn(cfg, topo)?,
-        "pfc": pfc(topo, data_class),
+        "pfc": pfc(data_class, headroom),
     });
     if ctrl_class != data_class {
         // HPCC-sim never marks its control queue.
@@ -93,18 +94,10 @@ fn ecn(cfg: &Config, topo: &Topo) -> Result<Value, ScenarioError> {
     Ok(json!({"kind": "red_by_rate", "levels": levels, "at": "dequeue"}))
 }
 
-/// PFC on the data class with HPCC-sim's MMU parameters (`switch-mmu.cc`).
-fn pfc(topo: &Topo, data_class: u8) -> Value {
-    // PFC headroom: HPCC-sim gives every switch port 3 x rate x delay.
-    let headrooms: BTreeSet<u64> = topo
-        .links
-        .iter()
-        .flat_map(|l| {
-            let h = l.rate.0 as u128 * (l.delay / NS) as u128 / 8 / 1_000_000_000 * 3;
-            let n = topo.is_switch[l.a as usize] as usize + topo.is_switch[l.b as usize] as usize;
-            std::iter::repeat_n(h as u64, n)
-        })
-        .collect();
+/// PFC on the data class with HPCC-sim's MMU parameters (`switch-mmu.cc`),
+/// and its headroom rule (`third.cc`: 3 x rate x delay per port) unless the
+/// options ask for incast's formula.
+fn pfc(data_class: u8, headroom: HeadroomChoice) -> Value {
     let mut pfc = json!({
         "classes": [data_class],
         "threshold": {"kind": "dynamic", "alpha": 0.125, "scale_with_rate": true},
@@ -112,8 +105,9 @@ fn pfc(topo: &Topo, data_class: u8) -> Value {
         "resume_offset": HPCC_PFC_RESUME_OFFSET,
         "mode": "until_resume",
     });
-    if headrooms.len() == 1 {
-        pfc["headroom"] = json!(headrooms.iter().next().copied().unwrap_or(0));
+    match headroom {
+        HeadroomChoice::Hpcc => pfc["headroom"] = json!({"rule": "hpcc"}),
+        HeadroomChoice::Formula => {}
     }
     pfc
 }

@@ -2,8 +2,12 @@
 
 use crate::config_types::{SizeValue, TimeValue};
 use crate::hpcc_format::test_util::*;
-use crate::hpcc_format::{import, import_texts};
+use crate::hpcc_format::{
+    import, import_texts, import_texts_with, AckChoice, HeadroomChoice, HpccImport, ImportOptions,
+};
+use crate::mech::pfc::headroom_formula;
 use crate::scenario::ScenarioConfig;
+use crate::units::{self, Rate, US};
 use std::path::Path;
 
 #[test]
@@ -23,7 +27,9 @@ fn converts_a_small_experiment() {
     assert_eq!(s.switch.buffer, SizeValue(32 * 1024 * 1024));
     let rd = &imp.scenario_value["rdma"];
     assert_eq!(rd["cnp_mode"], "ack_flag");
-    assert_eq!(rd["ctrl_class"], 7);
+    // ACK_HIGH_PRIO 1: ACKs in the data class at switches, unpaused at the NIC.
+    assert_eq!(rd["ctrl_class"], 3);
+    assert_eq!(rd["ctrl_ignores_pause"], true);
     assert_eq!(rd["int_bytes"], 0);
     assert_eq!(rd["ack_size"], 60);
     assert_eq!(rd["window"], "none");
@@ -33,8 +39,9 @@ fn converts_a_small_experiment() {
     assert_eq!(sw["ecn"]["levels"][0]["kmin"], 400_000);
     assert_eq!(sw["ecn"]["levels"][1]["kmax"], 6_400_000);
     assert_eq!(sw["pfc"]["reserve"], 4096);
-    // 100G and 400G ports: headrooms differ, so the formula default stays.
-    assert!(sw["pfc"].get("headroom").is_none());
+    assert_eq!(sw["pfc"]["headroom"]["rule"], "hpcc");
+    // ACKs share the data class: no class of their own to exempt from ECN.
+    assert!(sw.get("classes").is_none());
     let toml = imp.to_toml().unwrap();
     assert!(toml.contains("flow_file = \"small_flows.csv\""), "{toml}");
     let back: ScenarioConfig = toml::from_str(&toml).unwrap();
@@ -88,7 +95,9 @@ fn hpcc_mode_sets_int_window_and_ack_priority() {
     assert_eq!(rd["int_bytes"], 42);
     assert_eq!(rd["ack_size"], 88);
     assert_eq!(rd["window"], "variable");
+    // ACK_HIGH_PRIO 0: the NIC's ACK queue obeys pauses of class 3, the data class.
     assert_eq!(rd["ctrl_class"], 3);
+    assert_eq!(rd["ctrl_ignores_pause"], false);
     let cfg = with(&cfg, "VAR_WIN", "VAR_WIN 0");
     let imp = import_texts("hp", &cfg, TOPO, FLOWS).unwrap();
     assert_eq!(imp.scenario_value["rdma"]["window"], "fixed");
@@ -119,15 +128,100 @@ fn every_supported_cc_mode_gives_a_valid_scenario() {
     }
 }
 
+/// Each switch port's PFC headroom in an imported scenario, by (rate, delay):
+/// what the simulation gets from `PfcConfig::port_headroom` at build time.
+fn port_headrooms(imp: &HpccImport) -> Vec<(Rate, u64, u64)> {
+    let pfc = imp.scenario.switch.pfc.as_ref().expect("PFC on");
+    let mtu = imp.scenario.rdma.as_ref().unwrap().data_wire(1000);
+    let links = imp.scenario_value["topology"]["links"].as_array().unwrap();
+    let mut out = vec![];
+    for l in links {
+        let rate = units::parse_rate(l["rate"].as_str().unwrap()).unwrap();
+        let delay = units::parse_time(l["delay"].as_str().unwrap()).unwrap();
+        for end in ["a", "b"] {
+            if l[end].as_str().unwrap().starts_with('s') {
+                out.push((rate, delay, pfc.port_headroom(rate, delay, mtu)));
+            }
+        }
+    }
+    out
+}
+
 #[test]
-fn uniform_links_give_hpcc_headroom() {
-    let topo = "4 1 3\n3\n0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n";
-    let flows = "1\n0 1 3 100 1000 2.0\n";
-    let cfg = with(&base_config(), "KMAX_MAP", "KMAX_MAP 1 100000000000 1600");
-    let cfg = with(&cfg, "KMIN_MAP", "KMIN_MAP 1 100000000000 400");
-    let cfg = with(&cfg, "PMAX_MAP", "PMAX_MAP 1 100000000000 0.2");
-    let imp = import_texts("u", &cfg, topo, flows).unwrap();
-    assert_eq!(imp.scenario_value["switch"]["pfc"]["headroom"], 37_500);
+fn switch_ports_get_hpcc_headroom_or_the_formula() {
+    // TOPO's switch ports: three at 100G, two at 400G (the s2-s4 link), all on 1 us links.
+    let imp = import_texts("small", &base_config(), TOPO, FLOWS).unwrap();
+    let ports = port_headrooms(&imp);
+    assert_eq!(ports.len(), 5);
+    for (rate, delay, h) in ports {
+        assert_eq!(delay, US);
+        // By hand (issue 17): 3 x 12 500 B at 100G, 3 x 50 000 B at 400G.
+        let want = if rate == Rate::gbps(100) {
+            37_500
+        } else {
+            150_000
+        };
+        assert_eq!(h, want, "{rate}");
+    }
+    let opts = ImportOptions {
+        headroom: HeadroomChoice::Formula,
+        ..Default::default()
+    };
+    let imp = import_texts_with("small", &base_config(), TOPO, FLOWS, &opts).unwrap();
+    assert!(imp.scenario_value["switch"]["pfc"]
+        .get("headroom")
+        .is_none());
+    for (rate, delay, h) in port_headrooms(&imp) {
+        // 2 x 1048 B + 64 B + 2 x (bytes on the wire in 1 us).
+        assert_eq!(h, headroom_formula(rate, delay, 1048, 0));
+        assert_eq!(h, 2 * 1048 + 64 + 2 * rate.bits_per_sec() / 8_000_000);
+    }
+}
+
+#[test]
+fn ack_class_follows_hpcc_or_the_high_priority_option() {
+    let high = ImportOptions {
+        acks: AckChoice::HighPriority,
+        ..Default::default()
+    };
+    let rd = |cfg: &str, flows: &str, opts: &ImportOptions| {
+        let imp = import_texts_with("a", cfg, TOPO, flows, opts).unwrap_or_else(|e| panic!("{e}"));
+        let rd = &imp.scenario_value["rdma"];
+        let sw = &imp.scenario_value["switch"];
+        (
+            rd["ctrl_class"].as_u64().unwrap(),
+            rd["ctrl_ignores_pause"].as_bool().unwrap(),
+            sw["classes"][0]["ecn"]["kind"].as_str().map(str::to_string),
+        )
+    };
+    let ack0 = with(&base_config(), "ACK_HIGH_PRIO", "ACK_HIGH_PRIO 0");
+    // FLOWS with every flow's priority set to `pg`.
+    let flows_at = |pg: u8| {
+        FLOWS
+            .replace(" 3 100 ", &format!(" {pg} 100 "))
+            .replace(" 3 200 ", &format!(" {pg} 200 "))
+    };
+    let (flows5, flows7) = (flows_at(5), flows_at(7));
+    let pgs: Vec<&str> = flows5
+        .lines()
+        .skip(1)
+        .map(|l| l.split(' ').nth(2).unwrap())
+        .collect();
+    assert_eq!(pgs, ["5", "5", "5"]);
+    // HPCC-sim: ACKs in the data class; the NIC's ACK queue obeys class 0
+    // (never paused) with ACK_HIGH_PRIO 1, class 3 with 0.
+    let d = ImportOptions::default();
+    assert_eq!(rd(&base_config(), FLOWS, &d), (3, true, None));
+    assert_eq!(rd(&ack0, FLOWS, &d), (3, false, None));
+    assert_eq!(rd(&ack0, &flows5, &d), (5, true, None));
+    assert_eq!(rd(&base_config(), &flows7, &d), (7, true, None));
+    // High priority: class 7 with ACK_HIGH_PRIO 1, exempt from ECN; class 3 with 0.
+    let off = Some("off".to_string());
+    assert_eq!(rd(&base_config(), FLOWS, &high), (7, false, off.clone()));
+    assert_eq!(rd(&ack0, FLOWS, &high), (3, false, None));
+    assert_eq!(rd(&ack0, &flows5, &high), (3, false, off));
+    let e = import_texts_with("a", &base_config(), TOPO, &flows7, &high).unwrap_err();
+    assert_eq!(e.path, "ACK_HIGH_PRIO");
 }
 
 #[test]
