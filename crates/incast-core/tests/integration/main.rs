@@ -9,6 +9,7 @@ mod congestion_isolation;
 mod congestion_spreading;
 mod dctcp_and_incast;
 mod edge_pausing;
+mod hpcc_differences;
 mod hpcc_end_to_end;
 mod invariants;
 mod lossless_pfc;
