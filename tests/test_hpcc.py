@@ -225,3 +225,23 @@ def test_shipped_fat_tree_imports(tmp_path):
     assert normalized["rdma"]["cc"]["algorithm"] == "hpcc"
     assert normalized["rdma"]["window"] == "variable"
     assert len(normalized["topology"]["hosts"]) == 320
+
+
+def test_import_options_choose_headroom_and_ack_class(hpcc_dir, tmp_path):
+    """By default the import does what the HPCC simulator does (headroom 3 x rate x
+    delay, ACKs in the data class and unpaused at the NIC); the options switch."""
+    cfg = hpcc_dir / "config.txt"
+    default, _ = incast.import_hpcc(cfg, tmp_path / "default.toml")
+    d = incast.validate(default)
+    assert d["switch"]["pfc"]["headroom"] == {"rule": "hpcc"}
+    assert d["rdma"]["ctrl_class"] == 3 and d["rdma"]["ctrl_ignores_pause"] is True
+    other, _ = incast.import_hpcc(
+        cfg, tmp_path / "other.toml", headroom="formula", acks="high_priority"
+    )
+    o = incast.validate(other)
+    assert o["switch"]["pfc"]["headroom"] is None
+    assert o["rdma"]["ctrl_class"] == 7 and o["rdma"]["ctrl_ignores_pause"] is False
+    res = incast.run_hpcc(cfg, acks="high_priority", headroom="formula")
+    assert len(res.hpcc_fct.splitlines()) == N_FLOWS
+    with pytest.raises(incast.ScenarioError, match="acks"):
+        incast.run_hpcc(cfg, acks="urgent")

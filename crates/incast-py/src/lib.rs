@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
-use incast_core::hpcc_format::{self, HpccImport};
+use incast_core::hpcc_format::{self, HpccImport, ImportOptions};
 use incast_core::metrics_table::Table;
 use incast_core::{Results, Scenario, Simulation};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -261,18 +261,27 @@ impl PySimulation {
 /// Returns `(toml_text, csv_text)`: the scenario, whose `workload.flow_file` is
 /// `flow_file` (default `<config stem>_flows.csv`), and the flows CSV to write
 /// next to it. `topology` / `flows` override the files the configuration names.
-/// Raises `ScenarioError` naming the configuration key at fault.
+/// `headroom` ("hpcc" or "formula") and `acks` ("hpcc" or "high_priority")
+/// choose between HPCC's behaviour (the default) and the alternative
+/// (docs/hpcc-interop.md). Raises `ScenarioError` naming the configuration
+/// key or option at fault.
 #[pyfunction]
-#[pyo3(signature = (config, topology=None, flows=None, flow_file=None))]
+#[pyo3(signature = (config, topology=None, flows=None, flow_file=None, headroom=None, acks=None))]
 fn import_hpcc(
     py: Python<'_>,
     config: PathBuf,
     topology: Option<PathBuf>,
     flows: Option<PathBuf>,
     flow_file: Option<String>,
+    headroom: Option<String>,
+    acks: Option<String>,
 ) -> PyResult<(String, String)> {
+    let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref())
+        .map_err(|e| scenario_err(py, e))?;
     let mut imp = py
-        .allow_threads(|| hpcc_format::import(&config, topology.as_deref(), flows.as_deref()))
+        .allow_threads(|| {
+            hpcc_format::import_with(&config, topology.as_deref(), flows.as_deref(), &opts)
+        })
         .map_err(|e| scenario_err(py, e))?;
     if let Some(name) = flow_file {
         imp.set_flow_file(&name);
@@ -283,8 +292,10 @@ fn import_hpcc(
 
 /// A running simulation of an HPCC simulator experiment.
 ///
-/// `HpccRun(config, topology=None, flows=None, seed=None)` imports the
-/// experiment (raising `ScenarioError`) and builds the network. Drive it like a
+/// `HpccRun(config, topology=None, flows=None, seed=None, headroom=None,
+/// acks=None)` imports the experiment (raising `ScenarioError`) and builds
+/// the network; `headroom` and `acks` are the import options of
+/// `import_hpcc`. Drive it like a
 /// `Simulation`; `finish()` returns the same dict plus `"hpcc_fct"` and
 /// `"hpcc_pfc"`: the texts of HPCC's fct.txt and pfc.txt.
 #[pyclass(name = "HpccRun", module = "incast._core", frozen)]
@@ -298,16 +309,22 @@ struct PyHpccRun {
 #[pymethods]
 impl PyHpccRun {
     #[new]
-    #[pyo3(signature = (config, topology=None, flows=None, seed=None))]
+    #[pyo3(signature = (config, topology=None, flows=None, seed=None, headroom=None, acks=None))]
     fn new(
         py: Python<'_>,
         config: PathBuf,
         topology: Option<PathBuf>,
         flows: Option<PathBuf>,
         seed: Option<u64>,
+        headroom: Option<String>,
+        acks: Option<String>,
     ) -> PyResult<Self> {
+        let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref())
+            .map_err(|e| scenario_err(py, e))?;
         let imp = py
-            .allow_threads(|| hpcc_format::import(&config, topology.as_deref(), flows.as_deref()))
+            .allow_threads(|| {
+                hpcc_format::import_with(&config, topology.as_deref(), flows.as_deref(), &opts)
+            })
             .map_err(|e| scenario_err(py, e))?;
         let base = config
             .parent()

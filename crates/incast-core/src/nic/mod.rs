@@ -142,10 +142,13 @@ pub(crate) fn transmit_next(w: &mut World, now: Ps, n: u32) {
     }
     let paused = port.paused;
     let nic = &mut w.nics[n as usize];
-    let ctrl_ok = nic
-        .ctrl
-        .front()
-        .is_some_and(|&id| paused & (1 << w.arena.get(id).class) == 0);
+    let ctrl_ok = nic.ctrl.front().is_some_and(|&id| {
+        let pkt = w.arena.get(id);
+        // RDMA ACKs, NACKs and CNPs may be set to ignore pauses (`rdma.ctrl_ignores_pause`).
+        paused & (1 << pkt.class) == 0
+            || (pkt.kind != PacketKind::Raw
+                && w.rdma.as_ref().is_some_and(|r| r.cfg.ctrl_ignores_pause))
+    });
     let pkt = if ctrl_ok {
         nic.ctrl.pop_front()
     } else {

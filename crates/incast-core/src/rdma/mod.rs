@@ -10,10 +10,12 @@
 //! - the receiver acknowledges every `ack_interval` packets, answers a gap with
 //!   a NACK carrying the expected sequence (go-back-N, IB spec; HPCC simulator
 //!   `rdma-hw.cc`), and generates CNPs for CE-marked packets;
-//! - ACKs, NACKs and CNPs travel in `ctrl_class` (high priority by default).
+//! - ACKs, NACKs and CNPs travel in `ctrl_class` (high priority by default);
+//!   the NIC sends them before data, and, with `ctrl_ignores_pause`, even
+//!   while PFC pauses their class.
 //!
-//! The QP state machines are in [`qp`]; the NIC that schedules them is part
-//! of the simulation loop (`sim.rs`).
+//! The QP state machines are in [`qp`]; the NIC that schedules them is
+//! [`crate::nic`].
 
 pub mod cc;
 pub mod qp;
@@ -88,6 +90,12 @@ pub struct RdmaConfig {
     /// Priority class of ACKs, NACKs and CNPs (HPCC simulator `ACK_HIGH_PRIO 1`: the
     /// highest). Set it to `data_class` for `ACK_HIGH_PRIO 0`.
     pub ctrl_class: u8,
+    /// ACKs, NACKs and CNPs leave the NIC even while PFC pauses `ctrl_class`
+    /// (they still go first, before data). The HPCC simulator's NICs do this
+    /// with `ACK_HIGH_PRIO 1`: their ACK queue is never paused, while its
+    /// switches carry ACKs in the data class, which PFC does pause. Default
+    /// false: a NIC obeys a pause of every class it sends on.
+    pub ctrl_ignores_pause: bool,
     pub cnp_mode: CnpMode,
     /// Minimum gap between two CNPs of one QP (`Paced` mode; DCQCN paper: 50 us).
     pub cnp_interval: TimeValue,
@@ -120,6 +128,7 @@ impl Default for RdmaConfig {
             ack_interval: 1,
             data_class: 3,
             ctrl_class: 7,
+            ctrl_ignores_pause: false,
             cnp_mode: CnpMode::Paced,
             cnp_interval: TimeValue(50 * US),
             nack_interval: TimeValue(500 * US),

@@ -5,7 +5,7 @@
 //! the numbers are the ones `Simulation::new` sets up):
 //!
 //! * with PFC, every switch port reserves, for each lossless class, its
-//!   headroom `h(port)` (`switch.pfc.headroom`, or [`headroom_formula`] from
+//!   headroom `h(port)` (`switch.pfc.headroom`, or [`headroom_formula`](crate::net::pfc::headroom_formula) from
 //!   the port's rate and delay, the largest data packet and
 //!   `response_time`) and its `reserve`;
 //! * the lossless classes share what is left, `B - Σ headroom - Σ reserve`:
@@ -23,7 +23,7 @@
 //! so they are errors; a buffer that is merely small is the user's experiment.
 
 use super::{AdmissionConfig, Scenario, ScenarioError};
-use crate::net::pfc::{headroom_formula, PfcConfig};
+use crate::net::pfc::{Headroom, PfcConfig};
 use crate::net::NUM_CLASSES;
 use crate::topology::NodeRef;
 use crate::units::Bytes;
@@ -151,10 +151,7 @@ impl Scenario {
         let mut total_headroom: Bytes = 0;
         for &(link, _) in ports {
             let l = &self.graph.links[link as usize];
-            let h = pc.headroom.map_or_else(
-                || headroom_formula(l.rate, l.delay, mtu, pc.response_time.0),
-                |h| h.0,
-            );
+            let h = pc.port_headroom(l.rate, l.delay, mtu);
             total_headroom = total_headroom.saturating_add(h.saturating_mul(lossless as Bytes));
             match groups.iter_mut().find(|g| g.0 == h) {
                 Some(g) => g.1 += 1,
@@ -231,7 +228,7 @@ impl Scenario {
         );
         let fix = |need: Bytes, per_port: Bytes| {
             let headroom_fix = match pc.headroom {
-                Some(h) if worst.ports > 0 && !lossless.is_empty() => {
+                Some(Headroom::Fixed(h)) if worst.ports > 0 && !lossless.is_empty() => {
                     let most = per_port / (worst.ports * lossless.len()) as Bytes;
                     format!(
                         ", or lower switch.pfc.headroom from {} B to at most {most} B (omit it \

@@ -32,7 +32,7 @@ impl Scenario {
                     ));
                 }
             }
-            if let Some(h) = pc.headroom {
+            if let Some(crate::mech::pfc::Headroom::Fixed(h)) = pc.headroom {
                 // The largest data packet (as `Simulation::new` sizes the headroom formula).
                 let packet = match &self.config.rdma {
                     Some(r) => r.payload as u64 + r.header as u64,

@@ -10,6 +10,7 @@ mod congestion_spreading;
 mod dctcp_and_incast;
 mod edge_pausing;
 mod fuzz_scenarios;
+mod hpcc_differences;
 mod hpcc_end_to_end;
 mod invariants;
 mod lossless_pfc;

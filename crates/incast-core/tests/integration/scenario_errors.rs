@@ -4,6 +4,7 @@
 
 use crate::common::{assert_finished_and_conserved, scenario, scenario_err};
 use incast_core::config_types::SizeValue;
+use incast_core::mech::pfc::Headroom;
 use incast_core::{Scenario, ScenarioError, Simulation};
 use std::path::Path;
 
@@ -85,11 +86,11 @@ fn pfc_headroom_that_leaves_no_shared_pool_is_refused_with_the_arithmetic() {
     // (the scenario's fields are public): ACKs fit up to h = 66646 B ...
     let mut sc = ok.clone();
     let pfc = sc.config.switch.pfc.as_mut().unwrap();
-    pfc.headroom = Some(SizeValue(66_646));
+    pfc.headroom = Some(Headroom::Fixed(SizeValue(66_646)));
     assert_finished_and_conserved(&run_for(&sc, 10_000_000_000), "headroom 66646 B");
     // ... and from 66647 B every ACK is dropped: the flow never finishes.
     let pfc = sc.config.switch.pfc.as_mut().unwrap();
-    pfc.headroom = Some(SizeValue(66_647));
+    pfc.headroom = Some(Headroom::Fixed(SizeValue(66_647)));
     let r = run_for(&sc, 2_000_000_000);
     assert_eq!(r.flows.u8s("finished"), vec![0], "the flow should be stuck");
 }

@@ -25,9 +25,11 @@
 //! XON/XOFF.
 
 use crate::config_types::{SizeValue, TimeValue};
-use crate::units::{Bytes, Ps, Rate};
+use crate::units::{self, Bytes, Ps, Rate, NS};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::fmt;
 
 /// Size of a PFC frame on the wire (a minimum Ethernet frame).
 pub const PFC_FRAME_BYTES: u32 = 64;
@@ -107,9 +109,11 @@ pub struct PfcConfig {
     pub reserve: SizeValue,
     /// XON hysteresis: resume when shared bytes <= threshold - resume_offset.
     pub resume_offset: SizeValue,
-    /// Headroom per ingress (port, class); default: [`headroom_formula`] from
-    /// the port's rate and delay, the MTU and `response_time`.
-    pub headroom: Option<SizeValue>,
+    /// Headroom per ingress (port, class): a size for every port, or a rule
+    /// applied to each port's rate and delay ([`Headroom`]). Default:
+    /// [`headroom_formula`] from the port's rate and delay, the MTU and
+    /// `response_time`.
+    pub headroom: Option<Headroom>,
     /// How long an upstream port takes to act on a PAUSE (802.3 Annex 31B bounds
     /// it per PHY). Default 0: the model acts on arrival.
     pub response_time: TimeValue,
@@ -139,6 +143,106 @@ impl Default for PfcConfig {
             hosts_obey: true,
         }
     }
+}
+
+/// `headroom` of `[switch.pfc]`: how many bytes each ingress (port, lossless
+/// class) keeps for what still arrives after its PAUSE went out.
+///
+/// ```toml
+/// headroom = "40KB"                 # the same on every port
+/// headroom = { rule = "formula" }   # per port, from its rate and delay (the default)
+/// headroom = { rule = "hpcc" }      # per port, the HPCC simulator's 3 x rate x delay
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Headroom {
+    /// One size for every port.
+    Fixed(SizeValue),
+    /// A rule applied to each port's rate and propagation delay.
+    Rule { rule: HeadroomRule },
+}
+
+/// How a port's headroom follows from its rate and propagation delay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HeadroomRule {
+    /// [`headroom_formula`]: the worst case after an XOFF decision (two MTUs,
+    /// the PAUSE frame, the round trip on the wire, `response_time`).
+    Formula,
+    /// The HPCC simulator's rule ([`hpcc_headroom`]): 3 x rate x delay, the
+    /// delay in whole nanoseconds.
+    Hpcc,
+}
+
+impl<'de> Deserialize<'de> for Headroom {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            rule: HeadroomRule,
+        }
+        struct V;
+        const EXPECTING: &str =
+            "a size (40000 or \"40KB\"), { rule = \"formula\" } or { rule = \"hpcc\" }";
+        impl V {
+            fn size<E: de::Error>(s: &str) -> Result<Headroom, E> {
+                units::parse_bytes(s)
+                    .map(|b| Headroom::Fixed(SizeValue(b)))
+                    .map_err(|m| E::custom(format!("{m}; expected {EXPECTING}")))
+            }
+        }
+        impl<'de> Visitor<'de> for V {
+            type Value = Headroom;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(EXPECTING)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Headroom, E> {
+                V::size(v)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Headroom, E> {
+                Ok(Headroom::Fixed(SizeValue(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Headroom, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom(format!("{v} is negative; expected {EXPECTING}")))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Headroom, A::Error> {
+                let t = Table::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(Headroom::Rule { rule: t.rule })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl PfcConfig {
+    /// The headroom of each lossless ingress (port, class) of a port with
+    /// `rate` and propagation `delay`, when the largest data packet on the
+    /// wire is `mtu` bytes.
+    pub fn port_headroom(&self, rate: Rate, delay: Ps, mtu: u32) -> Bytes {
+        match self.headroom {
+            None
+            | Some(Headroom::Rule {
+                rule: HeadroomRule::Formula,
+            }) => headroom_formula(rate, delay, mtu, self.response_time.0),
+            Some(Headroom::Rule {
+                rule: HeadroomRule::Hpcc,
+            }) => hpcc_headroom(rate, delay),
+            Some(Headroom::Fixed(b)) => b.0,
+        }
+    }
+}
+
+/// The HPCC simulator's headroom of a switch port (`scratch/third.cc`, where
+/// the switches are configured): three times the bytes the port's rate puts
+/// on the wire in one propagation delay, `rate x delay / 8 / 10^9 x 3` in
+/// integer arithmetic with the delay in ns (ns-3's time step there), i.e.
+/// 37 500 B at 100 Gb/s on a 1 us link and 150 000 B at 400 Gb/s. HPCC's
+/// MMU applies it to each (port, queue) and sums it once per port into the
+/// headroom it takes off the buffer (`switch-mmu.cc`).
+pub fn hpcc_headroom(rate: Rate, delay: Ps) -> Bytes {
+    3 * rate.bytes_in(delay / NS * NS)
 }
 
 /// Worst-case bytes that still arrive at an ingress after it decides XOFF
@@ -405,6 +509,57 @@ mod tests {
         let h = headroom_formula(Rate::gbps(100), 500 * NS, 1500, US);
         assert_eq!(h, 1500 + 64 + 6250 + 12500 + 1500 + 6250);
         assert!((27_000..29_000).contains(&h));
+    }
+
+    #[test]
+    fn hpcc_headroom_is_three_link_delays_at_line_rate() {
+        // Issue 17: 37.5 KB at 100G on 1 us links, 150 KB at 400G; by hand:
+        // 100e9 b/s x 1e-6 s / 8 = 12 500 B on the wire, x 3.
+        assert_eq!(hpcc_headroom(Rate::gbps(100), US), 37_500);
+        assert_eq!(hpcc_headroom(Rate::gbps(400), US), 150_000);
+        // 25G on 2 us: 6 250 B on the wire, x 3. 10G on 1.5 us: 1 875 x 3.
+        assert_eq!(hpcc_headroom(Rate::gbps(25), 2 * US), 18_750);
+        assert_eq!(hpcc_headroom(Rate::gbps(10), 1500 * NS), 5_625);
+        // third.cc divides in integers: 1 Gb/s on 999 ns is 124.875 B -> 124, x 3.
+        assert_eq!(hpcc_headroom(Rate::gbps(1), 999 * NS), 372);
+        // ...and reads the delay in whole ns: 1 us + 999 ps counts as 1 us.
+        assert_eq!(hpcc_headroom(Rate::gbps(100), US + 999), 37_500);
+    }
+
+    #[test]
+    fn headroom_choices_per_port() {
+        let mut cfg = PfcConfig::default();
+        let (r, d) = (Rate::gbps(100), US);
+        assert_eq!(
+            cfg.port_headroom(r, d, 1048),
+            headroom_formula(r, d, 1048, 0)
+        );
+        assert_eq!(
+            cfg.port_headroom(r, d, 1048),
+            1048 + 64 + 12_500 + 1048 + 12_500
+        );
+        for (text, want) in [
+            ("headroom = 40000", 40_000),
+            ("headroom = \"40KB\"", 40_000),
+            ("headroom = { rule = \"formula\" }", 27_160),
+            ("headroom = { rule = \"hpcc\" }", 37_500),
+        ] {
+            cfg = toml::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(cfg.port_headroom(r, d, 1048), want, "{text}");
+            // What a scenario writes back reads the same.
+            let again: PfcConfig = toml::from_str(&toml::to_string(&cfg).unwrap()).unwrap();
+            assert_eq!(again.headroom, cfg.headroom, "{text}");
+        }
+        assert_eq!(cfg.port_headroom(Rate::gbps(400), d, 1048), 150_000);
+        for (text, says) in [
+            ("headroom = { rule = \"bdp\" }", "unknown variant `bdp`"),
+            ("headroom = { rule = \"hpcc\", x = 1 }", "unknown field `x`"),
+            ("headroom = \"4 parsecs\"", "expected a size"),
+            ("headroom = -1", "negative"),
+        ] {
+            let e = toml::from_str::<PfcConfig>(text).unwrap_err().to_string();
+            assert!(e.contains(says), "{text}: {e}");
+        }
     }
 
     fn state(ports: usize, headroom: Bytes, alpha: f64) -> PfcState {

@@ -83,10 +83,7 @@ impl Pfc {
             };
             for (l, gp) in s.ports.clone().enumerate() {
                 let port = &ports[gp as usize];
-                let h = cfg.headroom.map_or_else(
-                    || headroom_formula(port.rate, port.delay, mtu, cfg.response_time.0),
-                    |h| h.0,
-                );
+                let h = cfg.port_headroom(port.rate, port.delay, mtu);
                 let alpha = Alpha::new(match cfg.threshold {
                     PfcThreshold::Dynamic {
                         alpha,
