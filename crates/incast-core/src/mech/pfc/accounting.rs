@@ -395,9 +395,13 @@ impl PfcState {
     }
 
     /// Charges an arriving packet of `size` bytes to ingress (`p`, `c`).
-    /// `pool_full`: the switch's buffer outside the headroom reserve has no
-    /// room for it (lossy bytes share that pool with the lossless shared
-    /// bytes): then it goes to headroom, and the ingress pauses, as at XOFF.
+    /// When the switch's buffer outside the headroom reserve is full (lossy
+    /// bytes share that pool with the lossless shared bytes), a packet at an
+    /// ingress not yet paused is still charged to the shared layer (it
+    /// arrived before the decision, as the packet crossing XOFF does) and the
+    /// caller pauses the ingress: charging it to headroom would leave one
+    /// packet less of headroom than the formula's in-flight bytes need (found
+    /// by the property tests).
     #[inline]
     pub fn charge(
         &mut self,
@@ -405,7 +409,6 @@ impl PfcState {
         p: usize,
         c: usize,
         size: Bytes,
-        pool_full: bool,
     ) -> Charge {
         let reserve = cfg.reserve.0;
         let ing = self.ingress[p][c];
@@ -414,9 +417,8 @@ impl PfcState {
             self.ingress[p][c].bytes = new_bytes;
             return Charge::Accepted;
         }
-        if ing.paused || ing.hdrm > 0 || pool_full {
-            // XOFF has been sent (or is due now, the pool being full): what
-            // still arrives is what headroom is for.
+        if ing.paused || ing.hdrm > 0 {
+            // XOFF has been sent: what still arrives is what headroom is for.
             // The packet that crosses XOFF (including a falling dynamic
             // threshold) is charged to the shared pool: it arrived before the
             // decision, as the standard headroom formula assumes.
@@ -591,16 +593,16 @@ mod tests {
         };
         let mut s = state(2, 5_000, 1.0);
         for _ in 0..10 {
-            assert_eq!(s.charge(&cfg, 0, 3, 1000, false), Charge::Accepted);
+            assert_eq!(s.charge(&cfg, 0, 3, 1000), Charge::Accepted);
         }
         assert!(s.should_pause(&cfg, 1 << 30, 0, 3));
         s.ingress[0][3].paused = true; // the simulation sends XOFF here
         assert_eq!(s.ingress[0][3].bytes, 10_000);
         for _ in 0..5 {
-            assert_eq!(s.charge(&cfg, 0, 3, 1000, false), Charge::Accepted);
+            assert_eq!(s.charge(&cfg, 0, 3, 1000), Charge::Accepted);
         }
         assert_eq!(s.ingress[0][3].hdrm, 5_000);
-        assert_eq!(s.charge(&cfg, 0, 3, 1000, false), Charge::Violation);
+        assert_eq!(s.charge(&cfg, 0, 3, 1000), Charge::Violation);
         // Draining: headroom first, then shared; resume at <= 7000 shared.
         for _ in 0..5 {
             s.release(&cfg, 0, 3, 1000);
@@ -623,7 +625,7 @@ mod tests {
         assert_eq!(s.threshold(&cfg, b, 0, 3), 100_000);
         let mut n = 0;
         while !s.should_pause(&cfg, b, 0, 3) {
-            s.charge(&cfg, 0, 3, 1000, false);
+            s.charge(&cfg, 0, 3, 1000);
             n += 1;
         }
         // Fixed point of q = (800000 - q) / 8: q = 88.9 KB.
@@ -668,7 +670,7 @@ mod tests {
                 let mut t = s.clone();
                 let quiet = !t.ingress[1][3].paused
                     && t.ingress[1][3].hdrm == 0
-                    && t.charge(&cfg, 1, 3, size, false) == Charge::Accepted
+                    && t.charge(&cfg, 1, 3, size) == Charge::Accepted
                     && !t.should_pause(&cfg, buffer, 1, 3);
                 if quiet {
                     t.release(&cfg, 1, 3, size);

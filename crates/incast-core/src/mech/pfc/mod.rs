@@ -137,9 +137,9 @@ impl SwitchMechanism for Pfc {
         let sw = &mut w.switches[s as usize];
         let full = sw.used + size > w.sw.buffer;
         // Lossy bytes share the buffer outside the headroom reserve with the
-        // lossless shared bytes: when they have filled it, a lossless packet
-        // must go to headroom (and pause its ingress), or the reserve another
-        // ingress counts on would be eaten.
+        // lossless shared bytes: when they have filled it, the ingress pauses
+        // (the packet itself is charged as the one crossing XOFF), or the
+        // reserve another ingress counts on would be eaten.
         let pool = w.sw.buffer.saturating_sub(sw.pfc.total_headroom);
         let pool_full = sw.used - sw.pfc.hdrm_used + size > pool;
         // A packet that leaves at once, at an ingress far from XOFF, passes
@@ -152,7 +152,7 @@ impl SwitchMechanism for Pfc {
         if hop.unseen {
             return Verdict::Pass;
         }
-        if full || sw.pfc.charge(cfg, in_local, prio, size, pool_full) == Charge::Violation {
+        if full || sw.pfc.charge(cfg, in_local, prio, size) == Charge::Violation {
             // A lossless violation: headroom (or the whole buffer) overflowed.
             w.mechs.pfc.lossless_drops += 1;
             let cnt = &mut w.ports[hop.out as usize].queues[class].counters;
@@ -164,7 +164,7 @@ impl SwitchMechanism for Pfc {
         }
         hop.charged = true;
         let ing = &sw.pfc.ingress[in_local][prio];
-        if !ing.paused && sw.pfc.should_pause(cfg, w.sw.buffer, in_local, prio) {
+        if !ing.paused && (pool_full || sw.pfc.should_pause(cfg, w.sw.buffer, in_local, prio)) {
             send(w, now, s, hop.in_local, prio as u8, true);
         }
         Verdict::Pass

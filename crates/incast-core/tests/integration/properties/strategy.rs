@@ -9,7 +9,10 @@
 use super::case::*;
 use super::checks::KNOWN_BUG_RDMA_BACK_TO_CHUNK;
 use proptest::prelude::*;
+use incast_core::scenario::Scenario;
+use incast_core::units::parse_time;
 use proptest::sample::select;
+use std::path::Path;
 
 fn rate() -> impl Strategy<Value = u32> {
     select(vec![100u32, 10, 25, 40])
@@ -507,7 +510,7 @@ pub fn case() -> impl Strategy<Value = Case> {
                 for p in &mut workload.packets {
                     at_least_two_arrivals(p, duration_us);
                 }
-                Case {
+                let case = Case {
                     seed: seed % 1000,
                     topo,
                     switch,
@@ -520,9 +523,37 @@ pub fn case() -> impl Strategy<Value = Case> {
                     metrics,
                     duration_us,
                     drain_us,
-                }
+                };
+                long_enough(case)
             },
         )
+}
+
+/// The validator refuses a run whose generators expect less than one
+/// arrival before `duration` (heavy-tailed flow sizes on a few hosts need
+/// milliseconds): lengthen such a case to twice what the validator asks for.
+/// Other rejections are left for the tests to report.
+fn long_enough(mut case: Case) -> Case {
+    // An explicit headroom must hold one data packet (else the validator
+    // refuses it: every packet after a PAUSE would be dropped).
+    let packet = case.data_wire();
+    if let Some(h) = case.pfc.as_mut().and_then(|p| p.headroom.as_mut()) {
+        *h = (*h).max(packet);
+    }
+    for _ in 0..4 {
+        let Err(e) = Scenario::from_toml_str(&case.toml(), Path::new(env!("CARGO_MANIFEST_DIR")))
+        else {
+            break;
+        };
+        let needed = (e.path == "duration" && e.message.contains("less than one"))
+            .then(|| e.message.split("make duration at least ").nth(1))
+            .flatten()
+            .and_then(|rest| parse_time(rest.split_whitespace().next()?).ok());
+        let Some(needed) = needed else { break };
+        let needed_us = needed.div_ceil(1_000_000) as u32;
+        case.duration_us = case.duration_us.max(2 * needed_us);
+    }
+    case
 }
 
 /// The validator refuses a packet generator that expects less than one
