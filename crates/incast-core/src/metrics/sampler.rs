@@ -1,28 +1,74 @@
-//! Queue-length time series: every sampled port's queued bytes at a fixed
-//! interval (`metrics.queue_sample_interval`), one engine event per tick.
+//! Queue-length time series (the `queues` table): the queued bytes of some
+//! ports every `metrics.queue_sample_interval`, one engine event per tick
+//! for all of them.
+//!
+//! Which ports, and how many points (`metrics.queue_ports`):
+//! - `"top"` (the default) samples every switch port but keeps at most
+//!   [`TOP_POINTS`] points: when the series is full, every other point is
+//!   dropped and the interval doubles, so memory is `switch ports x
+//!   TOP_POINTS` and the ticks are about `TOP_POINTS x (1 + log2(run /
+//!   (TOP_POINTS x interval)) / 2)` whatever the run's length. At the end
+//!   only the `queue_top` ports with the largest peak queue are written.
+//! - `"switch"`, `"all"` and `"nodes"` keep every point of the ports they
+//!   name; the scenario's validation refuses a run whose series would not fit
+//!   ([`MAX_SAMPLES`]).
+//!
+//! Every switch port's time-weighted mean, percentiles and peak are in the
+//! `counters` table without any sampling (`net::port::ClassQueue::stats`).
 
 use crate::metrics_table::{Column, Table};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
-use crate::units::Ps;
+use crate::units::{Ps, US};
+
+/// Points per port kept by `queue_ports = "top"`.
+pub const TOP_POINTS: usize = 512;
+
+/// The most samples (ports x points) a full-resolution selection may hold:
+/// 40 M rows are about 1 GB in the table and its pandas frame.
+pub const MAX_SAMPLES: u64 = 40_000_000;
 
 /// The sampled ports and their samples.
 #[derive(Default)]
 pub(crate) struct QueueSampler {
     pub interval: Ps,
     /// Global ids of the sampled ports.
-    pub ports: Vec<u32>,
-    time: Vec<u64>,
+    ports: Vec<u32>,
+    /// Node id and local index of each sampled port.
     node: Vec<u32>,
-    port: Vec<u32>,
+    local: Vec<u32>,
+    /// `Some(n)`: keep [`TOP_POINTS`] per port and write the `n` ports with the
+    /// largest peak queue.
+    top: Option<usize>,
+    /// What the user asked for, for the summary.
+    selection: String,
+    /// Tick times.
+    time: Vec<Ps>,
+    /// `bytes[tick * ports.len() + i]`: port `i`'s queued bytes at tick.
     bytes: Vec<u64>,
 }
 
 impl QueueSampler {
-    pub fn new(interval: Ps, ports: Vec<u32>) -> Self {
+    pub fn new(
+        w: &World,
+        interval: Ps,
+        ports: Vec<u32>,
+        top: Option<usize>,
+        selection: String,
+    ) -> Self {
         QueueSampler {
             interval,
+            node: ports
+                .iter()
+                .map(|&p| w.node_of(w.ports[p as usize].owner))
+                .collect(),
+            local: ports
+                .iter()
+                .map(|&p| w.ports[p as usize].local as u32)
+                .collect(),
             ports,
+            top,
+            selection,
             ..Default::default()
         }
     }
@@ -34,27 +80,136 @@ impl QueueSampler {
         }
     }
 
-    /// A tick: one row per sampled port; the next tick unless traffic is over.
+    /// A tick: every sampled port's queued bytes; the next tick unless
+    /// traffic is over.
     pub fn on_tick(&mut self, w: &mut World, now: Ps, more_traffic: bool) {
+        if self.top.is_some() && self.time.len() == TOP_POINTS {
+            self.halve();
+        }
+        self.time.push(now);
         for &p in &self.ports {
-            let port = &w.ports[p as usize];
-            self.time.push(now);
-            self.node.push(w.node_of(port.owner));
-            self.port.push(port.local as u32);
-            self.bytes.push(port.queued_bytes());
+            self.bytes.push(w.ports[p as usize].queued_bytes());
         }
         if more_traffic {
             w.q.push(now + self.interval, Ev::Sample);
         }
     }
 
+    /// Keeps every other tick (the even ones, so the kept ticks stay
+    /// `interval` apart after it doubles).
+    fn halve(&mut self) {
+        let n = self.ports.len();
+        let kept = self.time.len().div_ceil(2);
+        for k in 0..kept {
+            self.time[k] = self.time[2 * k];
+            self.bytes.copy_within(2 * k * n..(2 * k + 1) * n, k * n);
+        }
+        self.time.truncate(kept);
+        self.bytes.truncate(kept * n);
+        self.interval *= 2;
+    }
+
+    /// The ports written: all of them, or the `top` with the largest peak
+    /// queue of any class (ties: the lower port id).
+    fn written(&self, w: &World) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.ports.len()).collect();
+        if let Some(n) = self.top {
+            let peak = |i: usize| {
+                let port = &w.ports[self.ports[i] as usize];
+                port.queues.iter().map(|q| q.max_bytes).max().unwrap_or(0)
+            };
+            idx.retain(|&i| peak(i) > 0);
+            idx.sort_by_key(|&i| (std::cmp::Reverse(peak(i)), self.ports[i]));
+            idx.truncate(n);
+            idx.sort_unstable();
+        }
+        idx
+    }
+
+    /// What was sampled, for the summary.
+    pub fn describe(&self, w: &World) -> serde_json::Value {
+        serde_json::json!({
+            "ports": self.selection,
+            "candidates": self.ports.len(),
+            "written": self.written(w).len(),
+            "points": self.time.len(),
+            "interval_us": self.interval as f64 / US as f64,
+        })
+    }
+
     /// The `queues` table.
-    pub fn into_table(self) -> Table {
+    pub fn into_table(self, w: &World) -> Table {
+        let written = self.written(w);
+        let n = self.ports.len();
+        let rows = written.len() * self.time.len();
+        let (mut time, mut node, mut port, mut bytes) = (
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+        );
+        for (k, &t) in self.time.iter().enumerate() {
+            for &i in &written {
+                time.push(t);
+                node.push(self.node[i]);
+                port.push(self.local[i]);
+                bytes.push(self.bytes[k * n + i]);
+            }
+        }
         let mut t = Table::default();
-        t.push("time_ps", Column::U64(self.time));
-        t.push("node", Column::U32(self.node));
-        t.push("port", Column::U32(self.port));
-        t.push("bytes", Column::U64(self.bytes));
+        t.push("time_ps", Column::U64(time));
+        t.push("node", Column::U32(node));
+        t.push("port", Column::U32(port));
+        t.push("bytes", Column::U64(bytes));
         t
+    }
+}
+
+/// Whether node `name` matches `pattern` (`*`: any run of characters).
+pub fn name_matches(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, rest)) => {
+            let Some(tail) = name.strip_prefix(head) else {
+                return false;
+            };
+            (0..=tail.len())
+                .filter(|&i| tail.is_char_boundary(i))
+                .any(|i| name_matches(rest, &tail[i..]))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns() {
+        assert!(name_matches("tor*", "tor12"));
+        assert!(name_matches("*", "anything"));
+        assert!(name_matches("s*1", "spine1"));
+        assert!(!name_matches("s*1", "spine2"));
+        assert!(name_matches("spine0", "spine0"));
+        assert!(!name_matches("spine0", "spine01"));
+        assert!(name_matches("a*b*c", "aXbYc"));
+    }
+
+    #[test]
+    fn halving_keeps_even_ticks_and_doubles_the_interval() {
+        let mut s = QueueSampler {
+            interval: 10,
+            ports: vec![0, 1],
+            top: Some(1),
+            time: (0..8).map(|k| k * 10).collect(),
+            bytes: (0..16).collect(),
+            ..Default::default()
+        };
+        s.halve();
+        assert_eq!(s.time, vec![0, 20, 40, 60]);
+        // Port 0 at ticks 0, 2, 4, 6 held 0, 4, 8, 12; port 1 one more.
+        assert_eq!(s.bytes, vec![0, 1, 4, 5, 8, 9, 12, 13]);
+        assert_eq!(s.interval, 20);
+        // The next tick (at 80) is one new interval after the last kept one.
     }
 }

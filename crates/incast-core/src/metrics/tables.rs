@@ -36,7 +36,7 @@ pub(crate) fn ports_and_counters(w: &World, window: (Ps, Ps)) -> (Table, Table) 
             0.0
         });
         if let Owner::Switch(_) = p.owner {
-            counters.add(w.node_of(p.owner), p);
+            counters.add(w.node_of(p.owner), p, window);
         }
     }
     ports.push("node", Column::U32(node));
@@ -77,11 +77,15 @@ struct CounterColumns {
     deq_pkts: Vec<u64>,
     qdelay_sum: Vec<u64>,
     max_queue: Vec<u64>,
+    mean_queue: Vec<f64>,
+    p50_queue: Vec<u64>,
+    p99_queue: Vec<u64>,
+    nonempty: Vec<f64>,
 }
 
 impl CounterColumns {
     /// One row per class of switch port `p` that saw a packet.
-    fn add(&mut self, node: u32, p: &crate::net::Port) {
+    fn add(&mut self, node: u32, p: &crate::net::Port, (start, end): (Ps, Ps)) {
         for (class, q) in p.queues.iter().enumerate() {
             let k = &q.counters;
             if q.enq_pkts() == 0 && k.drop_pkts == 0 {
@@ -98,6 +102,11 @@ impl CounterColumns {
             self.deq_pkts.push(k.deq_pkts);
             self.qdelay_sum.push(k.qdelay_sum);
             self.max_queue.push(q.max_bytes);
+            let (mean, quantiles, nonempty) = q.stats(start, end, &[0.5, 0.99]);
+            self.mean_queue.push(mean);
+            self.p50_queue.push(quantiles[0]);
+            self.p99_queue.push(quantiles[1]);
+            self.nonempty.push(nonempty);
         }
     }
 
@@ -114,6 +123,13 @@ impl CounterColumns {
         t.push("deq_pkts", Column::U64(self.deq_pkts));
         t.push("qdelay_sum_ps", Column::U64(self.qdelay_sum));
         t.push("max_queue_bytes", Column::U64(self.max_queue));
+        // Time-weighted over the utilization window (no sampling: every
+        // change of the queue is counted); percentiles are the lower edge of
+        // their histogram bucket (two per power of two).
+        t.push("mean_queue_bytes", Column::F64(self.mean_queue));
+        t.push("p50_queue_bytes", Column::U64(self.p50_queue));
+        t.push("p99_queue_bytes", Column::U64(self.p99_queue));
+        t.push("nonempty_fraction", Column::F64(self.nonempty));
         t
     }
 }

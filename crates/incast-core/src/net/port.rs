@@ -91,7 +91,12 @@ pub fn hist_bucket(bytes: Bytes) -> usize {
 pub fn hist_lower(b: usize) -> Bytes {
     let log = (b - 1) / 2;
     let half = (b - 1) % 2;
-    (1u64 << log) + if log > 0 { (half as u64) << (log - 1) } else { 0 }
+    (1u64 << log)
+        + if log > 0 {
+            (half as u64) << (log - 1)
+        } else {
+            0
+        }
 }
 
 impl Default for ClassQueue {
@@ -169,7 +174,9 @@ impl ClassQueue {
         };
         (
             area / span,
-            qs.iter().map(|&q| if q * span <= empty { 0 } else { quantile(q) }).collect(),
+            qs.iter()
+                .map(|&q| if q * span <= empty { 0 } else { quantile(q) })
+                .collect(),
             busy as f64 / span,
         )
     }
@@ -422,7 +429,17 @@ mod tests {
 
     #[test]
     fn hist_buckets_split_each_power_of_two_in_two() {
-        for (bytes, b) in [(1, 1), (2, 3), (3, 4), (4, 5), (5, 5), (6, 6), (7, 6), (8, 7), (1500, 21)] {
+        for (bytes, b) in [
+            (1, 1),
+            (2, 3),
+            (3, 4),
+            (4, 5),
+            (5, 5),
+            (6, 6),
+            (7, 6),
+            (8, 7),
+            (1500, 21),
+        ] {
             assert_eq!(hist_bucket(bytes), b, "{bytes}");
             assert!(hist_lower(b) <= bytes, "{bytes}");
             // The next non-empty bucket starts above it (bucket 2 holds nothing:

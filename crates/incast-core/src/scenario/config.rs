@@ -398,16 +398,25 @@ pub struct WorkloadConfig {
     pub packets: Vec<PacketsConfig>,
 }
 
-/// Which ports have their queue length sampled.
+/// Which ports get a queue-length time series (the `queues` table). Every
+/// switch port's time-weighted mean, percentiles and maximum queue are in
+/// the `counters` table whatever this says.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum QueuePorts {
-    /// Every switch port.
+    /// The `queue_top` switch ports with the largest peak queue, at most
+    /// [`crate::metrics::sampler::TOP_POINTS`] points each: the interval
+    /// doubles (and every other point is dropped) whenever the series would
+    /// grow past that, so the size depends neither on ports nor on time.
     #[default]
+    Top,
+    /// Every switch port, at the full interval.
     Switch,
-    /// Every port, host NICs included.
+    /// Every port, host NICs included, at the full interval.
     All,
-    /// No sampling.
+    /// Every port of the nodes named in `queue_nodes`, at the full interval.
+    Nodes,
+    /// No time series.
     None,
 }
 
@@ -440,9 +449,16 @@ pub struct MetricsConfig {
     pub cooldown: TimeValue,
     /// Upper edges of the flow-size buckets of the summary (bytes); a last bucket takes the rest.
     pub size_buckets: Vec<SizeValue>,
-    /// Interval of queue-length samples.
+    /// Interval of queue-length samples (the first interval of `"top"`).
     pub queue_sample_interval: TimeValue,
+    /// Which ports get a queue time series: `"top"` (default), `"switch"`,
+    /// `"all"`, `"nodes"` (with `queue_nodes`) or `"none"`.
     pub queue_ports: QueuePorts,
+    /// With `queue_ports = "top"`: how many ports.
+    pub queue_top: u32,
+    /// With `queue_ports = "nodes"`: node names, `*` matching any run of
+    /// characters (`["tor*", "spine0"]`).
+    pub queue_nodes: Vec<String>,
     /// The ideal FCT that slowdowns are relative to.
     pub ideal_fct: IdealFct,
 }
@@ -454,7 +470,9 @@ impl Default for MetricsConfig {
             cooldown: TimeValue(0),
             size_buckets: vec![SizeValue(100_000), SizeValue(1_000_000)],
             queue_sample_interval: TimeValue(10 * US),
-            queue_ports: QueuePorts::Switch,
+            queue_ports: QueuePorts::Top,
+            queue_top: 16,
+            queue_nodes: vec![],
             ideal_fct: IdealFct::Idle,
         }
     }

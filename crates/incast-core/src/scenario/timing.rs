@@ -15,7 +15,7 @@
 //!   without `duration` (whose end `cooldown` counts back from) `cooldown` is
 //!   not set and some flow starts after `warmup`.
 
-use super::{Scenario, ScenarioError};
+use super::{QueuePorts, Scenario, ScenarioError};
 use crate::config_types::TimeValue;
 use crate::units::{Ps, SEC};
 
@@ -297,6 +297,7 @@ impl Scenario {
         if m.queue_sample_interval.0 == 0 {
             return err("metrics.queue_sample_interval", "must be positive");
         }
+        self.validate_queue_series()?;
         let (warmup, cooldown) = (m.warmup.0, m.cooldown.0);
         match c.duration {
             Some(d) => {
@@ -347,6 +348,99 @@ impl Scenario {
                     );
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+impl Scenario {
+    /// `metrics.queue_ports` and its companions; a full-resolution series
+    /// that would not fit in memory is refused before the run (the
+    /// estimate: ports x the run's end / interval).
+    fn validate_queue_series(&self) -> Result<(), ScenarioError> {
+        use crate::metrics::sampler::{name_matches, MAX_SAMPLES};
+        use crate::topology::NodeRef;
+        use QueuePorts as Q;
+        let c = &self.config;
+        let m = &c.metrics;
+        if m.queue_ports == Q::Top && m.queue_top == 0 {
+            return err(
+                "metrics.queue_top",
+                "must be at least 1 (or set queue_ports = \"none\" for no time series)",
+            );
+        }
+        if m.queue_ports != Q::Nodes && !m.queue_nodes.is_empty() {
+            return err(
+                "metrics.queue_nodes",
+                "applies only with queue_ports = \"nodes\": set that, or remove queue_nodes",
+            );
+        }
+        let g = &self.graph;
+        let names = || g.host_names.iter().chain(&g.switch_names);
+        let node_ports = |n: usize| {
+            let node = if n < g.n_hosts() {
+                NodeRef::Host(n as u32)
+            } else {
+                NodeRef::Switch((n - g.n_hosts()) as u32)
+            };
+            g.ports(node).len() as u64
+        };
+        let ports: u64 = match m.queue_ports {
+            Q::None | Q::Top => return Ok(()),
+            Q::All => 2 * g.links.len() as u64,
+            Q::Switch => (g.n_hosts()..g.n_hosts() + g.n_switches())
+                .map(node_ports)
+                .sum(),
+            Q::Nodes => {
+                if m.queue_nodes.is_empty() {
+                    return err(
+                        "metrics.queue_nodes",
+                        "queue_ports = \"nodes\" needs the node names to sample, e.g. \
+                         queue_nodes = [\"tor*\", \"spine0\"]",
+                    );
+                }
+                for (i, pat) in m.queue_nodes.iter().enumerate() {
+                    if !names().any(|n| name_matches(pat, n)) {
+                        let some: Vec<&str> = names().take(6).map(|s| s.as_str()).collect();
+                        return err(
+                            format!("metrics.queue_nodes[{i}]"),
+                            format!(
+                                "{pat:?} matches no node; nodes are named like {} (`*` matches \
+                                 any run of characters)",
+                                some.join(", ")
+                            ),
+                        );
+                    }
+                }
+                names()
+                    .enumerate()
+                    .filter(|(_, n)| m.queue_nodes.iter().any(|p| name_matches(p, n)))
+                    .map(|(i, _)| node_ports(i))
+                    .sum()
+            }
+        };
+        let end = match (c.stop, c.duration) {
+            (Some(stop), _) => stop.0,
+            (None, Some(d)) => d.0,
+            (None, None) => self.listed.iter().map(|f| f.start).max().unwrap_or(0),
+        };
+        let points = end / m.queue_sample_interval.0 + 1;
+        let samples = ports.saturating_mul(points);
+        if samples > MAX_SAMPLES {
+            let interval = end.saturating_mul(ports) / MAX_SAMPLES + 1;
+            return err(
+                "metrics.queue_sample_interval",
+                format!(
+                    "{ports} ports sampled every {} until {} would make {samples} rows (about \
+                     {} MB), more than the {MAX_SAMPLES} allowed: sample every {} or more, \
+                     choose fewer ports (queue_ports = \"nodes\"), or use queue_ports = \
+                     \"top\" (bounded at any length)",
+                    m.queue_sample_interval,
+                    t(end),
+                    samples.saturating_mul(24) / 1_000_000,
+                    round_up(interval as f64),
+                ),
+            );
         }
         Ok(())
     }

@@ -10,13 +10,15 @@ use crate::host::{paths, Flows};
 use crate::mech::ci::Ci;
 use crate::mech::pfc::Pfc;
 use crate::mech::Mechs;
-use crate::metrics::sampler::QueueSampler;
+use crate::metrics::sampler::{name_matches, QueueSampler};
 use crate::net::port::Owner;
 use crate::net::switch::Switch;
 use crate::net::{PacketArena, Port, NUM_CLASSES};
 use crate::nic::{Nic, NicModelKind};
 use crate::rdma::cc::{CcCtx, RateCc};
-use crate::scenario::{HostRef, Process, QueuePorts, Scenario, ScenarioError, DEFAULT_STOP};
+use crate::scenario::{
+    HostRef, MetricsConfig, Process, QueuePorts, Scenario, ScenarioError, DEFAULT_STOP,
+};
 use crate::topology::{Graph, NodeRef, Routes};
 use crate::transport::cc::CongestionControl;
 use crate::units::{Ps, Rate};
@@ -251,15 +253,6 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         .collect();
     let gens = generators(sc, &host_rates, duration);
     let horizon = duration.max(sc.listed.last().map_or(0, |f| f.start));
-    let sampled_ports: Vec<u32> = match c.metrics.queue_ports {
-        QueuePorts::None => vec![],
-        QueuePorts::All => (0..fabric.ports.len() as u32).collect(),
-        QueuePorts::Switch => fabric
-            .switches
-            .iter()
-            .flat_map(|s| s.ports.clone())
-            .collect(),
-    };
     let mut node_names = g.host_names.clone();
     node_names.extend(g.switch_names.iter().cloned());
     let mut sw = sc.switch_params()?;
@@ -329,7 +322,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     }
     let mut gens = gens;
     gens.schedule(&mut w, c);
-    let sampler = QueueSampler::new(c.metrics.queue_sample_interval.0, sampled_ports);
+    let sampler = queue_sampler(&w, &c.metrics, &node_names);
     sampler.start(&mut w);
     Ok(Simulation {
         w,
@@ -345,4 +338,42 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         started: Instant::now(),
         trace_cc: vec![],
     })
+}
+
+/// The queue sampler for `metrics.queue_ports` (see `metrics::sampler`).
+fn queue_sampler(w: &World, m: &MetricsConfig, node_names: &[String]) -> QueueSampler {
+    let switch_ports = || -> Vec<u32> {
+        (0..w.ports.len() as u32)
+            .filter(|&p| matches!(w.ports[p as usize].owner, Owner::Switch(_)))
+            .collect()
+    };
+    let (ports, top, selection) = match m.queue_ports {
+        QueuePorts::None => (vec![], None, "none".to_string()),
+        QueuePorts::All => (
+            (0..w.ports.len() as u32).collect(),
+            None,
+            "every port".into(),
+        ),
+        QueuePorts::Switch => (switch_ports(), None, "every switch port".into()),
+        QueuePorts::Top => (
+            switch_ports(),
+            Some(m.queue_top as usize),
+            format!(
+                "the {} switch ports with the largest peak queue",
+                m.queue_top
+            ),
+        ),
+        QueuePorts::Nodes => {
+            let chosen = |p: u32| {
+                let name = &node_names[w.node_of(w.ports[p as usize].owner) as usize];
+                m.queue_nodes.iter().any(|pat| name_matches(pat, name))
+            };
+            (
+                (0..w.ports.len() as u32).filter(|&p| chosen(p)).collect(),
+                None,
+                format!("every port of {}", m.queue_nodes.join(", ")),
+            )
+        }
+    };
+    QueueSampler::new(w, m.queue_sample_interval.0, ports, top, selection)
 }

@@ -314,7 +314,8 @@ impl Simulation {
         let window = (self.traffic_start.min(end), end);
         let (ports, counters) = tables::ports_and_counters(w, window);
         let incasts = tables::incasts(&w.flows.incasts);
-        let queues = std::mem::take(&mut self.sampler).into_table();
+        let sampled = self.sampler.describe(w);
+        let queues = std::mem::take(&mut self.sampler).into_table(w);
         let pfc = tables::pfc_log(w);
         let mut owd = Table::default();
         let edge_summary = match w.edge.as_deref_mut() {
@@ -349,6 +350,7 @@ impl Simulation {
         };
         let mut summary = summary::summary(w, &self.name, &t, &stats, window);
         summary["warnings"] = summary::warnings(w, &t, self.stopped_at, self.stop).into();
+        summary["queue_series"] = sampled;
         mech::report(w, &flows, &mut summary);
         if let Some(e) = edge_summary {
             summary["edge"] = e;

@@ -403,13 +403,7 @@ impl PfcState {
     /// packet less of headroom than the formula's in-flight bytes need (found
     /// by the property tests).
     #[inline]
-    pub fn charge(
-        &mut self,
-        cfg: &PfcConfig,
-        p: usize,
-        c: usize,
-        size: Bytes,
-    ) -> Charge {
+    pub fn charge(&mut self, cfg: &PfcConfig, p: usize, c: usize, size: Bytes) -> Charge {
         let reserve = cfg.reserve.0;
         let ing = self.ingress[p][c];
         let new_bytes = ing.bytes + size;

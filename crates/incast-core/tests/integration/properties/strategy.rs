@@ -8,9 +8,9 @@
 
 use super::case::*;
 use super::checks::KNOWN_BUG_RDMA_BACK_TO_CHUNK;
-use proptest::prelude::*;
 use incast_core::scenario::Scenario;
 use incast_core::units::parse_time;
+use proptest::prelude::*;
 use proptest::sample::select;
 use std::path::Path;
 
