@@ -15,6 +15,7 @@ mod hpcc_end_to_end;
 mod invariants;
 mod lossless_pfc;
 mod properties;
+mod queue_stats;
 mod rdma_cc;
 mod repro_congestion_isolation;
 mod repro_on_ramp;
