@@ -726,20 +726,9 @@ impl Scenario {
                 ));
             }
         }
-        if let crate::transport::cc::CcConfig::Dctcp(p) = &t.cc {
-            if !(p.g > 0.0 && p.g <= 1.0) {
-                return Err(ScenarioError::new(
-                    "transport.cc.g",
-                    format!("g must be in (0, 1], got {}", p.g),
-                ));
-            }
-            if !(0.0..=1.0).contains(&p.initial_alpha) {
-                return Err(ScenarioError::new(
-                    "transport.cc.initial_alpha",
-                    "must be in [0, 1]",
-                ));
-            }
-        }
+        // The algorithm's own parameter ranges (`Params::validate` of each `transport/cc` file).
+        t.cc.validate()
+            .map_err(|e| ScenarioError::new(format!("transport.cc.{}", e.field), e.message))?;
         self.switch_params()?;
 
         let w = &c.workload;
