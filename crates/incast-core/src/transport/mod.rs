@@ -771,6 +771,97 @@ mod tests {
         );
     }
 
+    fn flow_with(size: u64, cc: &str) -> TcpFlow {
+        let cfg: CcConfig = toml::from_str(cc).unwrap();
+        TcpFlow::new(size, cfg.build(), &params())
+    }
+
+    #[test]
+    fn unpaced_algorithms_send_whenever_the_window_allows() {
+        let p = params();
+        for name in ["newreno", "dctcp", "cubic"] {
+            let mut a = flow_with(10_000, &format!("algorithm = \"{name}\""));
+            let mut b = a.clone();
+            assert_eq!(a.send_state(0, &p), SendState::Ready);
+            let sa: Vec<_> = std::iter::from_fn(|| a.next_segment(&p)).collect();
+            let sb: Vec<_> = std::iter::from_fn(|| b.next_segment_at(5, &p)).collect();
+            assert_eq!(sa, sb, "{name}");
+            assert_eq!(a.send_state(0, &p), SendState::Blocked);
+            assert_eq!(a.next_send_at, 0);
+        }
+    }
+
+    #[test]
+    fn paced_flow_waits_for_its_next_send_time() {
+        let p = params();
+        // BBR with an initial RTT of 10 us: 2.885 x 4 KB / 10 us = 1.154e9 B/s,
+        // so a 1000-byte segment may leave every 866.434 ns (rounded up to the ps).
+        let mut f = flow_with(10_000, "algorithm = \"bbr\"\ninitial_rtt = \"10us\"");
+        let rate = f.cc.pacing_rate().unwrap();
+        assert!((rate - 2.0 / std::f64::consts::LN_2 * 4000.0 / 1e-5).abs() < 1.0);
+        let gap = (1000.0 * 1e12 / rate).ceil() as Ps;
+        assert_eq!(gap, 866_434);
+        assert_eq!(f.send_state(0, &p), SendState::Ready);
+        assert!(f.next_segment_at(0, &p).is_some());
+        assert_eq!(f.send_state(0, &p), SendState::WaitUntil(gap));
+        assert_eq!(f.next_segment_at(gap - 1, &p), None);
+        assert_eq!(f.snd_nxt, 1000, "nothing taken while paced");
+        // Late by 100 ps: the next gap counts from the actual send time.
+        let s = f.next_segment_at(gap + 100, &p).unwrap();
+        assert_eq!(s.seq, 1000);
+        assert_eq!(f.next_send_at, 2 * gap + 100);
+        // A full window is Blocked, not waiting.
+        f.next_segment_at(10 * gap, &p).unwrap();
+        f.next_segment_at(20 * gap, &p).unwrap();
+        assert_eq!(f.send_state(30 * gap, &p), SendState::Blocked);
+    }
+
+    #[test]
+    fn bbr_flow_learns_the_delivery_rate_from_its_acks() {
+        // Segments of 1000 B leave every 10 us and are ACKed 100 us later:
+        // the path delivers 100 MB/s.
+        let p = params();
+        let mut f = flow_with(1_000_000, "algorithm = \"bbr\"");
+        let mut sent = vec![];
+        let mut t = 0;
+        for k in 0..400u64 {
+            t = k * 10 * US;
+            while let Some(s) = f.next_segment_at(t, &p) {
+                sent.push((s.seq + s.len as u64, t));
+                if f.send_state(t, &p) != SendState::Ready {
+                    break;
+                }
+            }
+            // ACK what was sent 100 us ago, one segment per 10 us.
+            if let Some(&(end, at)) = sent.iter().find(|(e, _)| *e > f.snd_una) {
+                if at + 100 * US <= t {
+                    f.on_ack(t, end, false, at, &p);
+                }
+            }
+        }
+        let super::cc::AnyCc::Bbr(b) = &f.cc else {
+            unreachable!()
+        };
+        let bw = b.btl_bw();
+        assert!((bw / 1e8 - 1.0).abs() < 0.02, "BtlBw {bw} B/s, want 1e8");
+        assert_eq!(b.rtprop(), Some(100 * US));
+        assert!(t > 0);
+    }
+
+    #[test]
+    fn cubic_cuts_to_beta_on_fast_retransmit() {
+        let p = params();
+        let mut f = flow_with(100_000, "algorithm = \"cubic\"");
+        f.win.cwnd = 10_000;
+        while f.next_segment(&p).is_some() {}
+        for _ in 0..3 {
+            f.on_ack(1, 0, false, 0, &p);
+        }
+        assert!(f.in_recovery);
+        assert_eq!(f.win.ssthresh, 7_000, "RFC 9438 §4.6: 0.7 x FlightSize");
+        assert_eq!(f.win.cwnd, 10_000, "ssthresh + 3 SMSS (RFC 6582)");
+    }
+
     #[test]
     fn ooo_merge() {
         let mut f = flow(100_000);
