@@ -204,6 +204,8 @@ pub struct TcpFlow {
     pub timeouts: u32,
     /// Pacing: the earliest time the next segment may leave (0: any time).
     pub next_send_at: Ps,
+    /// The NIC's wake-up for `next_send_at` (armed by the NIC, like `rto_timer`).
+    pub pace_timer: LazyTimer,
     /// Per-segment delivery state, when the congestion control wants rate samples.
     rate: Option<Box<DeliveryRate>>,
     /// The latest time the flow was told (ACK or data): the send time
@@ -243,6 +245,7 @@ impl TcpFlow {
             retransmits: 0,
             timeouts: 0,
             next_send_at: 0,
+            pace_timer: LazyTimer::default(),
             rate,
             clock: 0,
             rcv_nxt: 0,
@@ -382,10 +385,10 @@ impl TcpFlow {
             self.dupacks = 0;
             self.rtt.sample(now - echo_ts, p);
             res.advanced = true;
-            let rate = match self.rate.as_deref_mut() {
-                Some(r) => Some(r.on_ack(now, ack, p.mss, Some(now - echo_ts))),
-                None => None,
-            };
+            let rate = self
+                .rate
+                .as_deref_mut()
+                .map(|r| r.on_ack(now, ack, p.mss, Some(now - echo_ts)));
             let ev = AckEvent {
                 now,
                 acked,
@@ -395,7 +398,6 @@ impl TcpFlow {
                 rtt: Some(now - echo_ts),
                 in_recovery: self.in_recovery,
                 srtt: self.rtt.srtt.unwrap_or(0),
-                rate,
             };
             let hold = self.cc.on_ack_any(&mut self.win, &ev);
             if self.in_recovery {
@@ -415,7 +417,7 @@ impl TcpFlow {
             } else if !hold {
                 self.cc.on_ack(&mut self.win, &ev);
             }
-            self.after_ack(&ev);
+            self.after_ack(&ev, rate.as_ref());
             if self.snd_una >= self.size {
                 res.completed = true;
                 self.rto_timer.disarm();
@@ -432,7 +434,6 @@ impl TcpFlow {
                 rtt: None,
                 in_recovery: self.in_recovery,
                 srtt: self.rtt.srtt.unwrap_or(0),
-                rate: None,
             };
             self.cc.on_ack_any(&mut self.win, &ev);
             if !self.in_recovery
@@ -450,7 +451,7 @@ impl TcpFlow {
                 // RFC 6582 §3.2 step 4: inflate for each further duplicate.
                 self.win.cwnd += p.mss;
             }
-            self.after_ack(&ev);
+            self.after_ack(&ev, None);
         }
         res.may_send = self.can_send(p);
         res
@@ -459,8 +460,8 @@ impl TcpFlow {
     /// The congestion control's last word on an ACK, and BBR's ProbeRTT
     /// marking of what is sent next as application-limited.
     #[inline]
-    fn after_ack(&mut self, ev: &AckEvent) {
-        self.cc.after_ack(&mut self.win, ev, self.in_recovery);
+    fn after_ack(&mut self, ev: &AckEvent, rate: Option<&rate_sample::RateSample>) {
+        self.cc.after_ack(&mut self.win, ev, rate, self.in_recovery);
         if let Some(r) = self.rate.as_deref_mut() {
             if self.cc.mark_app_limited() {
                 r.mark_app_limited(self.snd_nxt - self.snd_una);

@@ -375,8 +375,11 @@ fn bbr_estimates_the_bottleneck_and_min_rtt_on_an_idle_path() {
 /// beyond the path's BDP: Σ target_cwnd − BDP, about (cwnd_gain − 1) BDP
 /// plus the quanta (the known standing queue of v1). Sampled every 10 ms
 /// over 4 s after a 2 s start-up: the queue never exceeds that bound by more
-/// than 5 % of it (a window shrinks at once when its flow leaves a 5/4 phase
-/// and its quantum with it, but what was sent drains over a round trip) and
+/// than 8 % of it (a window shrinks at once when its flow leaves a 5/4 phase,
+/// by three times the drop of its quantum, 1 ms of half its rate, about 3 %
+/// of the bound here, or when its filter lets an old probe sample go, but
+/// what was sent drains over a round trip; measured: 3.3 %, and 4.9 % in the
+/// simulator, which samples every ms) and
 /// averages at least 80 % of it (the flows' 3/4 phases keep it a little
 /// below); utilization above 95 %; Jain's index above 0.9 (v1 is known not
 /// to be exactly fair).
@@ -430,7 +433,7 @@ fn bbr_flows_keep_the_queue_near_cwnd_gain_bdp() {
         worst * 100.0
     );
     assert!(
-        worst < 0.05,
+        worst < 0.08,
         "queue above Σ target_cwnd − BDP by {} %",
         worst * 100.0
     );
@@ -441,4 +444,165 @@ fn bbr_flows_keep_the_queue_near_cwnd_gain_bdp() {
     );
     assert!(s.iter().sum::<f64>() > 0.95, "utilization {s:?}");
     assert!(j > 0.9, "Jain's index {j}");
+}
+
+/// The simulator's BBR path: 10G senders, a 1G bottleneck with 5 ms of
+/// propagation toward the receiver (RTT ~10 ms, BDP ~833 packets), a queue
+/// that never overflows. Returns (samples of (queue bytes, Σ cwnd bytes)
+/// every ms from 1 s, the traced value of each flow at the end, goodput
+/// share of the capacity).
+fn bbr_in_the_simulator(n: usize, trace: &str, secs_run: u64) -> (Vec<(f64, f64)>, Vec<f64>, f64) {
+    let cc = format!("{{ algorithm = \"bbr\", trace = \"{trace}\" }}");
+    let toml = dumbbell_toml(
+        n,
+        "1Gbps",
+        "5ms",
+        "10MB",
+        &cc,
+        &format!("{}s", secs_run + 1),
+    );
+    let mut sim = Simulation::new(&scenario(&toml)).unwrap();
+    sim.run_until(SEC);
+    let a1: u64 = sim.acked_bytes().iter().map(|x| x.1).sum();
+    let mut samples = vec![];
+    let mut t = SEC;
+    while t < secs_run * SEC {
+        t += MS;
+        sim.run_until(t);
+        let cw: u64 = sim.cwnds().iter().map(|x| x.1).sum();
+        samples.push((sim.switch_queue_bytes(0, 0) as f64, cw as f64));
+    }
+    let a2: u64 = sim.acked_bytes().iter().map(|x| x.1).sum();
+    sim.trace_cc_now();
+    let traced = sim.cc_trace().iter().map(|x| x.2).collect();
+    let share = (a2 - a1) as f64 * 8.0 / secs((secs_run - 1) * SEC) / (1e9 * 1460.0 / 1500.0);
+    (samples, traced, share)
+}
+
+/// Base RTT of the simulator's BBR path: propagation both ways, a data
+/// packet's serialization on the 10G and 1G links, an ACK's on both.
+fn bbr_path_base_rtt() -> f64 {
+    2.0 * (5e-3 + 1e-6)
+        + 1500.0 * 8.0 / 10e9
+        + 1500.0 * 8.0 / 1e9
+        + 64.0 * 8.0 / 1e9
+        + 64.0 * 8.0 / 10e9
+}
+
+/// The idle-path check of `bbr_estimates_the_bottleneck_and_min_rtt_on_an_idle_path`
+/// in the simulator, with the same tolerances and reasons. Needs the NIC to
+/// pace TCP flows (`TcpFlow::send_state` / `next_segment_at`).
+#[test]
+#[ignore = "needs NIC pacing (lead)"]
+fn bbr_in_the_simulator_estimates_the_path_and_bounds_the_queue() {
+    let capacity = 1e9 * 1460.0 / 1500.0; // payload bits per second
+    let base = bbr_path_base_rtt();
+    let bdp = 1e9 / 8.0 * base; // wire bytes
+    let (samples, bw, share) = bbr_in_the_simulator(1, "btl_bw", 4);
+    let (_, rtprop, _) = bbr_in_the_simulator(1, "min_rtt", 4);
+    let mean_q = samples.iter().map(|s| s.0).sum::<f64>() / samples.len() as f64;
+    let max_q = samples.iter().map(|s| s.0).fold(0.0, f64::max);
+    let quanta = 3.0 * 64_000.0 * 1500.0 / 1460.0;
+    eprintln!(
+        "BBR (simulator): BtlBw/C {:.4}, RTprop/base {:.4}, goodput/C {share:.4}, queue mean {:.3} BDP, max {:.3} BDP",
+        bw[0] / capacity,
+        rtprop[0] / base,
+        mean_q / bdp,
+        max_q / bdp
+    );
+    assert!(
+        (bw[0] / capacity - 1.0).abs() < 0.01,
+        "BtlBw {} of C",
+        bw[0] / capacity
+    );
+    assert!(
+        (rtprop[0] / base - 1.0).abs() < 0.01,
+        "RTprop {} of base",
+        rtprop[0] / base
+    );
+    assert!(share > 0.95, "goodput {share} of C");
+    assert!(
+        max_q < 0.25 * bdp + quanta + 5.0 * 1500.0,
+        "max queue {} BDP",
+        max_q / bdp
+    );
+    assert!(
+        mean_q < quanta + 0.1 * bdp,
+        "mean queue {} BDP",
+        mean_q / bdp
+    );
+}
+
+/// Four BBR flows in the simulator: the queue is what their windows allow
+/// beyond the BDP (Σ cwnd − BDP, cwnd being BBR.target_cwnd once reached),
+/// as in `bbr_flows_keep_the_queue_near_cwnd_gain_bdp`, same tolerances.
+/// Needs the NIC to pace TCP flows.
+#[test]
+#[ignore = "needs NIC pacing (lead)"]
+fn bbr_in_the_simulator_keeps_the_queue_near_cwnd_gain_bdp() {
+    let bdp = 1e9 / 8.0 * bbr_path_base_rtt();
+    let (samples, _, share) = bbr_in_the_simulator(4, "btl_bw", 6);
+    let late = &samples[samples.len() / 4..];
+    let (mut worst, mut sum_ratio) = (0.0f64, 0.0);
+    for &(q, cw) in late {
+        let bound = cw * 1500.0 / 1460.0 - bdp;
+        worst = worst.max((q - bound) / bound);
+        sum_ratio += q / bound;
+    }
+    let mean_ratio = sum_ratio / late.len() as f64;
+    eprintln!(
+        "BBR x4 (simulator): goodput/C {share:.4}, queue / (Σ cwnd − BDP) averages {mean_ratio:.3}, exceeds it by at most {:.1} %",
+        worst * 100.0
+    );
+    assert!(
+        worst < 0.08,
+        "queue above Σ cwnd − BDP by {} %",
+        worst * 100.0
+    );
+    assert!(mean_ratio > 0.8, "queue only {mean_ratio} of the bound");
+    assert!(share > 0.95, "goodput {share} of C");
+}
+
+/// CUBIC (with and without ECN) and BBR under edge pausing: the gate sits in
+/// front of the flow and needs nothing from the congestion control. An
+/// incast of 16 x 256 KB into a 10G port with Smart-Pause's fixed rule:
+/// every flow finishes, bytes are conserved, and the gate did pause.
+#[test]
+fn cubic_and_bbr_run_under_edge_pausing() {
+    for cc in [
+        "\"cubic\"",
+        "{ algorithm = \"cubic\", ecn = true, hystart = true, hystart_min_rtt_thresh = \"4us\", hystart_max_rtt_thresh = \"16us\" }",
+        "\"bbr\"",
+        "{ algorithm = \"bbr\", min_rtt_window = \"1ms\", probe_rtt_duration = \"100us\" }",
+    ] {
+        let r = run(&format!(
+            r#"
+            [topology]
+            kind = "single_switch"
+            hosts = 17
+            link_rate = "10Gbps"
+            link_delay = "2us"
+            [switch]
+            buffer = "1MB"
+            ecn = {{ kind = "step", k = "60KB" }}
+            [transport]
+            cc = {cc}
+            rto_min = "1ms"
+            [edge]
+            rule = {{ algorithm = "smart_pause_fixed", threshold = "20us", pause = "5us" }}
+            [[workload.incast]]
+            fan_in = 16
+            bytes_per_sender = "256KB"
+            receiver = 0
+            times = ["0us", "5ms"]
+            [metrics]
+            queue_ports = "none"
+            "#
+        ));
+        assert_finished_and_conserved(&r, cc);
+        let s: serde_json::Value = serde_json::from_str(&r.summary_json).unwrap();
+        let pauses = s["edge"]["pauses"].as_u64().unwrap();
+        eprintln!("{cc}: {pauses} edge pauses, {} retransmissions", s["retransmits"]);
+        assert!(pauses > 0, "{cc}: the gate never closed");
+    }
 }

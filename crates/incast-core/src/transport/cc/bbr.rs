@@ -582,7 +582,13 @@ impl CongestionControl for Bbr {
         s.full_bw_count = 0;
     }
 
-    fn after_ack(&mut self, w: &mut Window, a: &AckEvent, in_recovery: bool) {
+    fn after_ack(
+        &mut self,
+        w: &mut Window,
+        a: &AckEvent,
+        rate: Option<&RateSample>,
+        in_recovery: bool,
+    ) {
         let s = &mut *self.0;
         if s.rng == 0 {
             // Seed the phase generator (splitmix64 of the first ACK's time).
@@ -595,8 +601,8 @@ impl CongestionControl for Bbr {
             // §4.2.1 BBRInitPacingRate, at the first RTT sample.
             s.pacing_rate = s.pacing_gain * s.init_cwnd as f64 * SEC as f64 / a.srtt as f64;
         }
-        let rs = a.rate.unwrap_or_default();
-        if a.rate.is_some() {
+        let rs = rate.copied().unwrap_or_default();
+        if rate.is_some() {
             s.delivered = rs.delivered_total;
         }
         // Bytes this ACK says left the network: newly acknowledged, or one

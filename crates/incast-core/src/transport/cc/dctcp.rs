@@ -128,7 +128,6 @@ mod tests {
             rtt: None,
             in_recovery: false,
             srtt: 0,
-            rate: None,
         }
     }
 

@@ -19,13 +19,13 @@
 //! ## Model-based algorithms (BBR)
 //! Three more hooks, all off by default so that window-based algorithms cost
 //! nothing: [`CongestionControl::wants_rate_samples`] makes the transport keep
-//! per-segment delivery state and attach a delivery-rate sample
-//! ([`RateSample`], draft-cheng-iccrg-delivery-rate-estimation) to every
-//! [`AckEvent`]; [`CongestionControl::pacing_rate`] makes the transport space
+//! per-segment delivery state and take a delivery-rate sample
+//! ([`RateSample`], draft-cheng-iccrg-delivery-rate-estimation) on every ACK
+//! of new data; [`CongestionControl::pacing_rate`] makes the transport space
 //! its segments ([`super::TcpFlow::send_state`]); and
 //! [`CongestionControl::after_ack`] runs after the transport's own recovery
-//! bookkeeping on every ACK, so an algorithm that owns its window in every
-//! state sets it there.
+//! bookkeeping on every ACK, with the ACK's rate sample, so an algorithm that
+//! owns its window in every state sets it there.
 
 pub mod bbr;
 pub mod cubic;
@@ -94,9 +94,6 @@ pub struct AckEvent {
     pub in_recovery: bool,
     /// Smoothed RTT (RFC 6298) after this ACK's sample; 0 before the first sample.
     pub srtt: Ps,
-    /// Delivery-rate sample, for algorithms that asked for them
-    /// ([`CongestionControl::wants_rate_samples`]); `None` otherwise.
-    pub rate: Option<RateSample>,
 }
 
 impl AckEvent {
@@ -154,11 +151,20 @@ pub trait CongestionControl {
     fn init(&mut self, _w: &Window) {}
     /// Every ACK, new or duplicate, in any state, after the transport's own
     /// window changes (fast-recovery entry, inflation, deflation, exit) and
-    /// [`CongestionControl::on_ack`]. `in_recovery` is the sender's state
-    /// after this ACK. Model-based algorithms set the window here.
-    fn after_ack(&mut self, _w: &mut Window, _ack: &AckEvent, _in_recovery: bool) {}
+    /// [`CongestionControl::on_ack`]. `rate` is the ACK's delivery-rate
+    /// sample when the algorithm asked for them (`None` for a duplicate ACK);
+    /// `in_recovery` is the sender's state after this ACK. Model-based
+    /// algorithms set the window here.
+    fn after_ack(
+        &mut self,
+        _w: &mut Window,
+        _ack: &AckEvent,
+        _rate: Option<&RateSample>,
+        _in_recovery: bool,
+    ) {
+    }
     /// Whether the transport should keep per-segment delivery state and
-    /// attach a [`RateSample`] to each [`AckEvent`].
+    /// take a [`RateSample`] on each ACK of new data.
     fn wants_rate_samples(&self) -> bool {
         false
     }
@@ -247,8 +253,8 @@ macro_rules! registry {
                 match self { $( AnyCc::$variant(c) => c.init(w), )* }
             }
             #[inline]
-            fn after_ack(&mut self, w: &mut Window, a: &AckEvent, in_recovery: bool) {
-                match self { $( AnyCc::$variant(c) => c.after_ack(w, a, in_recovery), )* }
+            fn after_ack(&mut self, w: &mut Window, a: &AckEvent, r: Option<&RateSample>, in_recovery: bool) {
+                match self { $( AnyCc::$variant(c) => c.after_ack(w, a, r, in_recovery), )* }
             }
             #[inline]
             fn wants_rate_samples(&self) -> bool {

@@ -49,7 +49,6 @@ mod tests {
             rtt: None,
             in_recovery: false,
             srtt: 0,
-            rate: None,
         };
         for _ in 0..10 {
             cc.on_ack(&mut w, &ack(1000));

@@ -56,10 +56,9 @@ impl Script {
             rtt: Some(rtt),
             in_recovery: false,
             srtt: rtt,
-            rate: Some(rs),
         };
         self.bbr.on_ack(&mut self.w, &a);
-        self.bbr.after_ack(&mut self.w, &a, false);
+        self.bbr.after_ack(&mut self.w, &a, Some(&rs), false);
     }
 
     /// A round trip of `n` ACKs spread over `rtt`, each with a sample `rate`.
@@ -354,9 +353,8 @@ fn fast_recovery_conserves_packets_then_restores_the_window() {
             rtt: None,
             in_recovery: in_rec,
             srtt: RTT,
-            rate: None,
         };
-        s.bbr.after_ack(&mut s.w, &a, true);
+        s.bbr.after_ack(&mut s.w, &a, None, true);
     };
     dup(&mut s, false, 30 * MSS);
     // §4.2.3.4: cwnd = in flight + 1 packet (minus the one presumed lost,
@@ -382,9 +380,8 @@ fn fast_recovery_conserves_packets_then_restores_the_window() {
         rtt: Some(RTT),
         in_recovery: true,
         srtt: RTT,
-        rate: None,
     };
-    s.bbr.after_ack(&mut s.w, &a, false);
+    s.bbr.after_ack(&mut s.w, &a, None, false);
     assert_eq!(s.w.cwnd, good);
 }
 

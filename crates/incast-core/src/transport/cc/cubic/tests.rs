@@ -15,7 +15,6 @@ fn ack(now: Ps, acked: u64, una: u64, nxt: u64, rtt: Ps) -> AckEvent {
         rtt: Some(rtt),
         in_recovery: false,
         srtt: rtt,
-        rate: None,
     }
 }
 
