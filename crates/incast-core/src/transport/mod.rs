@@ -292,8 +292,8 @@ impl TcpFlow {
     /// window and the pacing allow one. This is the NIC's entry point.
     pub fn next_segment_at(&mut self, now: Ps, p: &TcpParams) -> Option<Segment> {
         let pacing = self.cc.pacing_rate();
-        if pacing.is_some() && now < self.next_send_at && self.can_send(p) {
-            return None;
+        if pacing.is_some() && now < self.next_send_at {
+            return None; // paced, retransmissions included
         }
         let flight = self.snd_nxt - self.snd_una;
         let seg = self.take_segment(p)?;
