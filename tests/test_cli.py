@@ -10,7 +10,7 @@ from conftest import INCAST_SCENARIO
 from incast.cli import cli
 from incast.results import TABLES
 
-PNGS = ("slowdown_by_size.png", "fct_cdf.png", "queue_length.png")
+PNGS = ("slowdown_by_size.png", "slowdown_cdf.png", "queue_length.png")
 
 
 def test_run_writes_everything(tmp_path):

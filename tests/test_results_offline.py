@@ -121,7 +121,7 @@ def test_parquet_deterministic_offline(tmp_path):
 def test_plots_written(tmp_path):
     notes: list = []
     paths = plot_all(Results(_raw()), tmp_path, notes)
-    assert [p.name for p in paths] == ["slowdown_by_size.png", "fct_cdf.png", "queue_length.png"]
+    assert [p.name for p in paths] == ["slowdown_by_size.png", "slowdown_cdf.png", "queue_length.png"]
     assert notes == []
     for p in paths:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
