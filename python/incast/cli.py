@@ -378,9 +378,10 @@ def _is_experiment(file: str) -> bool:
     if not file.lower().endswith(".toml"):
         return False
     try:
-        return "base" in _parse_text(Path(file).read_text(encoding="utf-8"), "toml")
+        text = Path(file).read_text(encoding="utf-8")
     except (OSError, ValueError):
         return False
+    return re.search(r"^\s*(base\s*=|\[base\])", text, re.MULTILINE) is not None
 
 
 def _load_experiment(file: str, overrides: list, seeds: list | None) -> Any:
