@@ -146,7 +146,7 @@ def run(
     from rich.console import Console
 
     if bool(files) == (hpcc_config is not None):
-        raise click.UsageError("give scenario FILES or --hpcc CONFIG (not both, not neither)")
+        raise click.UsageError("give scenario FILES or --hpcc CONFIG (exactly one of the two)")
     if hpcc_config is None and (topology or flows):
         raise click.UsageError("--topology and --flows go with --hpcc")
     if hpcc_config is not None and assignments:
@@ -250,10 +250,10 @@ def _out_for(job: dict, out_dir: str | None, several: bool, overrides: list) -> 
     seed = job["seed"] if job["seed"] is not None else (scenario or {}).get("seed", "")
     key = f"seed{seed}" if seed != "" else "default"
     if overrides:
-        from .experiment import value_label
+        from .experiment import safe_name, value_label
 
         sets = ",".join(f"{p}={value_label(v)}" for p, v in overrides)
-        key += "_" + _safe_dirname(sets)[:60]
+        key += "_" + safe_name(sets)[:60]
     out = Path("incast-out") / name / key
     if scenario is not None and (out / "scenario.json").is_file():
         try:
@@ -636,7 +636,10 @@ def compare(dir_a: str, dir_b: str, plot_path: str | None, show_all: bool) -> No
     except (OSError, ValueError) as e:
         _fail(str(e))
     console = Console()
-    console.print(table_of(diff, Path(dir_a), Path(dir_b), show_all))
+    title, table = table_of(diff, Path(dir_a), Path(dir_b), show_all)
+    click.echo(title)
+    if table is not None:
+        console.print(table)
     target = Path(plot_path) if plot_path else Path(dir_b) / f"compare_vs_{Path(dir_a).name}.png"
     path = plot_comparison(diff, target, Path(dir_a).name, Path(dir_b).name)
     if path is not None:

@@ -71,7 +71,10 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def table_of(diffs: list[MetricDiff], dir_a: Path, dir_b: Path, show_all: bool = False) -> Any:
+def table_of(
+    diffs: list[MetricDiff], dir_a: Path, dir_b: Path, show_all: bool = False
+) -> tuple[str, Any]:
+    """A one-line verdict and the table of metrics (None when there is nothing to list)."""
     from rich import box
     from rich.markup import escape
     from rich.table import Table
@@ -82,7 +85,7 @@ def table_of(diffs: list[MetricDiff], dir_a: Path, dir_b: Path, show_all: bool =
         if changed
         else f"{dir_a} and {dir_b}: identical summary metrics ({len(diffs)})"
     )
-    t = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAVY)
+    t = Table(box=box.SIMPLE_HEAVY)
     t.add_column("metric")
     t.add_column("A", justify="right")
     t.add_column("B", justify="right")
@@ -97,7 +100,7 @@ def table_of(diffs: list[MetricDiff], dir_a: Path, dir_b: Path, show_all: bool =
             change = f"{rel * 100:+.1f} %"
         style = "green" if rel < 0 else "red" if rel > 0 else None
         t.add_row(escape(d.key), _fmt(d.a), _fmt(d.b), change, style=style)
-    return t
+    return title, (t if t.row_count else None)
 
 
 def plot_comparison(diffs: list[MetricDiff], path: Path, name_a: str, name_b: str) -> Path | None:
