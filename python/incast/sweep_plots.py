@@ -134,6 +134,9 @@ def plot_metric_vs_parameter(
     if xs_num is None:
         ax.set_xticks(range(len(raw_x)))
         ax.set_xticklabels([str(x) for x in raw_x])
+    elif any(isinstance(x, str) for x in raw_x):  # "10Gbps": ticks as written
+        ax.set_xticks(xs_num)
+        ax.set_xticklabels([str(x) for x in raw_x])
     ax.set_xlabel(param)
     ax.set_ylabel(metric)
     seeds = points.groupby(["point", "variant"])["seed"].nunique().max()

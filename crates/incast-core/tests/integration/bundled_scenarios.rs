@@ -66,21 +66,20 @@ fn runs_of(exp: &toml::Table) -> Vec<(String, String)> {
         }
         walk("", params, &mut leaves);
         for (path, values) in leaves {
-            let short = path.rsplit('.').next().unwrap().to_string();
-            combos = combos
-                .into_iter()
-                .flat_map(|c| {
-                    values.iter().map(move |v| {
-                        let label = match v {
-                            toml::Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        };
-                        let mut c = c.clone();
-                        c.push(format!("{short}={label}"));
-                        c
-                    })
-                })
-                .collect();
+            let short = path.rsplit('.').next().unwrap();
+            let mut next = vec![];
+            for c in &combos {
+                for v in &values {
+                    let label = match v {
+                        toml::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    let mut c = c.clone();
+                    c.push(format!("{short}={label}"));
+                    next.push(c);
+                }
+            }
+            combos = next;
         }
     }
     let mut out = vec![];
