@@ -168,8 +168,18 @@ def test_set_overrides_and_errors(tmp_path, tiny_file):
     out = tmp_path / "o"
     result = CliRunner().invoke(
         cli,
-        ["run", str(tiny_file), "--out", str(out), "-q", "--no-plots",
-         "--set", "transport.cc=newreno", "--set", "workload.flows.0.size=20KB"],
+        [
+            "run",
+            str(tiny_file),
+            "--out",
+            str(out),
+            "-q",
+            "--no-plots",
+            "--set",
+            "transport.cc=newreno",
+            "--set",
+            "workload.flows.0.size=20KB",
+        ],
     )
     assert result.exit_code == 0, result.output
     s = json.loads((out / "scenario.json").read_text())
@@ -235,10 +245,15 @@ def test_ctrl_c_in_a_real_process_start_up(tmp_path, tiny_file):
     import time
 
     proc = subprocess.Popen(
-        [sys.executable, "-c",
-         "import time, incast.cli; time.sleep(0.6); import pandas; incast.cli.main("
-         f"['run', {str(tiny_file)!r}, '--out', {str(tmp_path / 'o')!r}])"],
-        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import time, incast.cli; time.sleep(0.6); import pandas; incast.cli.main("
+            f"['run', {str(tiny_file)!r}, '--out', {str(tmp_path / 'o')!r}])",
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
@@ -252,11 +267,22 @@ def test_ctrl_c_in_a_real_process_start_up(tmp_path, tiny_file):
 def test_compare_prints_and_draws_differences(tmp_path, tiny_file):
     a, b = tmp_path / "a", tmp_path / "b"
     runner = CliRunner()
-    assert runner.invoke(cli, ["run", str(tiny_file), "--out", str(a), "-q", "--no-plots"]).exit_code == 0
+    assert (
+        runner.invoke(cli, ["run", str(tiny_file), "--out", str(a), "-q", "--no-plots"]).exit_code
+        == 0
+    )
     result = runner.invoke(
         cli,
-        ["run", str(tiny_file), "--out", str(b), "-q", "--no-plots", "--set",
-         "topology.link_rate=25Gbps"],
+        [
+            "run",
+            str(tiny_file),
+            "--out",
+            str(b),
+            "-q",
+            "--no-plots",
+            "--set",
+            "topology.link_rate=25Gbps",
+        ],
     )
     assert result.exit_code == 0, result.output
     result = runner.invoke(cli, ["compare", str(a), str(b)])

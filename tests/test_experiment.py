@@ -44,9 +44,9 @@ def test_keypath_star_sets_every_element():
         ("switch.buffer=2MB", ("switch.buffer", "2MB")),
         ("workload.poisson.0.load=0.7", ("workload.poisson.0.load", 0.7)),
         ("switch.pfc.classes=[3]", ("switch.pfc.classes", [3])),
-        ("rdma={cc = \"dcqcn\"}", ("rdma", {"cc": "dcqcn"})),
+        ('rdma={cc = "dcqcn"}', ("rdma", {"cc": "dcqcn"})),
         ("transport.cc=newreno", ("transport.cc", "newreno")),
-        ("edge.rule=\"on_ramp\"", ("edge.rule", "on_ramp")),
+        ('edge.rule="on_ramp"', ("edge.rule", "on_ramp")),
     ],
 )
 def test_parse_assignment(text, expected):

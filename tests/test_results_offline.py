@@ -125,7 +125,11 @@ def test_parquet_deterministic_offline(tmp_path):
 def test_plots_written(tmp_path):
     notes: list = []
     paths = plot_all(Results(_raw()), tmp_path, notes)
-    assert [p.name for p in paths] == ["slowdown_by_size.png", "slowdown_cdf.png", "queue_length.png"]
+    assert [p.name for p in paths] == [
+        "slowdown_by_size.png",
+        "slowdown_cdf.png",
+        "queue_length.png",
+    ]
     assert notes == []
     for p in paths:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -246,7 +250,11 @@ def test_codes_are_names():
     assert res.flows["kind"].tolist() == ["poisson", "incast", "listed"]
     assert isinstance(res.flows["kind"].dtype, pd.CategoricalDtype)
     assert res.pfc["event"].tolist() == [
-        "pause", "resume", "watchdog_trip", "watchdog_restore", "code_9"
+        "pause",
+        "resume",
+        "watchdog_trip",
+        "watchdog_restore",
+        "code_9",
     ]
 
 
@@ -261,7 +269,7 @@ def test_empty_tables_keep_typed_columns(tmp_path):
     for name in ("owd", "pfc", "incasts", "flows", "queues"):
         df = getattr(res, name)
         assert len(df) == 0
-        for col, dtype in TABLE_SCHEMAS[name]:
+        for col, _dtype in TABLE_SCHEMAS[name]:
             assert col in df.columns, (name, col)
     assert res.owd["owd_ps"].dtype == np.int64
     assert "owd_us" in res.owd.columns

@@ -172,8 +172,17 @@ def test_cli_sweep_dry_run_set_and_seeds(tmp_path, exp_file):
     out = tmp_path / "o"
     result = CliRunner().invoke(
         cli,
-        ["sweep", str(exp_file), "--out", str(out), "--dry-run", "--seeds", "3-5",
-         "--set", "duration=0.5ms"],
+        [
+            "sweep",
+            str(exp_file),
+            "--out",
+            str(out),
+            "--dry-run",
+            "--seeds",
+            "3-5",
+            "--set",
+            "duration=0.5ms",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "12 runs, all valid" in result.output

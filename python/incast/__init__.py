@@ -16,7 +16,6 @@ import json
 import os
 import time
 from pathlib import Path
-
 from typing import TYPE_CHECKING, Any
 
 from ._input import ScenarioLike, resolve

@@ -89,7 +89,6 @@ def _hpcc_file_options(lead: str):
     return add
 
 
-
 @cli.command()
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option(
@@ -154,9 +153,11 @@ def run(
     overrides = _parse_sets(assignments)
     console = Console(stderr=True, quiet=quiet)
     out_console = Console(quiet=quiet)
-    jobs = [_prepare_hpcc(hpcc_config, topology, flows, seed)] if hpcc_config else [
-        _prepare_scenario(f, seed, overrides) for f in files
-    ]
+    jobs = (
+        [_prepare_hpcc(hpcc_config, topology, flows, seed)]
+        if hpcc_config
+        else [_prepare_scenario(f, seed, overrides) for f in files]
+    )
     # Every output directory is checked (and created) before anything runs.
     from .outdir import OutDirError, Staging
 
@@ -272,7 +273,9 @@ def _out_for(job: dict, out_dir: str | None, several: bool, overrides: list) -> 
     return out
 
 
-def _run_one(job: dict, staging: Any, console: Any, out_console: Any, no_plots: bool, quiet: bool) -> None:
+def _run_one(
+    job: dict, staging: Any, console: Any, out_console: Any, no_plots: bool, quiet: bool
+) -> None:
     from ._runner import drive, progress_bar
 
     ScenarioError = _scenario_error()
@@ -469,6 +472,7 @@ def cdfs() -> None:
         _fail("this build of the core has no bundled CDFs", code=1)
     for name in names:
         click.echo(name)
+
 
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))

@@ -177,7 +177,9 @@ def _metric_items(comp: Comparison, summary: Mapping) -> list[tuple[str, str, An
     for stat in comp.stats:
         for b in buckets:
             m = b.get(comp.metric)
-            items.append((str(b.get("label")), stat, m.get(stat) if isinstance(m, Mapping) else None))
+            items.append(
+                (str(b.get("label")), stat, m.get(stat) if isinstance(m, Mapping) else None)
+            )
         if isinstance(overall, Mapping):
             m = overall.get(comp.metric)
             items.append(("all", stat, m.get(stat) if isinstance(m, Mapping) else None))
@@ -319,10 +321,11 @@ def comparison_markdown(df: Any) -> str:
         head = ["point", "baseline", "variant", "stat", *buckets, "seeds"]
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
-        for (point, variant, stat), g in part.groupby(
-            ["point", "variant", "stat"], sort=False
-        ):
-            cells = {r.bucket: format_factor(r.factor_mean, r.factor_std, r.seeds) for r in g.itertuples()}
+        for (point, variant, stat), g in part.groupby(["point", "variant", "stat"], sort=False):
+            cells = {
+                r.bucket: format_factor(r.factor_mean, r.factor_std, r.seeds)
+                for r in g.itertuples()
+            }
             row = [point, str(first["baseline"]), variant, stat]
             row += [cells.get(b, "-") for b in buckets]
             row.append(str(int(g["seeds"].max())))

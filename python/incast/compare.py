@@ -123,8 +123,9 @@ def plot_comparison(diffs: list[MetricDiff], path: Path, name_a: str, name_b: st
     ax.set_yticklabels([d.key for d in rows], fontsize="small")
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlabel(f"change from {name_a} to {name_b} (%)")
-    ax.set_title(f"Summary metrics, {name_b} vs {name_a} ({len(rows)} largest changes)",
-                 fontsize="medium")
+    ax.set_title(
+        f"Summary metrics, {name_b} vs {name_a} ({len(rows)} largest changes)", fontsize="medium"
+    )
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

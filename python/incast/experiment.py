@@ -80,9 +80,7 @@ class ExperimentError(ValueError):
         self.problems = problems
         shown = problems[:30]
         more = f"\n  ... and {len(problems) - 30} more" if len(problems) > 30 else ""
-        super().__init__(
-            f"{source}: {len(problems)} problem(s)\n  " + "\n  ".join(shown) + more
-        )
+        super().__init__(f"{source}: {len(problems)} problem(s)\n  " + "\n  ".join(shown) + more)
 
 
 @dataclass(frozen=True)
@@ -336,7 +334,9 @@ def load_experiment(
             problems.append(f"{k}: unknown key (known: {', '.join(TOP_KEYS)})")
     name = str(doc.get("name") or (Path(origin).stem if origin != "<experiment>" else "experiment"))
     if "base" not in doc:
-        raise ExperimentError(origin, problems + ["base: missing (a scenario path or [base] table)"])
+        raise ExperimentError(
+            origin, problems + ["base: missing (a scenario path or [base] table)"]
+        )
     bases = {"": _resolve_base(doc["base"], here, origin, "base")}
     for bname, bval in (doc.get("bases") or {}).items():
         bases[bname] = _resolve_base(bval, here, origin, f"bases.{bname}")
@@ -417,9 +417,7 @@ def load_experiment(
                 parts = [f"{p.rsplit('.', 1)[-1]}={value_label(v)}" for p, v in zip(params, combo)]
                 plabel = ",".join(parts) if label in ("point",) else f"{label},{','.join(parts)}"
             point_params = dict(keypath.flatten(body))
-            point_params.update(
-                {p: v for p, v in zip(params, combo) if not isinstance(v, Mapping)}
-            )
+            point_params.update({p: v for p, v in zip(params, combo) if not isinstance(v, Mapping)})
             for p, v in zip(params, combo):
                 if isinstance(v, Mapping):
                     point_params.update({f"{p}.{k}": x for k, x in keypath.flatten(v)})
@@ -461,7 +459,9 @@ def load_experiment(
     labels = [r.label for r in runs]
     if len(set(labels)) != len(labels):
         dup = sorted({x for x in labels if labels.count(x) > 1})
-        problems.append(f"two runs share a label: {', '.join(dup[:5])} (give points distinct labels)")
+        problems.append(
+            f"two runs share a label: {', '.join(dup[:5])} (give points distinct labels)"
+        )
     if validate and not problems:
         _validate_runs(runs, problems)
     if problems:
@@ -509,7 +509,7 @@ def experiment_schema() -> dict:
     """The JSON Schema of experiment files (scenarios inside follow `incast schema`)."""
     overrides = {
         "type": "object",
-        "description": "Scenario overrides by key path (TOML dotted keys: switch.buffer = \"2MB\"); "
+        "description": 'Scenario overrides by key path (TOML dotted keys: switch.buffer = "2MB"); '
         "tables merge, other values replace.",
     }
     base = {
@@ -552,9 +552,7 @@ def experiment_schema() -> dict:
             },
             "variants": {
                 "type": "object",
-                "additionalProperties": dict(
-                    overrides, properties={"unset": names}
-                ),
+                "additionalProperties": dict(overrides, properties={"unset": names}),
             },
             "compare": {
                 "type": "array",

@@ -55,7 +55,7 @@ def _img(path: Path, alt: str) -> str:
 
 def _page(title: str, body: list[str]) -> str:
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
@@ -107,7 +107,7 @@ def run_report_html(results: Any, plots: list[tuple[str, Path]]) -> str:
     body = [
         f"<h1>incast run: {_e(name)}</h1>",
         f'<p class="meta">seed {_e(s.get("seed", "?"))}, simulated {_num(s.get("sim_time_us"))} us'
-        f', {_num((results.stats or {}).get("events"))} events</p>',
+        f", {_num((results.stats or {}).get('events'))} events</p>",
         "<h2>Slowdown (FCT / ideal FCT) by flow size</h2>",
     ]
     rows = _bucket_rows(s)

@@ -40,7 +40,9 @@ def flatten(table: Mapping, prefix: str = "") -> Iterator[tuple[str, Any]]:
 def split(path: str) -> list[str]:
     parts = path.split(".")
     if not path or any(p == "" for p in parts):
-        raise KeyPathError(f"malformed key path {path!r} (write keys joined by dots: switch.buffer)")
+        raise KeyPathError(
+            f"malformed key path {path!r} (write keys joined by dots: switch.buffer)"
+        )
     return parts
 
 
@@ -50,7 +52,9 @@ def _step(container: Any, key: str, path: str, create: bool) -> Any:
             raise KeyPathError(f"{path}: {key!r} indexes an array; use a number (0, 1, ...)")
         i = int(key)
         if i >= len(container):
-            raise KeyPathError(f"{path}: index {i} is past the end (the array has {len(container)})")
+            raise KeyPathError(
+                f"{path}: index {i} is past the end (the array has {len(container)})"
+            )
         return container[i]
     if not isinstance(container, dict):
         raise KeyPathError(f"{path}: {key!r} is inside a {type(container).__name__}, not a table")

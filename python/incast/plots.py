@@ -150,12 +150,20 @@ def plot_queue_length(results: Any, path: Path, notes: list | None = None) -> Pa
         if has_class:
             for cls, sc in s.groupby("class", sort=True):
                 t = sc["time_ps"].to_numpy(dtype=float) / scale
-                ax.step(t, sc["bytes"].to_numpy(dtype=float) / 1e3, where="post",
-                        label=f"{label}, class {cls}")
+                ax.step(
+                    t,
+                    sc["bytes"].to_numpy(dtype=float) / 1e3,
+                    where="post",
+                    label=f"{label}, class {cls}",
+                )
         else:
             t = s["time_ps"].to_numpy(dtype=float) / scale
-            ax.step(t, s["bytes"].to_numpy(dtype=float) / 1e3, where="post",
-                    label=f"{label} (all classes)")
+            ax.step(
+                t,
+                s["bytes"].to_numpy(dtype=float) / 1e3,
+                where="post",
+                label=f"{label} (all classes)",
+            )
     ax.set_xlabel(f"simulated time ({unit})")
     ax.set_ylabel("egress queue length (KB)")
     shown = min(TOP_QUEUES, len(peak))

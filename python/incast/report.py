@@ -161,8 +161,10 @@ def totals_rows(summary: dict) -> list[tuple[str, str]]:
             rows.append((label, _num(summary[key])))
     util = summary.get("utilization")
     if isinstance(util, dict):
-        names = {"max": "utilization of the busiest port", "mean_switch_ports": (
-            "utilization, mean over switch ports")}
+        names = {
+            "max": "utilization of the busiest port",
+            "mean_switch_ports": ("utilization, mean over switch ports"),
+        }
         for k, v in util.items():
             label = names.get(k, f"utilization ({str(k).replace('_', ' ')})")
             rows.append((label, _pct(v) if isinstance(v, (int, float)) else _num(v)))

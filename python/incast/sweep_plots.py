@@ -231,7 +231,9 @@ def plot_health_by_variant(points: Any, path: Path) -> Path | None:
     variants = list(dict.fromkeys(points["variant"]))
     plt = _plt()
     fig, axes = plt.subplots(
-        len(panels), 1, figsize=(max(7, 0.7 * len(pts) * len(variants) / 2 + 3), 2.8 * len(panels)),
+        len(panels),
+        1,
+        figsize=(max(7, 0.7 * len(pts) * len(variants) / 2 + 3), 2.8 * len(panels)),
         squeeze=False,
     )
     width = 0.8 / max(1, len(variants))
@@ -246,10 +248,13 @@ def plot_health_by_variant(points: Any, path: Path) -> Path | None:
             ax.bar(xs, ms, width, yerr=ss, capsize=2, label=v)
         ax.set_ylabel(label, fontsize="small")
         ax.set_xticks(range(len(pts)))
-        ax.set_xticklabels(pts if ax is axes[-1, 0] else [], rotation=30, ha="right", fontsize="small")
+        ax.set_xticklabels(
+            pts if ax is axes[-1, 0] else [], rotation=30, ha="right", fontsize="small"
+        )
         ax.grid(axis="y", alpha=0.3)
-    axes[0, 0].set_title("PFC pauses, drops and queues by variant (mean ± std over seeds)",
-                         fontsize="medium")
+    axes[0, 0].set_title(
+        "PFC pauses, drops and queues by variant (mean ± std over seeds)", fontsize="medium"
+    )
     axes[0, 0].legend(fontsize="small", title="variant", ncol=min(4, len(variants)))
     return _save(fig, path)
 

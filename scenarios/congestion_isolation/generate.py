@@ -27,7 +27,6 @@ def scenario(prefix, wl, ci):
     leaves, spines, hpl, lpr, fan_in, duration, stop = SIZES[prefix]
     hosts = leaves * hpl
     regions = leaves // lpr
-    variant = "ci" if ci else "noci"
     label = "PFC+ECN with CI" if ci else "PFC+ECN without CI"
     out = [
         "# Congestion Isolation reproduction (talk: seeds/000_6a877a662b0f0ff5.txt,",
