@@ -56,7 +56,11 @@ fn runs_of(exp: &toml::Table) -> Vec<(String, String)> {
         let mut leaves = vec![];
         fn walk(prefix: &str, t: &toml::Table, out: &mut Vec<(String, Vec<toml::Value>)>) {
             for (k, v) in t {
-                let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 match v {
                     toml::Value::Table(t) => walk(&path, t, out),
                     toml::Value::Array(a) => out.push((path, a.clone())),

@@ -54,7 +54,10 @@ pub fn experiment_scenario(file: &str, point: &str, variant: &str) -> Scenario {
         Some(l) => exp
             .get("points")
             .and_then(|p| p.as_array())
-            .and_then(|a| a.iter().find(|p| p.get("label").and_then(|x| x.as_str()) == Some(l)))
+            .and_then(|a| {
+                a.iter()
+                    .find(|p| p.get("label").and_then(|x| x.as_str()) == Some(l))
+            })
             .and_then(|p| p.as_table())
             .cloned()
             .unwrap_or_else(|| panic!("{what}: no [[points]] labelled {l:?}")),
@@ -72,7 +75,11 @@ pub fn experiment_scenario(file: &str, point: &str, variant: &str) -> Scenario {
         toml::Value::Table(t) => (t.clone(), dir.clone()),
         other => panic!("{what}: base is {other:?}"),
     };
-    apply_overrides(&mut sc, &pt, &["label", "seeds", "variants", "base", "unset"]);
+    apply_overrides(
+        &mut sc,
+        &pt,
+        &["label", "seeds", "variants", "base", "unset"],
+    );
     if let Some(params) = exp.get("parameters").and_then(|p| p.as_table()) {
         let mut leaves = vec![];
         flatten("", params, &mut leaves);
@@ -138,7 +145,11 @@ fn value_label(v: &toml::Value) -> String {
 /// Leaves of an override table as (key path, value); an empty table is a leaf.
 fn flatten(prefix: &str, table: &toml::Table, out: &mut Vec<(String, toml::Value)>) {
     for (k, v) in table {
-        let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
         match v {
             toml::Value::Table(t) if !t.is_empty() => flatten(&path, t, out),
             _ => out.push((path, v.clone())),
@@ -158,7 +169,9 @@ fn apply_overrides(sc: &mut toml::Table, overrides: &toml::Table, reserved: &[&s
             };
             let node = match parent {
                 Some(a) => a.split('.').fold(&mut *sc, |t, k| {
-                    t.get_mut(k).and_then(|v| v.as_table_mut()).unwrap_or_else(|| panic!("unset {p}"))
+                    t.get_mut(k)
+                        .and_then(|v| v.as_table_mut())
+                        .unwrap_or_else(|| panic!("unset {p}"))
                 }),
                 None => &mut *sc,
             };
