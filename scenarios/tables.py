@@ -92,6 +92,98 @@ def runs_markdown(points: pd.DataFrame, metrics: list[tuple[str, str, int]]) -> 
     return "\n".join(lines)
 
 
+def _runs(points: pd.DataFrame, sweep_dir: Path, point: str):
+    """(variant, seed, run directory, scenario) of every finished run of a point."""
+    for r in points[points["point"] == point].itertuples():
+        d = sweep_dir / str(r.dir)
+        yield r.variant, int(r.seed), d, json.loads((d / "scenario.json").read_text())
+
+
+def coexist_groups(points: pd.DataFrame, sweep_dir: Path) -> str:
+    """Co-existence: incast RCT and retransmissions per host group (the incast
+    generators' `hosts`), per case and seed."""
+    if "coexist" not in set(points["point"]):
+        return ""
+    lines = [
+        "Co-existence, per group (case A = `base`, B = `on_ramp_group1`, C = `on_ramp`):",
+        "",
+        "| seed | case | group 1 RCT mean (us) | group 1 retransmits | group 2 RCT mean (us) | "
+        "group 2 retransmits |",
+        "|---|---|---|---|---|---|",
+    ]
+    rows = []
+    for variant, seed, d, sc in _runs(points, sweep_dir, "coexist"):
+        groups = [set(g["hosts"]) for g in sc["workload"]["incast"]]
+        inc = pd.read_parquet(d / "incasts.parquet")
+        flows = pd.read_parquet(d / "flows.parquet")
+        cells = []
+        for g in groups:
+            done = inc[(inc["finished"] == 1) & inc["receiver"].isin(g)]
+            rct = done["completion_ps"].astype(float).mean() / 1e6
+            retx = int(flows[flows["src"].isin(g)]["retransmits"].sum())
+            cells += [f"{rct:,.0f}", f"{retx:,}"]
+        rows.append((seed, variant, cells))
+    for seed, variant, cells in sorted(rows, key=lambda x: x[0]):
+        lines.append("| " + " | ".join([str(seed), variant, *cells]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def long12_utilization(points: pd.DataFrame, sweep_dir: Path) -> str:
+    """12-to-1: the receiver link's utilization before and after the join, from the
+    run stopped at the join (`<point>_join`) and the whole run."""
+    names = [p for p in dict.fromkeys(points["point"]) if str(p).startswith("long12_")]
+    full = [p for p in names if not p.endswith("_join") and f"{p}_join" in names]
+    if not full:
+        return ""
+    lines = [
+        "12-to-1 long flows: receiver-link utilization (the receiver port's bytes sent over "
+        "the time x its rate), before the join (0-10 ms) and after it (10-30 ms):",
+        "",
+        "| point | variant | before join | after join | largest receiver queue, before join / "
+        "whole run (MB) | PFC pause frames | On-Ramp pauses |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for point in full:
+        joined = {(v, s): (d, sc) for v, s, d, sc in _runs(points, sweep_dir, f"{point}_join")}
+        for variant, seed, d, sc in _runs(points, sweep_dir, point):
+            if (variant, seed) not in joined:
+                continue
+            jd, jsc = joined[(variant, seed)]
+            rx = sc["workload"]["flows"][0]["dst"]
+            stats = []
+            for directory in (jd, d):
+                ports = pd.read_parquet(directory / "ports.parquet")
+                row = ports[ports["peer"] == rx].iloc[0]
+                counters = pd.read_parquet(directory / "counters.parquet")
+                q = counters[(counters["node"] == row["node"]) & (counters["port"] == row["port"])]
+                stats.append((int(row["tx_bytes"]), int(row["rate_bps"]), int(q["max_queue_bytes"].max())))
+            (b0, rate, q0), (b1, _, q1) = stats
+            join_s, end_s = _seconds(jsc["stop"]), _seconds(sc["stop"])
+            before = b0 * 8 / (rate * join_s)
+            after = (b1 - b0) * 8 / (rate * (end_s - join_s))
+            summary = json.loads((d / "summary.json").read_text())
+            pauses = (summary.get("edge") or {}).get("pauses", "-")
+            lines.append(
+                f"| {point} | {variant} | {before:.3f} | **{after:.3f}** | {q0 / 1e6:.2f} / "
+                f"{q1 / 1e6:.2f} | {summary['pfc']['pause_frames']:,} | "
+                f"{pauses if isinstance(pauses, str) else f'{pauses:,}'} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _seconds(value) -> float:
+    """A scenario time ("30ms", or picoseconds as the normalized form gives) in seconds."""
+    if isinstance(value, (int, float)):
+        return float(value) / 1e12
+    m = re.fullmatch(r"([0-9.]+)\s*(ps|ns|us|ms|s)", str(value))
+    scale = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    return float(m.group(1)) * scale[m.group(2)]
+
+
+#: Tables beyond the runs and comparisons, per talk.
+EXTRAS = {"on_ramp": (coexist_groups, long12_utilization)}
+
+
 def tables(talk: str, sweep_dir: Path) -> tuple[str, str]:
     """(experiment name, the Markdown block) from a sweep's output."""
     points = pd.read_parquet(sweep_dir / "points.parquet")
@@ -102,14 +194,19 @@ def tables(talk: str, sweep_dir: Path) -> tuple[str, str]:
     comps_path = sweep_dir / "comparisons.parquet"
     comps = pd.read_parquet(comps_path) if comps_path.is_file() else None
     parts = [
-        f"Generated by `python scenarios/tables.py {talk} {sweep_dir.as_posix()}` from the sweep's "
-        "points.parquet and comparisons.parquet; mean ± standard deviation over the seeds listed.",
+        f"Generated by `python scenarios/tables.py {talk} incast-out/{name}` after `incast sweep` "
+        f"of the experiment {name} (from the sweep's points.parquet, comparisons.parquet and run "
+        "directories); mean ± standard deviation over the seeds listed.",
         "",
         "Runs:",
         "",
         runs_markdown(points, METRICS[talk]),
         "",
     ]
+    for extra in EXTRAS.get(talk, ()):
+        text = extra(points, sweep_dir)
+        if text:
+            parts += [text]
     md = comparison_markdown(comps) if comps is not None else ""
     if md:
         parts += [md.replace("### ", "#### ")]

@@ -237,31 +237,38 @@ def test_ctrl_c_while_writing_leaves_no_directory(tmp_path, monkeypatch, tiny_fi
     assert not out.exists() and not (tmp_path / "new").exists()
 
 
-def test_ctrl_c_in_a_real_process_start_up(tmp_path, tiny_file):
-    """SIGINT while the libraries load: one line, exit 130, no traceback."""
+def test_ctrl_c_in_a_real_process(tmp_path):
+    """SIGINT to a real `incast run` (while the core loads, validates or simulates):
+    one line, exit code 130, no traceback, no output directory."""
     import signal
     import subprocess
     import sys
     import time
 
+    from conftest import SCENARIOS
+
+    out = tmp_path / "o"
     proc = subprocess.Popen(
         [
             sys.executable,
-            "-c",
-            "import time, incast.cli; time.sleep(0.6); import pandas; incast.cli.main("
-            f"['run', {str(tiny_file)!r}, '--out', {str(tmp_path / 'o')!r}])",
+            "-m",
+            "incast",
+            "run",
+            str(SCENARIOS / "leaf_spine_websearch_dctcp.toml"),
+            "--out",
+            str(out),
         ],
         stderr=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    time.sleep(0.3)
+    time.sleep(1.5)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    # Interrupted before main(): Python's own handler; inside main(): ours.
-    assert proc.returncode in (130, -signal.SIGINT, 1)
-    if proc.returncode == 130:
-        assert "Traceback" not in err
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert "Traceback" not in err
+    assert not out.exists()
 
 
 def test_compare_prints_and_draws_differences(tmp_path, tiny_file):

@@ -515,6 +515,14 @@ def cdfs() -> None:
 @click.option(
     "--force", is_flag=True, help="Start afresh: delete the runs finished in --out before."
 )
+@click.option(
+    "--only",
+    "only",
+    multiple=True,
+    metavar="GLOB",
+    help="Run only the runs whose label (point/variant/seedN) matches, e.g. "
+    "--only 'long12_*' (repeat for several); the combined outputs cover the finished runs.",
+)
 @click.option("--dry-run", is_flag=True, help="Validate every run and list them; run nothing.")
 @click.option("--no-plots", is_flag=True, help="Do not draw the sweep's plots.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar; errors only.")
@@ -526,6 +534,7 @@ def sweep(
     assignments: tuple[str, ...],
     seeds: str | None,
     force: bool,
+    only: tuple[str, ...],
     dry_run: bool,
     no_plots: bool,
     quiet: bool,
@@ -537,6 +546,11 @@ def sweep(
 
     overrides = _parse_sets(assignments)
     exp = _load_experiment(file, overrides, _parse_seeds(seeds))
+    if only:
+        from .sweep import select
+
+        if not select(exp.runs, only):
+            _fail(f"--only {' '.join(only)} matches none of the {len(exp.runs)} runs")
     console = Console(stderr=True, quiet=quiet)
     out = Path(out_dir) if out_dir else Path("incast-out") / _safe_dirname(exp.name)
     if dry_run:
@@ -569,6 +583,7 @@ def sweep(
             progress=not quiet,
             console=console,
             plots=not no_plots,
+            only=only or None,
         )
     except KeyboardInterrupt:
         from .sweep import is_finished

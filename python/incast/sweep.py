@@ -309,9 +309,11 @@ def sweep(
     console: Any = None,
     combine: bool = True,
     plots: bool = True,
+    only: list[str] | tuple[str, ...] | None = None,
 ) -> SweepOutcome:
     """Run every unfinished run of `experiment` into `out`, then write the
-    combined tables, comparisons, plots and report. Returns a `SweepOutcome`;
+    combined tables, comparisons, plots and report (over every finished run).
+    `only` (label globs) restricts which runs are run. Returns a `SweepOutcome`;
     KeyboardInterrupt propagates after the partial directories are removed."""
     out = Path(out)
     outcome = SweepOutcome(out=out)
@@ -319,7 +321,8 @@ def sweep(
     with sweep_lock(out):
         (out / MARKER).touch()
         clean_partials(out)
-        todo = [r for r in experiment.runs if not is_finished(out, r)]
+        wanted = select(experiment.runs, only) if only else experiment.runs
+        todo = [r for r in wanted if not is_finished(out, r)]
         outcome.skipped = [r for r in experiment.runs if is_finished(out, r)]
 
         def on_done(run: Run, result: dict) -> None:
@@ -404,6 +407,13 @@ class _SweepBar:
     def update(self, fractions: dict) -> None:
         running = sum(min(max(f, 0.0), 0.999) for f in fractions.values())
         self.progress.update(self.task, completed=self.n_done + running, runs=self._runs_text())
+
+
+def select(runs: list[Run], globs: list[str] | tuple[str, ...]) -> list[Run]:
+    """The runs whose label (point/variant/seedN) matches one of the globs."""
+    from fnmatch import fnmatchcase
+
+    return [r for r in runs if any(fnmatchcase(r.label, g) for g in globs)]
 
 
 def experiment_digest(experiment: Experiment) -> str:
