@@ -299,6 +299,89 @@ def _product(parameters: Mapping, problems: list[str]) -> tuple[list[str], list[
     return paths, values
 
 
+@dataclass
+class _PointSpec:
+    label: str
+    base: str
+    body: dict
+    unsets: list
+    seeds: list | None
+    variants: list
+
+
+def _read_document(source: str | os.PathLike[str] | Mapping) -> tuple[dict, Path, str]:
+    """(the experiment as a dict, the directory paths resolve against, its origin)."""
+    if isinstance(source, Mapping):
+        return dict(source), Path.cwd(), "<experiment>"
+    text_or_path = os.fspath(source)
+    p = Path(text_or_path)
+    if "\n" not in text_or_path and p.suffix.lower() == ".toml":
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as e:
+            raise ExperimentError(str(p), [f"cannot read: {e.strerror or e}"]) from None
+        return _load_toml_text(text, str(p)), p.resolve().parent, str(p)
+    return _load_toml_text(text_or_path, "<experiment>"), Path.cwd(), "<experiment>"
+
+
+def _parse_variants(doc: dict, problems: list[str]) -> dict[str, tuple[dict, list]]:
+    """name -> (overrides, unsets); one empty variant "base" when there are none."""
+    raw = doc.get("variants")
+    if raw is None:
+        raw = {DEFAULT_VARIANT: {}}
+    if not isinstance(raw, Mapping) or not raw:
+        problems.append("variants: a table of named override tables ([variants.NAME])")
+        raw = {DEFAULT_VARIANT: {}}
+    variants: dict[str, tuple[dict, list]] = {}
+    for vname, vtable in raw.items():
+        if not isinstance(vtable, Mapping):
+            problems.append(f"variants.{vname}: expected a table of overrides")
+            continue
+        body = {k: v for k, v in vtable.items() if k not in VARIANT_KEYS}
+        unsets = _string_list(vtable.get("unset"), f"variants.{vname}.unset", problems) or []
+        variants[vname] = (body, unsets)
+    return variants
+
+
+def _parse_points(
+    doc: dict, bases: dict, variants: dict, seeds_given: bool, problems: list[str]
+) -> list[_PointSpec]:
+    raw_points = doc.get("points") or [{}]
+    if not isinstance(raw_points, list):
+        problems.append("points: an array of tables ([[points]])")
+        raw_points = [{}]
+    specs: list[_PointSpec] = []
+    labels: list[str] = []
+    for i, pt in enumerate(raw_points):
+        if not isinstance(pt, Mapping):
+            problems.append(f"points[{i}]: each [[points]] entry is a table")
+            continue
+        label = str(pt.get("label") or (f"p{i}" if len(raw_points) > 1 else "point"))
+        where = f"points[{i}] ({label})"
+        if label in labels:
+            problems.append(f"{where}.label: {label!r} is used by another point")
+        labels.append(label)
+        bname = pt.get("base", "")
+        if bname not in bases:
+            problems.append(f"{where}.base: {bname!r} is not in [bases]")
+            continue
+        pv = _string_list(pt.get("variants"), f"{where}.variants", problems)
+        for v in pv or []:
+            if v not in variants:
+                problems.append(f"{where}.variants: {v!r} is not a variant")
+        specs.append(
+            _PointSpec(
+                label=label,
+                base=bname,
+                body={k: v for k, v in pt.items() if k not in POINT_KEYS},
+                unsets=_string_list(pt.get("unset"), f"{where}.unset", problems) or [],
+                seeds=None if seeds_given else _seeds(pt.get("seeds"), f"{where}.seeds", problems),
+                variants=[v for v in (pv or list(variants)) if v in variants],
+            )
+        )
+    return specs
+
+
 def load_experiment(
     source: str | os.PathLike[str] | Mapping,
     *,
@@ -313,21 +396,7 @@ def load_experiment(
     CLI's `--set`); `seeds` replaces the experiment's seeds. Raises
     `ExperimentError` listing every problem.
     """
-    if isinstance(source, Mapping):
-        doc, here, origin = dict(source), Path.cwd(), "<experiment>"
-    else:
-        text_or_path = os.fspath(source)
-        p = Path(text_or_path)
-        if "\n" not in text_or_path and p.suffix.lower() == ".toml":
-            origin = str(p)
-            try:
-                text = p.read_text(encoding="utf-8")
-            except OSError as e:
-                raise ExperimentError(origin, [f"cannot read: {e.strerror or e}"]) from None
-            doc, here = _load_toml_text(text, origin), p.resolve().parent
-        else:
-            origin = "<experiment>"
-            doc, here = _load_toml_text(text_or_path, origin), Path.cwd()
+    doc, here, origin = _read_document(source)
     problems: list[str] = []
     for k in doc:
         if k not in TOP_KEYS:
@@ -340,66 +409,15 @@ def load_experiment(
     bases = {"": _resolve_base(doc["base"], here, origin, "base")}
     for bname, bval in (doc.get("bases") or {}).items():
         bases[bname] = _resolve_base(bval, here, origin, f"bases.{bname}")
-
-    # Variants.
-    raw_variants = doc.get("variants")
-    if raw_variants is None:
-        raw_variants = {DEFAULT_VARIANT: {}}
-    if not isinstance(raw_variants, Mapping) or not raw_variants:
-        problems.append("variants: a table of named override tables ([variants.NAME])")
-        raw_variants = {DEFAULT_VARIANT: {}}
-    variants: dict[str, tuple[dict, list]] = {}
-    for vname, vtable in raw_variants.items():
-        if not isinstance(vtable, Mapping):
-            problems.append(f"variants.{vname}: expected a table of overrides")
-            continue
-        body = {k: v for k, v in vtable.items() if k not in VARIANT_KEYS}
-        unsets = _string_list(vtable.get("unset"), f"variants.{vname}.unset", problems) or []
-        variants[vname] = (body, unsets)
-
-    # Points.
+    variants = _parse_variants(doc, problems)
     params, param_values = _product(doc.get("parameters") or {}, problems)
-    raw_points = doc.get("points") or [{}]
-    if not isinstance(raw_points, list):
-        problems.append("points: an array of tables ([[points]])")
-        raw_points = [{}]
     top_seeds = _seeds(doc.get("seeds"), "seeds", problems)
     if seeds is not None:
         top_seeds = list(seeds)
-    point_labels: list[str] = []
-    point_specs = []
-    for i, pt in enumerate(raw_points):
-        where = f"points[{i}]"
-        if not isinstance(pt, Mapping):
-            problems.append(f"{where}: each [[points]] entry is a table")
-            continue
-        label = str(pt.get("label") or (f"p{i}" if len(raw_points) > 1 else "point"))
-        where = f"points[{i}] ({label})"
-        if label in point_labels:
-            problems.append(f"{where}.label: {label!r} is used by another point")
-        point_labels.append(label)
-        bname = pt.get("base", "")
-        if bname not in bases:
-            problems.append(f"{where}.base: {bname!r} is not in [bases]")
-            continue
-        pv = _string_list(pt.get("variants"), f"{where}.variants", problems)
-        for v in pv or []:
-            if v not in variants:
-                problems.append(f"{where}.variants: {v!r} is not a variant")
-        body = {k: v for k, v in pt.items() if k not in POINT_KEYS}
-        point_specs.append(
-            (
-                label,
-                bname,
-                body,
-                _string_list(pt.get("unset"), f"{where}.unset", problems) or [],
-                _seeds(pt.get("seeds"), f"{where}.seeds", problems) if seeds is None else None,
-                [v for v in (pv or list(variants)) if v in variants],
-            )
-        )
+    specs = _parse_points(doc, bases, variants, seeds is not None, problems)
     comparisons = []
     for i, c in enumerate(doc.get("compare") or []):
-        comp = _parse_compare(i, c, list(variants), point_labels, problems)
+        comp = _parse_compare(i, c, list(variants), [s.label for s in specs], problems)
         if comp is not None:
             comparisons.append(comp)
     report = doc.get("report") or {}
@@ -409,53 +427,33 @@ def load_experiment(
 
     runs: list[Run] = []
     param_columns: list[str] = []
-    for label, bname, body, unsets, pseeds, pvariants in point_specs:
-        base, base_dir = bases[bname]
+    for spec in specs:
+        base, base_dir = bases[spec.base]
         for combo in itertools.product(*param_values):
-            plabel = label
-            if params:
-                parts = [f"{p.rsplit('.', 1)[-1]}={value_label(v)}" for p, v in zip(params, combo)]
-                plabel = ",".join(parts) if label in ("point",) else f"{label},{','.join(parts)}"
-            point_params = dict(keypath.flatten(body))
-            point_params.update({p: v for p, v in zip(params, combo) if not isinstance(v, Mapping)})
-            for p, v in zip(params, combo):
-                if isinstance(v, Mapping):
-                    point_params.update({f"{p}.{k}": x for k, x in keypath.flatten(v)})
+            plabel, point_params = _point_identity(spec, params, combo)
             for col in point_params:
                 if col not in param_columns:
                     param_columns.append(col)
-            for vname in pvariants:
-                vbody, vunsets = variants[vname]
-                run_seeds = pseeds or top_seeds or [int(base.get("seed", 1))]
-                for seed in run_seeds:
-                    where = f"run {plabel}/{vname}/seed{seed}"
-                    scen = copy.deepcopy(base)
-                    try:
-                        keypath.apply_overrides(scen, body, unsets)
-                        for p, v in zip(params, combo):
-                            keypath.set_value(scen, p, v)
-                        keypath.apply_overrides(scen, vbody, vunsets)
-                        for p, v in overrides:
-                            keypath.set_value(scen, p, v)
-                    except keypath.KeyPathError as e:
-                        problems.append(f"{where}: {e}")
-                        continue
-                    scen["seed"] = seed
-                    if not _sets_name(body, vbody, overrides):
-                        scen["name"] = f"{name}-{plabel}-{vname}"
-                    runs.append(
-                        Run(
-                            index=len(runs),
-                            point=plabel,
-                            variant=vname,
-                            seed=seed,
-                            params=point_params,
-                            raw=scen,
-                            scenario={},
-                            base_dir=base_dir,
-                            hash="",
-                        )
+            for vname in spec.variants:
+                for seed in spec.seeds or top_seeds or [int(base.get("seed", 1))]:
+                    run = _make_run(
+                        len(runs),
+                        name,
+                        plabel,
+                        point_params,
+                        spec,
+                        params,
+                        combo,
+                        vname,
+                        variants[vname],
+                        overrides,
+                        seed,
+                        base,
+                        base_dir,
+                        problems,
                     )
+                    if run is not None:
+                        runs.append(run)
     labels = [r.label for r in runs]
     if len(set(labels)) != len(labels):
         dup = sorted({x for x in labels if labels.count(x) > 1})
@@ -477,6 +475,66 @@ def load_experiment(
         comparisons=comparisons,
         report_metrics=report_metrics,
         param_columns=param_columns,
+    )
+
+
+def _point_identity(spec: _PointSpec, params: list[str], combo: tuple) -> tuple[str, dict]:
+    """A point's label (its [[points]] label and parameter values) and what it sets."""
+    plabel = spec.label
+    if params:
+        parts = [f"{p.rsplit('.', 1)[-1]}={value_label(v)}" for p, v in zip(params, combo)]
+        plabel = ",".join(parts) if spec.label == "point" else f"{spec.label},{','.join(parts)}"
+    point_params = dict(keypath.flatten(spec.body))
+    for p, v in zip(params, combo):
+        if isinstance(v, Mapping):
+            point_params.update({f"{p}.{k}": x for k, x in keypath.flatten(v)})
+        else:
+            point_params[p] = v
+    return plabel, point_params
+
+
+def _make_run(
+    index: int,
+    name: str,
+    plabel: str,
+    point_params: dict,
+    spec: _PointSpec,
+    params: list[str],
+    combo: tuple,
+    vname: str,
+    variant: tuple[dict, list],
+    overrides: list,
+    seed: int,
+    base: dict,
+    base_dir: str,
+    problems: list[str],
+) -> Run | None:
+    """One run's scenario: base, point, parameter values, variant, --set, seed."""
+    vbody, vunsets = variant
+    scen = copy.deepcopy(base)
+    try:
+        keypath.apply_overrides(scen, spec.body, spec.unsets)
+        for p, v in zip(params, combo):
+            keypath.set_value(scen, p, v)
+        keypath.apply_overrides(scen, vbody, vunsets)
+        for p, v in overrides:
+            keypath.set_value(scen, p, v)
+    except keypath.KeyPathError as e:
+        problems.append(f"run {plabel}/{vname}/seed{seed}: {e}")
+        return None
+    scen["seed"] = seed
+    if not _sets_name(spec.body, vbody, overrides):
+        scen["name"] = f"{name}-{plabel}-{vname}"
+    return Run(
+        index=index,
+        point=plabel,
+        variant=vname,
+        seed=seed,
+        params=point_params,
+        raw=scen,
+        scenario={},
+        base_dir=base_dir,
+        hash="",
     )
 
 
