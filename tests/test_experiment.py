@@ -187,7 +187,10 @@ workload.flows.5.size = "1KB"
 
 
 def test_inline_base_and_cli_overrides(tmp_path):
-    import tomllib
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
 
     doc = {"base": tomllib.loads(TINY_TOML), "seeds": [3]}
     exp = load_experiment(doc, overrides=[("topology.link_rate", "40Gbps")], seeds=[4, 5])

@@ -8,6 +8,15 @@ a terminal report.
     >>> res = incast.run("scenarios/incast_single_switch.toml", seed=7)
     >>> res.flows[["size_bytes", "fct_us", "slowdown"]].describe()
     >>> res.to_parquet("out/")
+
+Studies over parameters, variants and seeds are experiments (`incast.experiment`,
+`incast.sweep`; the `incast sweep` command):
+
+    >>> exp = incast.load_experiment("scenarios/smart_pause/small.toml")
+    >>> from incast.sweep import sweep
+    >>> sweep(exp, "incast-out/smart_pause_small", jobs=2)
+
+Importing the package is cheap: the core, pandas and pyarrow load on first use.
 """
 
 from __future__ import annotations
