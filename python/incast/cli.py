@@ -248,8 +248,11 @@ def _out_for(job: dict, out_dir: str | None, several: bool, overrides: list) -> 
     if out_dir is not None:
         return Path(out_dir) / name if several else Path(out_dir)
     scenario = job.get("scenario")
-    seed = job["seed"] if job["seed"] is not None else (scenario or {}).get("seed", "")
-    key = f"seed{seed}" if seed != "" else "default"
+    if job.get("hpcc"):  # the seed is the config's unless --seed says otherwise
+        key = "hpcc" if job["seed"] is None else f"hpcc_seed{job['seed']}"
+    else:
+        seed = job["seed"] if job["seed"] is not None else scenario.get("seed", 1)
+        key = f"seed{seed}"
     if overrides:
         from .experiment import safe_name, value_label
 
