@@ -200,7 +200,7 @@ def plot_improvement(comps: Any, name: str, path: Path) -> Path | None:
             ax.bar(xs, ys, width, yerr=es, capsize=2, label=label)
         ax.axhline(1.0, color="grey", lw=0.8, ls="--")
         ax.set_xticks(range(len(buckets)))
-        ax.set_xticklabels(buckets, fontsize="small")
+        ax.set_xticklabels(buckets, fontsize="small", rotation=15, ha="right")
         ax.set_ylabel(f"factor ({stat})")
         ax.grid(axis="y", alpha=0.3)
     first = part.iloc[0]
