@@ -100,7 +100,7 @@ def _bucket_rows(summary: dict) -> list[list[str]]:
 
 def run_report_html(results: Any, plots: list[tuple[str, Path]]) -> str:
     """The HTML report of one run: header, slowdown by size, totals, plots."""
-    from .report import totals_rows
+    from .report import pfc_rows, totals_rows
 
     s = results.summary if isinstance(results.summary, dict) else {}
     name = s.get("scenario", "?")
@@ -133,6 +133,18 @@ def run_report_html(results: Any, plots: list[tuple[str, Path]]) -> str:
         )
     body.append("<h2>Totals</h2>")
     body.append(_table(["metric", "value"], [[_e(k), _e(v)] for k, v in totals_rows(s)]))
+    pfc = pfc_rows(s)
+    if pfc:
+        body.append("<h2>PFC</h2>")
+        body.append(_table(["metric", "value"], [[_e(k), _e(v)] for k, v in pfc]))
+    for key, title in (("edge", "Edge pausing"), ("ci", "Congestion isolation")):
+        block = s.get(key)
+        if isinstance(block, dict):
+            from .combine import flatten_summary
+
+            rows = [[_e(k.replace("_", " ")), _num(v)] for k, v in flatten_summary(block).items()]
+            body.append(f"<h2>{title}</h2>")
+            body.append(_table(["metric", "value"], rows))
     if plots:
         body.append("<h2>Plots</h2>")
         body += [_img(p, alt) for alt, p in plots]

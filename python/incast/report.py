@@ -192,24 +192,29 @@ _PFC_LABELS = (
 )
 
 
-def _pfc(summary: dict) -> Table | None:
-    """PFC totals; omitted in a run where PFC never acted (no PAUSE, no drop)."""
+def pfc_rows(summary: dict) -> list[tuple[str, str]]:
+    """(label, value) rows of the PFC totals; none in a run where PFC never acted
+    (no PAUSE, no drop)."""
     pfc = summary.get("pfc")
     if not isinstance(pfc, dict) or not any(
         isinstance(v, (int, float)) and v for v in pfc.values()
     ):
+        return []
+    rows = [(label, _num(pfc[key])) for key, label in _PFC_LABELS if key in pfc]
+    known = {key for key, _ in _PFC_LABELS}
+    rows += [(str(k).replace("_", " "), _num(v)) for k, v in pfc.items() if k not in known]
+    return rows
+
+
+def _pfc(summary: dict) -> Table | None:
+    rows = pfc_rows(summary)
+    if not rows:
         return None
     t = Table(show_header=False, box=None, pad_edge=False, title="PFC", title_justify="left")
     t.add_column(style="dim")
     t.add_column(justify="right")
-    known = set()
-    for key, label in _PFC_LABELS:
-        if key in pfc:
-            known.add(key)
-            t.add_row(label, _num(pfc[key]))
-    for key, value in pfc.items():
-        if key not in known:
-            t.add_row(escape(str(key).replace("_", " ")), _num(value))
+    for label, value in rows:
+        t.add_row(escape(label), value)
     return t
 
 
