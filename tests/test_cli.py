@@ -313,3 +313,18 @@ def test_help_does_not_import_heavy_libraries():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_ctrl_c_in_the_first_of_several_files_leaves_no_directory(tmp_path, monkeypatch, tiny_file):
+    from incast.results import Results
+
+    def interrupted(self, out_dir):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Results, "to_parquet", interrupted)
+    second = tmp_path / "second.toml"
+    second.write_text(tiny_file.read_text().replace('name = "tiny"', 'name = "second"'))
+    out = tmp_path / "o"
+    result = CliRunner().invoke(cli, ["run", str(tiny_file), str(second), "--out", str(out)])
+    assert result.exit_code == 130
+    assert not out.exists()

@@ -170,12 +170,19 @@ def run(
             _fail("two scenarios would write to the same directory: give them distinct names")
         for job in jobs:
             stagings.append(Staging(job["out"], force or job.get("same_scenario", False)))
-    except OutDirError as e:
+    except BaseException as e:  # an unusable directory, or Ctrl-C: leave nothing behind
         for st in stagings:
             st.abandon()
-        _fail(str(e))
-    for job, staging in zip(jobs, stagings):
-        _run_one(job, staging, console, out_console, no_plots, quiet)
+        if isinstance(e, OutDirError):
+            _fail(str(e))
+        raise
+    for i, (job, staging) in enumerate(zip(jobs, stagings)):
+        try:
+            _run_one(job, staging, console, out_console, no_plots, quiet)
+        except BaseException:  # stopped: the directories of the runs not yet made go too
+            for st in stagings[i + 1 :]:
+                st.abandon()
+            raise
 
 
 def _parse_sets(assignments: tuple[str, ...]) -> list[tuple[str, Any]]:
