@@ -180,7 +180,7 @@ def run(
         try:
             _run_one(job, staging, console, out_console, no_plots, quiet)
         except BaseException:  # stopped: the directories of the runs not yet made go too
-            for st in stagings[i + 1 :]:
+            for st in reversed(stagings[i:]):
                 st.abandon()
             raise
 

@@ -108,7 +108,9 @@ class Staging:
         if partial is not None and partial.exists():
             shutil.rmtree(partial, ignore_errors=True)
         for d in reversed(self.created):
+            if not d.exists():
+                continue
             try:
                 d.rmdir()
-            except OSError:
+            except OSError:  # not empty: something else lives there now
                 break
