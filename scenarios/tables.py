@@ -156,7 +156,9 @@ def long12_utilization(points: pd.DataFrame, sweep_dir: Path) -> str:
                 row = ports[ports["peer"] == rx].iloc[0]
                 counters = pd.read_parquet(directory / "counters.parquet")
                 q = counters[(counters["node"] == row["node"]) & (counters["port"] == row["port"])]
-                stats.append((int(row["tx_bytes"]), int(row["rate_bps"]), int(q["max_queue_bytes"].max())))
+                stats.append(
+                    (int(row["tx_bytes"]), int(row["rate_bps"]), int(q["max_queue_bytes"].max()))
+                )
             (b0, rate, q0), (b1, _, q1) = stats
             join_s, end_s = _seconds(jsc["stop"]), _seconds(sc["stop"])
             before = b0 * 8 / (rate * join_s)
