@@ -7,6 +7,7 @@ import io
 import json
 
 import numpy as np
+import pandas as pd
 from rich.console import Console
 
 from incast import _runner
@@ -94,8 +95,11 @@ def test_tables_from_columns():
     assert list(flows.columns[:3]) == ["flow_id", "src", "dst"]
     assert flows["size_bytes"].dtype == np.uint64
     assert flows["fct_us"].tolist()[:2] == [2.0, 5.0]
-    assert np.isnan(flows["fct_us"].iloc[2])  # unfinished
-    assert np.isnan(flows["finish_us"].iloc[2])
+    # Unfinished: null (not 0, not a number) in every column that needs a finish.
+    for col in ("fct_us", "finish_us", "fct_ps", "finish_ps", "slowdown"):
+        assert pd.isna(flows[col].iloc[2]), col
+        assert not pd.isna(flows[col].iloc[0]), col
+    assert flows["fct_ps"].iloc[0] == 2_000_000
     assert flows["start_us"].iloc[2] == 0.0
     assert res.ports["node_name"].tolist() == ["sw0", "sw0", "9"]  # unknown id kept
     assert res.ports["peer_name"].tolist() == ["h0", "h1", "sw0"]
@@ -121,7 +125,11 @@ def test_parquet_deterministic_offline(tmp_path):
 def test_plots_written(tmp_path):
     notes: list = []
     paths = plot_all(Results(_raw()), tmp_path, notes)
-    assert [p.name for p in paths] == ["slowdown_by_size.png", "fct_cdf.png", "queue_length.png"]
+    assert [p.name for p in paths] == [
+        "slowdown_by_size.png",
+        "slowdown_cdf.png",
+        "queue_length.png",
+    ]
     assert notes == []
     for p in paths:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -144,7 +152,7 @@ def test_report_is_defensive():
         "seed 5",
         "<100KB",
         ">=100KB",
-        "drops",
+        "packets dropped, all switch ports",
         "Incast",
         "brand_new_metric.a",
     ):
@@ -201,13 +209,80 @@ def test_cli_run_ctrl_c_stops_cleanly(tmp_path, monkeypatch, tiny_file):
         def progress(self):
             return {"now_ps": 5_000_000, "fraction": 0.25}
 
-    class _FakeCore:
-        Simulation = _InterruptedSim
+    from incast import _core
 
-    monkeypatch.setattr(incast.cli, "_core", _FakeCore)
+    class _FakeCore:  # the real validation, a simulation that is interrupted
+        Simulation = _InterruptedSim
+        validate = staticmethod(_core.validate)
+        ScenarioError = _core.ScenarioError
+
+    monkeypatch.setattr(incast.cli, "_core_module", lambda: _FakeCore)
     out = tmp_path / "out"
     result = CliRunner().invoke(incast.cli.cli, ["run", str(tiny_file), "--out", str(out)])
     assert result.exit_code == 130
     assert "interrupted at simulated 5.000 us" in result.output
     assert "Traceback" not in result.output
     assert not out.exists()
+
+
+def test_unfinished_are_null_in_parquet(tmp_path):
+    import pyarrow.parquet as pq
+
+    Results(_raw()).to_parquet(tmp_path)
+    table = pq.read_table(tmp_path / "flows.parquet")
+    for col in ("finish_ps", "fct_ps", "slowdown", "fct_us", "finish_us"):
+        assert table[col].null_count == 1, col
+        assert table[col].to_pylist()[2] is None
+    assert table["fct_ps"].to_pylist()[:2] == [2_000_000, 5_000_000]
+
+
+def test_codes_are_names():
+    raw = _raw()
+    raw["flows"]["kind"] = _col("<u1", [0, 1, 2])
+    raw["pfc"] = {
+        "time_ps": _col("<u8", [1, 2, 3, 4, 5]),
+        "node": _col("<u4", [4] * 5),
+        "port": _col("<u4", [0] * 5),
+        "class": _col("<u1", [3] * 5),
+        "event": _col("<u1", [1, 0, 2, 3, 9]),
+    }
+    res = Results(raw)
+    assert res.flows["kind"].tolist() == ["poisson", "incast", "listed"]
+    assert isinstance(res.flows["kind"].dtype, pd.CategoricalDtype)
+    assert res.pfc["event"].tolist() == [
+        "pause",
+        "resume",
+        "watchdog_trip",
+        "watchdog_restore",
+        "code_9",
+    ]
+
+
+def test_empty_tables_keep_typed_columns(tmp_path):
+    import pyarrow.parquet as pq
+
+    from incast.results import TABLE_SCHEMAS
+
+    raw = _raw(n_queue_samples=0, with_flows=False)
+    raw["owd"] = {}
+    res = Results(raw)
+    for name in ("owd", "pfc", "incasts", "flows", "queues"):
+        df = getattr(res, name)
+        assert len(df) == 0
+        for col, _dtype in TABLE_SCHEMAS[name]:
+            assert col in df.columns, (name, col)
+    assert res.owd["owd_ps"].dtype == np.int64
+    assert "owd_us" in res.owd.columns
+    res.to_parquet(tmp_path)
+    schema = pq.read_schema(tmp_path / "owd.parquet")
+    assert schema.names[:3] == ["time_ps", "flow_id", "owd_ps"]
+
+
+def test_tables_the_core_adds_later_are_kept(tmp_path):
+    raw = _raw()
+    raw["queue_stats"] = {"node": _col("<u4", [4]), "mean_bytes": _col("<f8", [12.5])}
+    res = Results(raw)
+    assert res.table_names[-1] == "queue_stats"
+    assert res.queue_stats["mean_bytes"].tolist() == [12.5]
+    res.to_parquet(tmp_path)
+    assert (tmp_path / "queue_stats.parquet").is_file()

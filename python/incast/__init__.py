@@ -8,6 +8,15 @@ a terminal report.
     >>> res = incast.run("scenarios/incast_single_switch.toml", seed=7)
     >>> res.flows[["size_bytes", "fct_us", "slowdown"]].describe()
     >>> res.to_parquet("out/")
+
+Studies over parameters, variants and seeds are experiments (`incast.experiment`,
+`incast.sweep`; the `incast sweep` command):
+
+    >>> exp = incast.load_experiment("scenarios/smart_pause/small.toml")
+    >>> from incast.sweep import sweep
+    >>> sweep(exp, "incast-out/smart_pause_small", jobs=2)
+
+Importing the package is cheap: the core, pandas and pyarrow load on first use.
 """
 
 from __future__ import annotations
@@ -16,23 +25,24 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from . import _core
-from ._core import ScenarioError
 from ._input import ScenarioLike, resolve
-from ._runner import drive, progress_bar
-from .hpcc import import_hpcc, run_hpcc
-from .results import Results
 
-__version__: str = _core.__version__
+if TYPE_CHECKING:  # imported lazily at run time: `import incast` stays fast
+    from ._core import ScenarioError, Simulation
+    from .experiment import Experiment
+    from .results import Results
 
 __all__ = [
+    "Experiment",
     "Results",
     "ScenarioError",
     "Simulation",
     "__version__",
     "bundled_cdfs",
     "import_hpcc",
+    "load_experiment",
     "load_scenario",
     "run",
     "run_hpcc",
@@ -41,8 +51,29 @@ __all__ = [
     "validate",
 ]
 
-#: The low-level simulation handle (see `incast._core.Simulation`).
-Simulation = _core.Simulation
+_LAZY = {
+    # name: (module, attribute)
+    "Results": (".results", "Results"),
+    "ScenarioError": ("._core", "ScenarioError"),
+    "Simulation": ("._core", "Simulation"),
+    "__version__": ("._core", "__version__"),
+    "Experiment": (".experiment", "Experiment"),
+    "load_experiment": (".experiment", "load_experiment"),
+    "import_hpcc": (".hpcc", "import_hpcc"),
+    "run_hpcc": (".hpcc", "run_hpcc"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Heavy modules (pandas, pyarrow, the core) load on first use."""
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module, __name__), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'incast' has no attribute {name!r}")
 
 
 def validate(scenario: ScenarioLike, *, base_dir: str | os.PathLike[str] | None = None) -> dict:
@@ -51,6 +82,8 @@ def validate(scenario: ScenarioLike, *, base_dir: str | os.PathLike[str] | None 
     Raises `ScenarioError` (a `ValueError`) with the core's message when the
     scenario is invalid.
     """
+    from . import _core
+
     src = resolve(scenario, base_dir)
     return json.loads(_core.validate(src.text, src.fmt, src.base_dir))
 
@@ -68,11 +101,15 @@ def load_scenario(path: str | os.PathLike[str]) -> dict:
 
 def schema() -> dict:
     """The JSON Schema of scenario files."""
+    from . import _core
+
     return json.loads(_core.schema())
 
 
 def bundled_cdfs() -> list[str]:
     """Names of the flow-size distributions built into the core (e.g. "websearch")."""
+    from . import _core
+
     fn = getattr(_core, "bundled_cdfs", None)
     if fn is None:  # a core built before CDFs were bundled
         return []
@@ -86,6 +123,8 @@ def simulation(
     base_dir: str | os.PathLike[str] | None = None,
 ) -> Simulation:
     """Build a low-level `Simulation` (for driving a run step by step)."""
+    from . import _core
+
     src = resolve(scenario, base_dir)
     return _core.Simulation(src.text, src.fmt, src.base_dir, seed)
 
@@ -104,6 +143,9 @@ def run(
     a progress bar on stderr; `base_dir` is where relative paths inside the
     scenario resolve (default: the file's directory, else the current one).
     """
+    from ._runner import drive, progress_bar
+    from .results import Results
+
     t0 = time.perf_counter()
     sim = simulation(scenario, seed=seed, base_dir=base_dir)
     if progress:

@@ -1,4 +1,8 @@
-"""The `incast` command line: run, validate, schema, cdfs, import-hpcc."""
+"""The `incast` command line: run, sweep, compare, validate, schema, cdfs, import-hpcc.
+
+Only click is imported at start-up (`incast --help` stays fast); the core,
+pandas, pyarrow, matplotlib and rich load inside the commands that need them.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +14,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from rich.console import Console
 
-from . import ScenarioError, __version__, _core
 from ._input import from_path
-from ._runner import drive, progress_bar
 
 EXIT_BAD_SCENARIO = 2
 EXIT_INTERRUPTED = 130
@@ -27,6 +28,25 @@ def _fail(msg: str, code: int = EXIT_BAD_SCENARIO) -> NoReturn:
 
 def _is_panic(e: BaseException) -> bool:
     return type(e).__name__ == "PanicException"
+
+
+def _core_module() -> Any:
+    from . import _core
+
+    return _core
+
+
+def _scenario_error() -> type:
+    return _core_module().ScenarioError
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("incast")
+    except Exception:  # not installed as a distribution (a source checkout)
+        return str(_core_module().__version__)
 
 
 def _load(file: str) -> Any:
@@ -44,7 +64,7 @@ def _safe_dirname(name: str) -> str:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="incast")
+@click.version_option(package_name="incast", prog_name="incast", version=None)
 def cli() -> None:
     """incast: packet-level data-center network simulator."""
 
@@ -70,22 +90,23 @@ def _hpcc_file_options(lead: str):
 
 
 @cli.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False), required=False)
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option(
     "--hpcc",
     "hpcc_config",
     type=click.Path(exists=True, dir_okay=False),
     default=None,
-    help="Run an HPCC simulator config.txt instead of a scenario FILE; also writes "
+    help="Run an HPCC simulator config.txt instead of scenario FILES; also writes "
     "fct.txt and pfc.txt in HPCC's formats (see docs/hpcc-interop.md).",
 )
 @_hpcc_file_options("With --hpcc: the")
 @click.option(
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False),
+    type=click.Path(),
     default=None,
-    help="Output directory [default: ./incast-out/<scenario name>].",
+    help="Output directory (with several FILES: one subdirectory per scenario) "
+    "[default: ./incast-out/<scenario name>/seed<N>[_<overrides>]].",
 )
 @click.option(
     "--seed",
@@ -93,64 +114,228 @@ def _hpcc_file_options(lead: str):
     default=None,
     help="Override the scenario's seed.",
 )
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="KEY.PATH=VALUE",
+    help="Override a scenario value, e.g. --set switch.buffer=2MB --set transport.cc=newreno "
+    "(the value is read as TOML; repeat for several).",
+)
+@click.option(
+    "--force", is_flag=True, help="Replace the contents of a non-empty --out (an earlier output)."
+)
 @click.option("--no-plots", is_flag=True, help="Do not write the PNG plots.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary; errors only.")
 def run(
-    file: str | None,
+    files: tuple[str, ...],
     hpcc_config: str | None,
     topology: str | None,
     flows: str | None,
     out_dir: str | None,
     seed: int | None,
+    assignments: tuple[str, ...],
+    force: bool,
     no_plots: bool,
     quiet: bool,
 ) -> None:
-    """Run the scenario FILE (.toml or .json), or an HPCC simulator experiment
-    with --hpcc CONFIG; write Parquet tables, summary.json and plots, and print
-    a summary."""
-    from .results import Results
+    """Run the scenario FILES (.toml or .json), or an HPCC simulator experiment
+    with --hpcc CONFIG; write Parquet tables, summary.json, plots and
+    report.html, and print a summary."""
+    from rich.console import Console
 
-    if (file is None) == (hpcc_config is None):
-        raise click.UsageError("give a scenario FILE or --hpcc CONFIG (exactly one)")
+    if bool(files) == (hpcc_config is not None):
+        raise click.UsageError("give scenario FILES or --hpcc CONFIG (exactly one of the two)")
     if hpcc_config is None and (topology or flows):
         raise click.UsageError("--topology and --flows go with --hpcc")
+    if hpcc_config is not None and assignments:
+        raise click.UsageError("--set applies to scenario files, not to --hpcc configs")
+    overrides = _parse_sets(assignments)
     console = Console(stderr=True, quiet=quiet)
     out_console = Console(quiet=quiet)
+    jobs = (
+        [_prepare_hpcc(hpcc_config, topology, flows, seed)]
+        if hpcc_config
+        else [_prepare_scenario(f, seed, overrides) for f in files]
+    )
+    # Every output directory is checked (and created) before anything runs.
+    from .outdir import OutDirError, Staging
+
+    stagings = []
+    try:
+        for job in jobs:
+            job["out"] = _out_for(job, out_dir, len(jobs) > 1, overrides)
+        outs = [j["out"] for j in jobs]
+        if len(set(outs)) != len(outs):
+            _fail("two scenarios would write to the same directory: give them distinct names")
+        for job in jobs:
+            stagings.append(Staging(job["out"], force or job.get("same_scenario", False)))
+    except BaseException as e:  # an unusable directory, or Ctrl-C: leave nothing behind
+        for st in stagings:
+            st.abandon()
+        if isinstance(e, OutDirError):
+            _fail(str(e))
+        raise
+    for i, (job, staging) in enumerate(zip(jobs, stagings)):
+        try:
+            _run_one(job, staging, console, out_console, no_plots, quiet)
+        except BaseException:  # stopped: the directories of the runs not yet made go too
+            for st in reversed(stagings[i:]):
+                st.abandon()
+            raise
+
+
+def _parse_sets(assignments: tuple[str, ...]) -> list[tuple[str, Any]]:
+    from .keypath import KeyPathError, parse_assignment
+
+    try:
+        return [parse_assignment(a) for a in assignments]
+    except KeyPathError as e:
+        raise click.BadParameter(str(e), param_hint="--set") from None
+
+
+def _prepare_scenario(file: str, seed: int | None, overrides: list) -> dict:
+    """Read and validate one scenario (with --set applied); nothing runs yet."""
+    ScenarioError = _scenario_error()
+    core = _core_module()
+    src = _load(file)
+    text, fmt = src.text, src.fmt
+    if overrides:
+        from .keypath import KeyPathError, set_value
+
+        try:
+            data = _parse_text(text, fmt)
+            for path, value in overrides:
+                set_value(data, path, value)
+        except (KeyPathError, ValueError) as e:
+            _fail(f"--set on {file}: {e}")
+        text, fmt = json.dumps(data), "json"
+    try:
+        normalized = json.loads(core.validate(text, fmt, src.base_dir))
+    except ScenarioError as e:
+        _fail(f"invalid scenario {file}: {e}")
+    if seed is not None:
+        normalized["seed"] = seed
+    return {
+        "file": file,
+        "text": text,
+        "fmt": fmt,
+        "base_dir": src.base_dir,
+        "seed": seed,
+        "name": str(normalized.get("name") or Path(file).stem),
+        "scenario": normalized,
+    }
+
+
+def _parse_text(text: str, fmt: str) -> dict:
+    if fmt == "json":
+        return json.loads(text)
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def _prepare_hpcc(config: str, topology: str | None, flows: str | None, seed: int | None) -> dict:
+    return {
+        "hpcc": config,
+        "topology": topology,
+        "flows": flows,
+        "seed": seed,
+        "name": Path(config).stem,
+        "scenario": None,
+    }
+
+
+def _out_for(job: dict, out_dir: str | None, several: bool, overrides: list) -> Path:
+    """The output directory of one run. Default: incast-out/<name>/seed<N>[_<sets>],
+    reused only by the same resolved scenario (which gives the same results)."""
+    name = _safe_dirname(job["name"])
+    if out_dir is not None:
+        return Path(out_dir) / name if several else Path(out_dir)
+    scenario = job.get("scenario")
+    if job.get("hpcc"):  # the seed is the config's unless --seed says otherwise
+        key = "hpcc" if job["seed"] is None else f"hpcc_seed{job['seed']}"
+    else:
+        seed = job["seed"] if job["seed"] is not None else scenario.get("seed", 1)
+        key = f"seed{seed}"
+    if overrides:
+        from .experiment import safe_name, value_label
+
+        sets = ",".join(f"{p}={value_label(v)}" for p, v in overrides)
+        key += "_" + safe_name(sets)[:60]
+    out = Path("incast-out") / name / key
+    if scenario is not None and (out / "scenario.json").is_file():
+        try:
+            previous = json.loads((out / "scenario.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            previous = None
+        if previous == scenario:
+            job["same_scenario"] = True  # the same inputs: the results are the same
+        else:
+            _fail(
+                f"{out} holds the results of a different scenario named {job['name']!r}: "
+                "pass --out DIR, or --force to replace them"
+            )
+    elif out.exists() and any(out.iterdir()):
+        job["same_scenario"] = (out / ".incast-output").exists()
+    return out
+
+
+def _run_one(
+    job: dict, staging: Any, console: Any, out_console: Any, no_plots: bool, quiet: bool
+) -> None:
+    from ._runner import drive, progress_bar
+
+    ScenarioError = _scenario_error()
     sim = None
+    out = job["out"]
     try:
         t0 = time.perf_counter()
-        if hpcc_config is not None:
+        if job.get("hpcc"):
             from .hpcc import hpcc_simulation
 
             try:
-                sim = hpcc_simulation(hpcc_config, topology=topology, flows=flows, seed=seed)
+                sim = hpcc_simulation(
+                    job["hpcc"], topology=job["topology"], flows=job["flows"], seed=job["seed"]
+                )
             except ScenarioError as e:
-                _fail(f"invalid HPCC experiment {hpcc_config}: {e}")
+                staging.abandon()
+                _fail(f"invalid HPCC experiment {job['hpcc']}: {e}")
         else:
-            src = _load(file)
-            try:
-                sim = _core.Simulation(src.text, src.fmt, src.base_dir, seed)
-            except ScenarioError as e:
-                _fail(f"invalid scenario {file}: {e}")
+            sim = _core_module().Simulation(job["text"], job["fmt"], job["base_dir"], job["seed"])
         if quiet:
             drive(sim)
         else:
             with progress_bar(console, sim.name) as update:
                 drive(sim, update)
         raw = sim.finish()
+        from .results import Results
+
         results = Results(raw, wall_seconds=time.perf_counter() - t0)
-        out = Path(out_dir) if out_dir else Path("incast-out") / _safe_dirname(sim.name)
-        written = results.to_parquet(out)
-        if hpcc_config is not None:
+        stage = staging.partial
+        results.to_parquet(stage)
+        if job.get("scenario") is not None:
+            (stage / "scenario.json").write_text(
+                json.dumps(job["scenario"], sort_keys=True, indent=2) + "\n", encoding="utf-8"
+            )
+        if job.get("hpcc"):
             from .hpcc import write_hpcc_outputs
 
-            written += write_hpcc_outputs(raw, out)
+            write_hpcc_outputs(raw, stage)
         notes: list = []
+        plots = []
         if not no_plots:
             from .plots import plot_all
 
-            written += plot_all(results, out, notes)
+            plots = plot_all(results, stage, notes)
+        from .html import write_run_report
+
+        write_run_report(results, stage, [p.name for p in plots])
+        written = staging.commit()
     except KeyboardInterrupt:
+        staging.abandon()
         where = ""
         if sim is not None:
             try:
@@ -163,6 +348,7 @@ def run(
         click.echo(f"\ninterrupted{where}: stopped, no results written.", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except BaseException as e:
+        staging.abandon()
         if not _is_panic(e):
             raise
         _fail(
@@ -184,13 +370,40 @@ def run(
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def validate(file: str) -> None:
-    """Check the scenario FILE without running it."""
+    """Check the scenario (or experiment) FILE without running it."""
+    if _is_experiment(file):
+        exp = _load_experiment(file, [], None)
+        click.echo(
+            f"ok: experiment {exp.name}: {len(exp.runs)} runs "
+            f"({len(exp.points)} points x {len(exp.variants)} variants x seeds), all valid"
+        )
+        return
     src = _load(file)
     try:
-        normalized = json.loads(_core.validate(src.text, src.fmt, src.base_dir))
-    except ScenarioError as e:
+        normalized = json.loads(_core_module().validate(src.text, src.fmt, src.base_dir))
+    except _scenario_error() as e:
         _fail(f"invalid scenario {file}: {e}")
     click.echo(f"ok: {normalized.get('name', '?')} ({_describe(normalized)})")
+
+
+def _is_experiment(file: str) -> bool:
+    """An experiment file has a top-level `base` (a scenario never does)."""
+    if not file.lower().endswith(".toml"):
+        return False
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return False
+    return re.search(r"^\s*(base\s*=|\[base\])", text, re.MULTILINE) is not None
+
+
+def _load_experiment(file: str, overrides: list, seeds: list | None) -> Any:
+    from .experiment import ExperimentError, load_experiment
+
+    try:
+        return load_experiment(file, overrides=overrides, seeds=seeds)
+    except ExperimentError as e:
+        _fail(f"invalid experiment {e}")
 
 
 def _describe(s: dict) -> str:
@@ -215,9 +428,17 @@ def _describe(s: dict) -> str:
 @click.option(
     "--out", "out_file", type=click.Path(dir_okay=False), default=None, help="Write to FILE."
 )
-def schema(out_file: str | None) -> None:
-    """Print the JSON Schema of scenario files."""
-    text = json.dumps(json.loads(_core.schema()), indent=2) + "\n"
+@click.option(
+    "--experiment", is_flag=True, help="The schema of experiment files (incast sweep) instead."
+)
+def schema(out_file: str | None, experiment: bool) -> None:
+    """Print the JSON Schema of scenario files (or of experiment files)."""
+    if experiment:
+        from .experiment import experiment_schema
+
+        text = json.dumps(experiment_schema(), indent=2) + "\n"
+    else:
+        text = json.dumps(json.loads(_core_module().schema()), indent=2) + "\n"
     if out_file:
         Path(out_file).write_text(text, encoding="utf-8")
         click.echo(f"wrote {out_file}", err=True)
@@ -244,7 +465,7 @@ def import_hpcc(config: str, out_file: str | None, topology: str | None, flows: 
     out = Path(out_file) if out_file else Path(f"{Path(config).stem}.toml")
     try:
         toml_path, csv_path = convert(config, out, topology=topology, flows=flows)
-    except ScenarioError as e:
+    except _scenario_error() as e:
         _fail(f"cannot convert {config}: {e}")
     except OSError as e:
         _fail(f"cannot write {out}: {e.strerror or e}")
@@ -257,15 +478,217 @@ def cdfs() -> None:
     from . import bundled_cdfs
 
     names = bundled_cdfs()
-    if not names and not hasattr(_core, "bundled_cdfs"):
+    if not names and not hasattr(_core_module(), "bundled_cdfs"):
         _fail("this build of the core has no bundled CDFs", code=1)
     for name in names:
         click.echo(name)
 
 
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(),
+    default=None,
+    help="Output directory [default: ./incast-out/<experiment name>]; a rerun into the "
+    "same directory skips the runs already finished.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Simulations at once, one per process [default: the number of cores].",
+)
+@click.option(
+    "--ray",
+    "ray_address",
+    default=None,
+    metavar="ADDRESS|auto|local",
+    help="Run on a Ray cluster (ADDRESS, or auto for the running one, or local to start "
+    "one here); needs pip install 'incast[ray]'.",
+)
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="KEY.PATH=VALUE",
+    help="Override a value in every run (after its variant), e.g. --set duration=1ms.",
+)
+@click.option(
+    "--seeds",
+    default=None,
+    metavar="LIST",
+    help="Replace the experiment's seeds, e.g. --seeds 1,2,3 or --seeds 1-5.",
+)
+@click.option(
+    "--force", is_flag=True, help="Start afresh: delete the runs finished in --out before."
+)
+@click.option(
+    "--only",
+    "only",
+    multiple=True,
+    metavar="GLOB",
+    help="Run only the runs whose label (point/variant/seedN) matches, e.g. "
+    "--only 'long12_*' (repeat for several); the combined outputs cover the finished runs.",
+)
+@click.option("--dry-run", is_flag=True, help="Validate every run and list them; run nothing.")
+@click.option("--no-plots", is_flag=True, help="Do not draw the sweep's plots.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar; errors only.")
+def sweep(
+    file: str,
+    out_dir: str | None,
+    jobs: int | None,
+    ray_address: str | None,
+    assignments: tuple[str, ...],
+    seeds: str | None,
+    force: bool,
+    only: tuple[str, ...],
+    dry_run: bool,
+    no_plots: bool,
+    quiet: bool,
+) -> None:
+    """Run every point of the experiment FILE (parameters x variants x seeds) in
+    parallel, then write the combined tables, comparisons, plots and report.html.
+    Every run is validated before any starts."""
+    from rich.console import Console
+
+    overrides = _parse_sets(assignments)
+    exp = _load_experiment(file, overrides, _parse_seeds(seeds))
+    if only:
+        from .sweep import select
+
+        if not select(exp.runs, only):
+            _fail(f"--only {' '.join(only)} matches none of the {len(exp.runs)} runs")
+    console = Console(stderr=True, quiet=quiet)
+    out = Path(out_dir) if out_dir else Path("incast-out") / _safe_dirname(exp.name)
+    if dry_run:
+        from .sweep import is_finished, run_dir
+
+        for r in exp.runs:
+            state = "done" if is_finished(out, r) else "todo"
+            click.echo(f"{state}  {r.label:<50} {run_dir(out, r)}")
+        click.echo(f"{len(exp.runs)} runs, all valid")
+        return
+    from .outdir import MARKER, OutDirError, check
+
+    try:
+        resumable = out.is_dir() and (out / MARKER).exists()
+        check(out, force=force or resumable)
+    except OutDirError as e:
+        _fail(str(e))
+    if force and out.is_dir():
+        import shutil
+
+        shutil.rmtree(out / "runs", ignore_errors=True)
+    from .sweep import sweep as run_sweep
+
+    try:
+        outcome = run_sweep(
+            exp,
+            out,
+            jobs=jobs,
+            ray_address=ray_address,
+            progress=not quiet,
+            console=console,
+            plots=not no_plots,
+            only=only or None,
+        )
+    except KeyboardInterrupt:
+        from .sweep import is_finished
+
+        done = sum(is_finished(out, r) for r in exp.runs)
+        click.echo(
+            f"\ninterrupted: {done} of {len(exp.runs)} runs are finished in {out}/ "
+            "(rerun the same command to do the rest).",
+            err=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    except RuntimeError as e:
+        _fail(str(e), code=1)
+    out_console = Console(quiet=quiet)
+    out_console.print(
+        f"[bold]{exp.name}[/bold]: {len(outcome.finished)} runs done, "
+        f"{len(outcome.skipped)} already finished, {len(outcome.failed)} failed "
+        f"in {outcome.wall_seconds:.1f} s"
+    )
+    for idx, msg in sorted(outcome.failed.items()):
+        out_console.print(f"[red]failed[/red] {exp.runs[idx].label}: {msg}", highlight=False)
+    if (out / "comparisons.md").is_file():
+        if not quiet:
+            click.echo((out / "comparisons.md").read_text(encoding="utf-8"))
+    out_console.print(f"[bold]wrote[/bold] {out}/ (points.parquet, flows/, report.html, ...)")
+    if outcome.failed:
+        sys.exit(1)
+
+
+def _parse_seeds(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            part = part.strip()
+            if "-" in part:
+                lo, hi = part.split("-", 1)
+                seeds.extend(range(int(lo), int(hi) + 1))
+            elif part:
+                seeds.append(int(part))
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: write 1,2,3 or 1-5", param_hint="--seeds") from None
+    if not seeds or any(s < 0 for s in seeds):
+        raise click.BadParameter(f"{text!r}: no seeds", param_hint="--seeds")
+    return seeds
+
+
+@cli.command()
+@click.argument("dir_a", type=click.Path(exists=True, file_okay=False))
+@click.argument("dir_b", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Where to draw the differences [default: DIR_B/compare_vs_<DIR_A name>.png].",
+)
+@click.option("--all", "show_all", is_flag=True, help="List unchanged metrics too.")
+def compare(dir_a: str, dir_b: str, plot_path: str | None, show_all: bool) -> None:
+    """Compare the summary metrics of two run directories (A -> B): print every
+    metric that differs with its relative change, and draw the largest changes."""
+    from rich.console import Console
+
+    from .compare import compare_dirs, plot_comparison, table_of
+
+    try:
+        diff = compare_dirs(Path(dir_a), Path(dir_b))
+    except (OSError, ValueError) as e:
+        _fail(str(e))
+    console = Console()
+    title, table = table_of(diff, Path(dir_a), Path(dir_b), show_all)
+    click.echo(title)
+    if table is not None:
+        console.print(table)
+    target = Path(plot_path) if plot_path else Path(dir_b) / f"compare_vs_{Path(dir_a).name}.png"
+    path = plot_comparison(diff, target, Path(dir_a).name, Path(dir_b).name)
+    if path is not None:
+        console.print(f"[bold]drew[/bold] {path}")
+
+
 def main(argv: list | None = None) -> None:
-    """Console-script entry point."""
-    cli.main(args=argv, prog_name="incast")
+    """Console-script entry point: Ctrl-C anywhere (also while the libraries
+    load) ends with a one-line message and exit code 130, never a traceback."""
+    try:
+        cli.main(args=argv, prog_name="incast", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("\ninterrupted: stopped.", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: stopped.", err=True)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":  # pragma: no cover

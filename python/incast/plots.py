@@ -75,23 +75,23 @@ def plot_slowdown_by_size(results: Any, path: Path, notes: list | None = None) -
     return _save(fig, path)
 
 
-def plot_fct_cdf(results: Any, path: Path, notes: list | None = None) -> Path | None:
+def plot_slowdown_cdf(results: Any, path: Path, notes: list | None = None) -> Path | None:
     """CDF of slowdown per size bucket (finished, measured flows)."""
     flows = results.flows
     if len(flows) == 0 or "slowdown" not in flows.columns:
-        _skip(notes, "fct_cdf.png skipped: no flows")
+        _skip(notes, "slowdown_cdf.png skipped: no flows")
         return None
-    mask = np.isfinite(flows["slowdown"].to_numpy(dtype=float))
+    mask = np.isfinite(flows["slowdown"].to_numpy(dtype=float, na_value=np.nan))
     if "finished" in flows.columns:
         mask &= flows["finished"].to_numpy() != 0
     if "measured" in flows.columns and (flows["measured"].to_numpy()[mask] != 0).any():
         mask &= flows["measured"].to_numpy() != 0
     done = flows[mask]
     if len(done) == 0:
-        _skip(notes, "fct_cdf.png skipped: no finished flows")
+        _skip(notes, "slowdown_cdf.png skipped: no finished flows")
         return None
     sizes = done["size_bytes"].to_numpy() if "size_bytes" in done.columns else None
-    slow = done["slowdown"].to_numpy(dtype=float)
+    slow = done["slowdown"].to_numpy(dtype=float, na_value=np.nan)
     groups = []
     if sizes is not None:
         for b in _buckets(results.summary):
@@ -140,24 +140,70 @@ def plot_queue_length(results: Any, path: Path, notes: list | None = None) -> Pa
     if len(peak) == 0:
         _skip(notes, "queue_length.png skipped: every sampled queue stayed empty")
         return None
-    names = results.node_names
     t_max_us = float(q["time_ps"].max()) / 1e6
     unit, scale = ("ms", 1e9) if t_max_us >= 10_000 else ("us", 1e6)
     fig, ax = plt.subplots(figsize=(7, 4.2))
+    has_class = "class" in q.columns
     for node, port in peak.index[:TOP_QUEUES]:
         s = q[(q["node"] == node) & (q["port"] == port)].sort_values("time_ps", kind="stable")
-        name = names[node] if 0 <= node < len(names) else f"node {node}"
-        t = s["time_ps"].to_numpy(dtype=float) / scale
-        ax.step(
-            t, s["bytes"].to_numpy(dtype=float) / 1e3, where="post", label=f"{name} port {port}"
-        )
+        label = port_label(results, int(node), int(port))
+        if has_class:
+            for cls, sc in s.groupby("class", sort=True):
+                t = sc["time_ps"].to_numpy(dtype=float) / scale
+                ax.step(
+                    t,
+                    sc["bytes"].to_numpy(dtype=float) / 1e3,
+                    where="post",
+                    label=f"{label}, class {cls}",
+                )
+        else:
+            t = s["time_ps"].to_numpy(dtype=float) / scale
+            ax.step(
+                t,
+                s["bytes"].to_numpy(dtype=float) / 1e3,
+                where="post",
+                label=f"{label} (all classes)",
+            )
     ax.set_xlabel(f"simulated time ({unit})")
-    ax.set_ylabel("queue length (KB)")
+    ax.set_ylabel("egress queue length (KB)")
     shown = min(TOP_QUEUES, len(peak))
-    ax.set_title(f"Queue length, {shown} fullest port(s): {results.scenario_name}")
-    ax.legend(title="port", fontsize="small")
+    ax.set_title(f"Egress queue length, {shown} fullest port(s): {results.scenario_name}")
+    ax.legend(title="switch port -> where it sends", fontsize="small")
     ax.grid(alpha=0.3)
     return _save(fig, path)
+
+
+def port_label(results: Any, node: int, port: int) -> str:
+    """'sw0 port 3 -> h3 (host)': a switch port and the node its link leads to."""
+    names = results.node_names
+    name = names[node] if 0 <= node < len(names) else f"node {node}"
+    ports = getattr(results, "ports", None)
+    peer = None
+    if ports is not None and len(ports) and {"node", "port", "peer"} <= set(ports.columns):
+        row = ports[(ports["node"] == node) & (ports["port"] == port)]
+        if len(row):
+            peer = int(row["peer"].iloc[0])
+    if peer is None:
+        return f"{name} port {port}"
+    n_hosts = _host_count(results)
+    peer_name = names[peer] if 0 <= peer < len(names) else f"node {peer}"
+    kind = "host" if n_hosts is not None and peer < n_hosts else "switch"
+    return f"{name} port {port} -> {peer_name} ({kind})"
+
+
+def _host_count(results: Any) -> int | None:
+    """Hosts are nodes 0..H-1 (switches follow): H from the hosts table or ports."""
+    hosts = getattr(results, "hosts", None)
+    ports = getattr(results, "ports", None)
+    if ports is not None and len(ports) and "node" in ports.columns:
+        counts = ports.groupby("node").size()
+        # A host has exactly one port; the first node with more is a switch.
+        multi = counts[counts > 1]
+        if len(multi):
+            return int(multi.index.min())
+    if hosts is not None and len(hosts) and "host" in hosts.columns:
+        return int(hosts["host"].max()) + 1
+    return None
 
 
 def plot_owd(results: Any, path: Path, notes: list | None = None) -> Path | None:
@@ -195,7 +241,7 @@ def plot_owd(results: Any, path: Path, notes: list | None = None) -> Path | None
 def plot_all(
     results: Any, out_dir: str | os.PathLike[str], notes: list | None = None
 ) -> list[Path]:
-    """Write slowdown_by_size.png, fct_cdf.png, queue_length.png (and owd.png
+    """Write slowdown_by_size.png, slowdown_cdf.png, queue_length.png (and owd.png
     for runs with edge pausing) into `out_dir`.
 
     A plot whose data is empty is skipped: a note is appended to `notes` (or
@@ -206,7 +252,7 @@ def plot_all(
     written = []
     for fn, name in (
         (plot_slowdown_by_size, "slowdown_by_size.png"),
-        (plot_fct_cdf, "fct_cdf.png"),
+        (plot_slowdown_cdf, "slowdown_cdf.png"),
         (plot_queue_length, "queue_length.png"),
         (plot_owd, "owd.png"),
     ):

@@ -34,6 +34,7 @@ _KNOWN = {
     "cnps",
     "out_of_order_arrivals",
     "buckets_background",
+    "pfc",
 }
 
 
@@ -121,35 +122,99 @@ def bucket_table(
     return table
 
 
+def totals_rows(summary: dict) -> list[tuple[str, str]]:
+    """(label, value) rows of the run's totals, labelled for a reader: what is
+    summed over what, in which unit."""
+    rows: list[tuple[str, str]] = []
+    flows = summary.get("flows")
+    if isinstance(flows, dict):
+        parts = [f"{_num(flows.get('finished'))} finished"]
+        if flows.get("unfinished"):
+            parts.append(f"{_num(flows.get('unfinished'))} unfinished")
+        if flows.get("measured") != flows.get("total"):
+            parts.append(f"{_num(flows.get('measured'))} measured (outside warm-up/cool-down)")
+        rows.append(("flows", f"{_num(flows.get('total'))} ({', '.join(parts)})"))
+    drops = summary.get("drops")
+    if isinstance(drops, dict):
+        rows.append(
+            (
+                "packets dropped, all switch ports",
+                f"{_num(drops.get('packets'))} ({_bytes(drops.get('bytes'))})",
+            )
+        )
+    elif drops is not None:
+        rows.append(("packets dropped, all switch ports", _num(drops)))
+    labels = (
+        ("ecn_marks", "packets ECN-marked, all switch ports"),
+        ("retransmits", "packets retransmitted, all flows"),
+        ("timeouts", "retransmission timeouts, all flows"),
+    )
+    for key, label in labels:
+        if key in summary:
+            rows.append((label, _num(summary[key])))
+    # RDMA receivers' CNPs and out-of-order arrivals: only when something happened.
+    for key, label in (
+        ("cnps", "CNPs sent by receivers"),
+        ("out_of_order_arrivals", "packets arriving out of order, all flows"),
+    ):
+        if summary.get(key):
+            rows.append((label, _num(summary[key])))
+    util = summary.get("utilization")
+    if isinstance(util, dict):
+        names = {
+            "max": "utilization of the busiest port",
+            "mean_switch_ports": ("utilization, mean over switch ports"),
+        }
+        for k, v in util.items():
+            label = names.get(k, f"utilization ({str(k).replace('_', ' ')})")
+            rows.append((label, _pct(v) if isinstance(v, (int, float)) else _num(v)))
+    return rows
+
+
 def _totals(summary: dict) -> Table:
     t = Table(show_header=False, box=None, pad_edge=False, title="Totals", title_justify="left")
     t.add_column(style="dim")
     t.add_column(justify="right")
-    flows = summary.get("flows")
-    if isinstance(flows, dict):
-        t.add_row("flows", _num(flows.get("total")))
-        for k, v in flows.items():
-            if k != "total":
-                t.add_row(f"  {escape(str(k))}", _num(v))
-    drops = summary.get("drops")
-    if isinstance(drops, dict):
-        t.add_row("drops", f"{_num(drops.get('packets'))} pkts, {_num(drops.get('bytes'))} B")
-    elif drops is not None:
-        t.add_row("drops", _num(drops))
-    for key, label in (("ecn_marks", "ECN marks"), ("retransmits", "retransmissions")):
-        if key in summary:
-            t.add_row(label, _num(summary[key]))
-    if "timeouts" in summary:
-        t.add_row("timeouts", _num(summary["timeouts"]))
-    # RDMA receivers' CNPs and out-of-order arrivals: only when something happened.
-    for key, label in (("cnps", "CNPs sent"), ("out_of_order_arrivals", "out-of-order arrivals")):
-        if summary.get(key):
-            t.add_row(label, _num(summary[key]))
-    util = summary.get("utilization")
-    if isinstance(util, dict):
-        for k, v in util.items():
-            label = "max port utilization" if k == "max" else f"utilization ({k})"
-            t.add_row(label, f"{v * 100:.1f} %" if isinstance(v, (int, float)) else _num(v))
+    for label, value in totals_rows(summary):
+        t.add_row(escape(label), escape(value))
+    return t
+
+
+#: PFC summary keys, labelled.
+_PFC_LABELS = (
+    ("pause_frames", "PAUSE frames sent, all ports"),
+    ("pause_frames_to_hosts", "  of which to hosts (NICs)"),
+    ("resume_frames", "RESUME (XON) frames sent"),
+    ("paused_time_us", "paused time, summed over ports and classes (us)"),
+    ("lossless_drops", "drops in lossless classes"),
+    ("watchdog_trips", "PFC watchdog trips"),
+    ("watchdog_drops", "packets dropped by the watchdog"),
+)
+
+
+def pfc_rows(summary: dict) -> list[tuple[str, str]]:
+    """(label, value) rows of the PFC totals; none in a run where PFC never acted
+    (no PAUSE, no drop)."""
+    pfc = summary.get("pfc")
+    if not isinstance(pfc, dict) or not any(
+        isinstance(v, (int, float)) and v for v in pfc.values()
+    ):
+        return []
+    rows = [(label, _num(pfc[key])) for key, label in _PFC_LABELS if key in pfc]
+    known = {key for key, _ in _PFC_LABELS}
+    rows += [(str(k).replace("_", " "), _num(v)) for k, v in pfc.items() if k not in known]
+    return rows
+
+
+def _pfc(summary: dict) -> Table | None:
+    rows = pfc_rows(summary)
+    if not rows:
+        return None
+    t = Table(show_header=False, box=None, pad_edge=False, title="PFC", title_justify="left")
+    t.add_column(style="dim")
+    t.add_column(justify="right")
+    for label, value in rows:
+        t.add_row(escape(label), value)
     return t
 
 
@@ -335,6 +400,9 @@ def print_summary(results: Any, console: Console | None = None) -> None:
     if inc is not None:
         console.print(inc)
     console.print(_totals(summary))
+    pfc = _pfc(summary)
+    if pfc is not None:
+        console.print(pfc)
     edge, warnings = _edge(summary)
     if edge is not None:
         console.print(edge)

@@ -10,26 +10,138 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-#: The result tables, in the order they are written.
+#: The result tables, in the order they are written. Tables the core adds later
+#: are kept too (after these), so new outputs need no change here.
 TABLES = ("flows", "incasts", "counters", "ports", "queues", "pfc", "owd", "hosts")
 
-# Time columns that are meaningless for an unfinished row (flows, incasts).
-_UNFINISHED_NAN = ("finish_ps", "fct_ps", "completion_ps")
+#: Each table's columns as the core gives them (name, numpy dtype): an empty
+#: table still has these, typed, so `flows.parquet` of a run without flows has
+#: the same schema as any other. Derived columns (`*_us`, names) follow.
+TABLE_SCHEMAS: dict[str, tuple[tuple[str, str], ...]] = {
+    "flows": (
+        ("flow_id", "<u8"),
+        ("src", "<u4"),
+        ("dst", "<u4"),
+        ("size_bytes", "<u8"),
+        ("start_ps", "<u8"),
+        ("finish_ps", "<u8"),
+        ("fct_ps", "<u8"),
+        ("ideal_fct_ps", "<u8"),
+        ("slowdown", "<f8"),
+        ("finished", "<u1"),
+        ("class", "<u1"),
+        ("kind", "<u1"),
+        ("incast_id", "<i8"),
+        ("retransmits", "<u4"),
+        ("timeouts", "<u4"),
+        ("edge_pauses", "<u4"),
+        ("edge_paused_ps", "<u8"),
+        ("ci_isolations", "<u4"),
+        ("cnps", "<u4"),
+        ("measured", "<u1"),
+    ),
+    "incasts": (
+        ("incast_id", "<u8"),
+        ("receiver", "<u4"),
+        ("fan_in", "<u4"),
+        ("bytes_per_sender", "<u8"),
+        ("start_ps", "<u8"),
+        ("finish_ps", "<u8"),
+        ("completion_ps", "<u8"),
+        ("finished", "<u1"),
+    ),
+    "counters": (
+        ("node", "<u4"),
+        ("port", "<u4"),
+        ("class", "<u1"),
+        ("enq_pkts", "<u8"),
+        ("enq_bytes", "<u8"),
+        ("drop_pkts", "<u8"),
+        ("drop_bytes", "<u8"),
+        ("ecn_marks", "<u8"),
+        ("deq_pkts", "<u8"),
+        ("qdelay_sum_ps", "<u8"),
+        ("max_queue_bytes", "<u8"),
+    ),
+    "ports": (
+        ("node", "<u4"),
+        ("port", "<u4"),
+        ("peer", "<u4"),
+        ("rate_bps", "<u8"),
+        ("tx_bytes", "<u8"),
+        ("tx_pkts", "<u8"),
+        ("busy_ps", "<u8"),
+        ("utilization", "<f8"),
+        ("pause_tx", "<u8"),
+        ("resume_tx", "<u8"),
+        ("pause_rx", "<u8"),
+        ("resume_rx", "<u8"),
+        ("paused_ps", "<u8"),
+        ("longest_pause_ps", "<u8"),
+        ("watchdog_trips", "<u8"),
+        ("watchdog_drops", "<u8"),
+    ),
+    "queues": (("time_ps", "<u8"), ("node", "<u4"), ("port", "<u4"), ("bytes", "<u8")),
+    "pfc": (
+        ("time_ps", "<u8"),
+        ("node", "<u4"),
+        ("port", "<u4"),
+        ("class", "<u1"),
+        ("event", "<u1"),
+    ),
+    "owd": (("time_ps", "<u8"), ("flow_id", "<u8"), ("owd_ps", "<i8")),
+    "hosts": (
+        ("host", "<u4"),
+        ("flows", "<u4"),
+        ("edge_pauses", "<u4"),
+        ("edge_paused_ps", "<u8"),
+        ("retransmits", "<u4"),
+    ),
+}
 
+#: Columns that mean nothing for an unfinished row (a flow or an incast that had
+#: not completed when the run ended): null, not 0, in every table and file.
+UNFINISHED_NULL = ("finish_ps", "fct_ps", "completion_ps", "slowdown")
+
+#: Integer codes the core uses, as the names the tables show (categorical columns).
 FLOW_KINDS = {0: "poisson", 1: "incast", 2: "listed"}
+PFC_EVENTS = {0: "resume", 1: "pause", 2: "watchdog_trip", 3: "watchdog_restore"}
+CATEGORIES = {("flows", "kind"): FLOW_KINDS, ("pfc", "event"): PFC_EVENTS}
 
 
-def table_from_columns(columns: dict, node_names: list | None = None) -> pd.DataFrame:
+def _categorical(codes: np.ndarray, names: dict[int, str]) -> pd.Categorical:
+    """Integer codes as a categorical of names (every known name a category,
+    unknown codes as "code_N")."""
+    categories = list(names.values())
+    extra = sorted({int(c) for c in np.unique(codes)} - set(names))
+    lookup = dict(names)
+    for c in extra:
+        lookup[c] = f"code_{c}"
+        categories.append(lookup[c])
+    values = [lookup[int(c)] for c in codes]
+    return pd.Categorical(values, categories=categories)
+
+
+def table_from_columns(
+    columns: dict, node_names: list | None = None, table: str | None = None
+) -> pd.DataFrame:
     """Build a DataFrame from `{name: (numpy dtype string, little-endian bytes)}`.
 
-    Adds a float `<x>_us` column next to every integer `<x>_ps` column (NaN for
-    finish/fct/completion times of unfinished rows), and `node_name` /
-    `peer_name` columns where `node` / `peer` ids are present.
+    With `table` (one of `TABLES`), columns the core left out of an empty table
+    are added, typed, from `TABLE_SCHEMAS`; integer codes become names
+    (`CATEGORIES`); and in rows with `finished == 0` the columns of
+    `UNFINISHED_NULL` are null (pandas NA). Adds a float `<x>_us` column next to
+    every integer `<x>_ps` column, and `node_name` / `peer_name` columns where
+    `node` / `peer` ids are present.
     """
     data: dict[str, Any] = {}
     for name, spec in columns.items():
         dtype, raw = spec
         data[name] = np.frombuffer(raw, dtype=np.dtype(dtype))
+    rows = len(next(iter(data.values()))) if data else 0
+    if rows == 0 and table in TABLE_SCHEMAS:
+        for name, dtype in TABLE_SCHEMAS[table]:
+            data.setdefault(name, np.zeros(0, dtype=np.dtype(dtype)))
     df = pd.DataFrame(data)
 
     unfinished = None
@@ -39,8 +151,9 @@ def table_from_columns(columns: dict, node_names: list | None = None) -> pd.Data
     for name in list(df.columns):
         if name.endswith("_ps"):
             us = df[name].to_numpy().astype(np.float64) / 1e6
-            if unfinished is not None and name in _UNFINISHED_NAN:
-                us[unfinished] = np.nan
+            if unfinished is not None and name in UNFINISHED_NULL:
+                us = pd.array(us, dtype="Float64")
+                us[unfinished] = pd.NA
             extra[name[: -len("_ps")] + "_us"] = us
     if node_names is not None:
         names = np.asarray(list(node_names) + [""], dtype=object)
@@ -52,10 +165,28 @@ def table_from_columns(columns: dict, node_names: list | None = None) -> pd.Data
                 if not ok.all():
                     mapped = np.where(ok, mapped, ids.astype(str).astype(object))
                 extra[out] = mapped.astype(str)
+    if unfinished is not None:
+        for name in UNFINISHED_NULL:
+            if name in df.columns:
+                kind = "Float64" if df[name].dtype.kind == "f" else "UInt64"
+                col = pd.array(df[name].to_numpy(), dtype=kind)
+                col[unfinished] = pd.NA
+                df[name] = col
+    for (tname, col), names_map in CATEGORIES.items():
+        if tname == table and col in df.columns:
+            df[col] = _categorical(df[col].to_numpy(), names_map)
     for name, values in extra.items():
         if name not in df.columns:
             df[name] = values
     return df
+
+
+def _is_table(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and bool(value)
+        and all(isinstance(v, (tuple, list)) and len(v) == 2 for v in value.values())
+    )
 
 
 class Results:
@@ -76,8 +207,11 @@ class Results:
 
     def __init__(self, raw: dict, *, wall_seconds: float | None = None) -> None:
         self.node_names: list[str] = [str(n) for n in raw.get("node_names", [])]
-        for name in TABLES:
-            setattr(self, name, table_from_columns(raw.get(name, {}), self.node_names))
+        extra = [k for k, v in raw.items() if k not in TABLES and _is_table(v)]
+        #: The names of this run's tables: `TABLES`, then any the core added.
+        self.table_names: tuple[str, ...] = TABLES + tuple(sorted(extra))
+        for name in self.table_names:
+            setattr(self, name, table_from_columns(raw.get(name, {}), self.node_names, name))
         summary = raw.get("summary", "{}")
         self.summary: dict = json.loads(summary) if isinstance(summary, (str, bytes)) else summary
         self.stats: dict = dict(raw.get("stats", {}))
@@ -103,7 +237,22 @@ class Results:
         return self.summary.get("seed")
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        return {name: getattr(self, name) for name in TABLES}
+        return {name: getattr(self, name) for name in self.table_names}
+
+    def to_bytes(self) -> dict[str, bytes]:
+        """`{"<table>.parquet": bytes, ..., "summary.json": bytes}`: the files
+        `to_parquet` writes, in memory (a sweep's workers return these)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        files = {}
+        for name, df in self.tables().items():
+            sink = pa.BufferOutputStream()
+            pq.write_table(pa.Table.from_pandas(df, preserve_index=False), sink, compression="zstd")
+            files[f"{name}.parquet"] = sink.getvalue().to_pybytes()
+        text = json.dumps(self.summary, sort_keys=True, indent=2) + "\n"
+        files["summary.json"] = text.encode("utf-8")
+        return files
 
     def to_parquet(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write `<table>.parquet` for each table and `summary.json` into `out_dir`.
@@ -112,20 +261,13 @@ class Results:
         Parquet written by pyarrow with no index and no timestamps, and JSON
         with sorted keys.
         """
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, df in self.tables().items():
-            path = out / f"{name}.parquet"
-            table = pa.Table.from_pandas(df, preserve_index=False)
-            pq.write_table(table, path, compression="zstd")
+        for name, data in self.to_bytes().items():
+            path = out / name
+            path.write_bytes(data)
             written.append(path)
-        path = out / "summary.json"
-        path.write_text(json.dumps(self.summary, sort_keys=True, indent=2) + "\n", encoding="utf-8")
-        written.append(path)
         return written
 
     def __repr__(self) -> str:

@@ -1,4 +1,6 @@
-"""Writes the Congestion Isolation reproduction scenarios (see README.md).
+"""Writes the base scenarios of the Congestion Isolation reproduction (see README.md):
+base.toml (full size) and base_small.toml (small), both WebServer flow sizes without CI.
+experiment.toml and small.toml vary the flow sizes (workload.poisson.*.cdf) and add CI.
 
 Run from the repository root: python scenarios/congestion_isolation/generate.py
 """
@@ -25,17 +27,18 @@ def scenario(prefix, wl, ci):
     leaves, spines, hpl, lpr, fan_in, duration, stop = SIZES[prefix]
     hosts = leaves * hpl
     regions = leaves // lpr
-    variant = "ci" if ci else "noci"
     label = "PFC+ECN with CI" if ci else "PFC+ECN without CI"
     out = [
         "# Congestion Isolation reproduction (talk: seeds/000_6a877a662b0f0ff5.txt,",
         "# IEEE 802.1 DCB, Sept. 2017, slides 'Simulation Set-up' and",
         "# 'PFC+ECN with CI VS. PFC+ECN without CI').",
         f"# {label}, {WORKLOADS[wl]} flow sizes, {hosts} servers, {leaves + spines} switches.",
-        f"# Run: incast run scenarios/congestion_isolation/{prefix}{wl}_{variant}.toml",
+        f"# The base of {'small.toml' if prefix else 'experiment.toml'}: "
+        "incast sweep scenarios/congestion_isolation/"
+        f"{'small.toml' if prefix else 'experiment.toml'}",
         "# Every modelling decision: scenarios/congestion_isolation/README.md.",
         "",
-        f'name = "ci_{prefix}{wl}_{variant}"',
+        f'name = "congestion_isolation{"_small" if prefix else ""}"',
         f'description = "Congestion Isolation talk: {label}; 2-tier Clos, 100G, 200 ns links, '
         f"{hosts} servers, {leaves + spines} switches; {regions} regions of {lpr} leaves with "
         f"all-to-all {WORKLOADS[wl]} flows at 50 % load and a persistent "
@@ -109,8 +112,5 @@ def scenario(prefix, wl, ci):
 
 
 if __name__ == "__main__":
-    for prefix in SIZES:
-        for wl in WORKLOADS:
-            for ci in (False, True):
-                name = f"{prefix}{wl}_{'ci' if ci else 'noci'}.toml"
-                (HERE / name).write_text(scenario(prefix, wl, ci))
+    for prefix, name in (("", "base.toml"), ("small_", "base_small.toml")):
+        (HERE / name).write_text(scenario(prefix, "webserver", False))

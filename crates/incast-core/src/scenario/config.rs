@@ -207,7 +207,8 @@ fn one_ms() -> TimeValue {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TransportConfig {
-    /// Congestion control: a name (`"dctcp"`, `"newreno"`) or a table `{ algorithm = "dctcp", g = 0.0625 }`.
+    /// Congestion control: a name (`"dctcp"`, `"newreno"`, `"cubic"`, `"bbr"`) or a table
+    /// `{ algorithm = "dctcp", g = 0.0625 }` with the algorithm's parameters.
     #[serde(deserialize_with = "deserialize_cc")]
     #[schemars(with = "serde_json::Value")]
     pub cc: CcConfig,

@@ -81,16 +81,9 @@ impl Scenario {
                 );
             }
         }
-        if let crate::transport::cc::CcConfig::Dctcp(p) = &t.cc {
-            if !(p.g > 0.0 && p.g <= 1.0) {
-                return err(
-                    "transport.cc.g",
-                    format!("g must be in (0, 1], got {}", p.g),
-                );
-            }
-            if !(0.0..=1.0).contains(&p.initial_alpha) {
-                return err("transport.cc.initial_alpha", "must be in [0, 1]");
-            }
+        // The algorithm's own parameter ranges (`Params::validate` of each `transport/cc` file).
+        if let Err(e) = t.cc.validate() {
+            return err(&format!("transport.cc.{}", e.field), e.message);
         }
         Ok(())
     }

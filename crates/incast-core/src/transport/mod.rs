@@ -16,6 +16,15 @@
 //!   configurable floor and exponential backoff (§5.5); on timeout the sender
 //!   goes back to `snd_una` with `cwnd = 1 MSS` (§5.4, RFC 5681 §3.1).
 //!
+//! Pacing (for algorithms that return a [`cc::CongestionControl::pacing_rate`],
+//! i.e. BBR): the flow keeps the earliest time its next segment may leave,
+//! `next_send_at = send time + payload / rate` (the draft BBR's
+//! `next_send_time`, §4.2.1). The NIC asks [`TcpFlow::send_state`]: `Ready`,
+//! `WaitUntil(t)` (arm a wake-up at `t` and ask again), or `Blocked` (an ACK
+//! or a timeout will make the flow sendable); [`TcpFlow::next_segment_at`]
+//! hands out nothing before `next_send_at`. Algorithms that do not pace see
+//! `Ready` whenever the window allows, exactly as before.
+//!
 //! Receiver: cumulative ACKs with out-of-order buffering, an immediate ACK for
 //! out-of-order data or data that fills a gap (RFC 5681 §4.2), optional
 //! delayed ACKs (every `m` segments or a timeout), and ECN-Echo that mirrors
@@ -24,10 +33,12 @@
 //! far with the old ECE value).
 
 pub mod cc;
+pub mod rate_sample;
 
 use crate::engine::LazyTimer;
 use crate::units::{Ps, MS, SEC};
-use cc::{AckEvent, AnyCc, CongestionControl, Window};
+use cc::{AckEvent, AnyCc, CongestionControl, TimeoutEvent, Window};
+use rate_sample::DeliveryRate;
 
 /// Transport parameters shared by the flows of a scenario.
 #[derive(Clone, Debug)]
@@ -149,6 +160,17 @@ pub struct RecvOutcome {
     pub arm_delack: Option<Ps>,
 }
 
+/// Whether a sender may transmit now (what the NIC asks before pulling a segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendState {
+    /// A segment may leave now.
+    Ready,
+    /// Paced: the next segment may leave at this time (arm a wake-up).
+    WaitUntil(Ps),
+    /// Nothing to send until an ACK or a timeout (window full or all sent).
+    Blocked,
+}
+
 /// What the sender wants done after an ACK.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AckResult {
@@ -180,6 +202,15 @@ pub struct TcpFlow {
     pub rto_timer: LazyTimer,
     pub retransmits: u32,
     pub timeouts: u32,
+    /// Pacing: the earliest time the next segment may leave (0: any time).
+    pub next_send_at: Ps,
+    /// The NIC's wake-up for `next_send_at` (armed by the NIC, like `rto_timer`).
+    pub pace_timer: LazyTimer,
+    /// Per-segment delivery state, when the congestion control wants rate samples.
+    rate: Option<Box<DeliveryRate>>,
+    /// The latest time the flow was told (ACK or data): the send time
+    /// [`TcpFlow::next_segment`] records, which is not told the time.
+    clock: Ps,
     // --- receiver ---
     pub rcv_nxt: u64,
     /// Out-of-order byte ranges held by the receiver, sorted and disjoint.
@@ -192,13 +223,18 @@ pub struct TcpFlow {
 }
 
 impl TcpFlow {
-    pub fn new(size: u64, cc: AnyCc, p: &TcpParams) -> TcpFlow {
+    pub fn new(size: u64, mut cc: AnyCc, p: &TcpParams) -> TcpFlow {
+        let win = Window::new(p.init_cwnd, p.mss);
+        cc.init(&win);
+        let rate = cc
+            .wants_rate_samples()
+            .then(|| Box::new(DeliveryRate::new()));
         TcpFlow {
             size,
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
-            win: Window::new(p.init_cwnd, p.mss),
+            win,
             cc,
             dupacks: 0,
             in_recovery: false,
@@ -208,6 +244,10 @@ impl TcpFlow {
             rto_timer: LazyTimer::default(),
             retransmits: 0,
             timeouts: 0,
+            next_send_at: 0,
+            pace_timer: LazyTimer::default(),
+            rate,
+            clock: 0,
             rcv_nxt: 0,
             ooo: Vec::new(),
             ce_state: false,
@@ -235,8 +275,56 @@ impl TcpFlow {
         flight == 0 || flight + self.seg_len(self.snd_nxt, p.mss) as u64 <= self.win.cwnd
     }
 
-    /// Takes the next segment to transmit (retransmission first), if any.
+    /// Whether a segment may leave at `now`: the window ([`TcpFlow::can_send`])
+    /// and, when the congestion control paces, `next_send_at`.
+    #[inline]
+    pub fn send_state(&self, now: Ps, p: &TcpParams) -> SendState {
+        if !self.can_send(p) {
+            SendState::Blocked
+        } else if now < self.next_send_at && self.cc.pacing_rate().is_some() {
+            SendState::WaitUntil(self.next_send_at)
+        } else {
+            SendState::Ready
+        }
+    }
+
+    /// Takes the segment to transmit at `now` (retransmission first), if the
+    /// window and the pacing allow one. This is the NIC's entry point.
+    pub fn next_segment_at(&mut self, now: Ps, p: &TcpParams) -> Option<Segment> {
+        let pacing = self.cc.pacing_rate();
+        if pacing.is_some() && now < self.next_send_at {
+            return None; // paced, retransmissions included
+        }
+        let flight = self.snd_nxt - self.snd_una;
+        let seg = self.take_segment(p)?;
+        if let Some(rate) = pacing {
+            // draft-cardwell-iccrg-bbr-congestion-control-00 §4.2.1:
+            // next_send_time = Now() + packet.size / pacing_rate (payload bytes,
+            // the unit the delivery rate is measured in).
+            let gap = (seg.len as f64 * SEC as f64 / rate).ceil();
+            self.next_send_at = now + if gap.is_finite() { gap as Ps } else { SEC };
+        }
+        if self.rate.is_some() {
+            self.record_send(now, &seg, flight, p);
+        }
+        Some(seg)
+    }
+
+    /// Takes the next segment without pacing, recording the latest time the
+    /// flow was told as its send time. For algorithms that neither pace nor
+    /// sample the delivery rate this is [`TcpFlow::next_segment_at`]; the
+    /// others (BBR) need the NIC to call `next_segment_at`.
     pub fn next_segment(&mut self, p: &TcpParams) -> Option<Segment> {
+        let flight = self.snd_nxt - self.snd_una;
+        let seg = self.take_segment(p)?;
+        if self.rate.is_some() {
+            let now = self.clock;
+            self.record_send(now, &seg, flight, p);
+        }
+        Some(seg)
+    }
+
+    fn take_segment(&mut self, p: &TcpParams) -> Option<Segment> {
         if let Some(seq) = self.retx_next.take() {
             if seq >= self.snd_una && seq < self.size {
                 self.retransmits += 1;
@@ -261,6 +349,22 @@ impl TcpFlow {
         Some(Segment { seq, len, retx })
     }
 
+    /// Delivery-rate bookkeeping of a segment leaving at `now` with `flight`
+    /// bytes (by sequence space) in flight before it
+    /// (draft-cheng-iccrg-delivery-rate-estimation §3.2 and §3.4).
+    fn record_send(&mut self, now: Ps, seg: &Segment, flight: u64, p: &TcpParams) {
+        let flight_after = self.snd_nxt - self.snd_una;
+        let rate = self.rate.as_deref_mut().expect("rate sampler");
+        // §3.4: no unsent data behind this segment, nothing to repair, and
+        // room in the window: the sender is application-limited.
+        if self.snd_nxt >= self.size && self.retx_next.is_none() && flight_after < self.win.cwnd {
+            rate.mark_app_limited(flight_after);
+        }
+        let app_limited = rate.is_app_limited();
+        rate.on_send(now, seg.seq, seg.len, p.mss, flight);
+        self.cc.on_transmit(now, flight, app_limited);
+    }
+
     /// Processes a cumulative ACK at the sender.
     pub fn on_ack(
         &mut self,
@@ -271,6 +375,7 @@ impl TcpFlow {
         p: &TcpParams,
     ) -> AckResult {
         let mut res = AckResult::default();
+        self.clock = now;
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             self.snd_una = ack;
@@ -280,6 +385,10 @@ impl TcpFlow {
             self.dupacks = 0;
             self.rtt.sample(now - echo_ts, p);
             res.advanced = true;
+            let rate = self
+                .rate
+                .as_deref_mut()
+                .map(|r| r.on_ack(now, ack, p.mss, Some(now - echo_ts)));
             let ev = AckEvent {
                 now,
                 acked,
@@ -288,6 +397,7 @@ impl TcpFlow {
                 snd_nxt: self.snd_nxt,
                 rtt: Some(now - echo_ts),
                 in_recovery: self.in_recovery,
+                srtt: self.rtt.srtt.unwrap_or(0),
             };
             let hold = self.cc.on_ack_any(&mut self.win, &ev);
             if self.in_recovery {
@@ -307,6 +417,7 @@ impl TcpFlow {
             } else if !hold {
                 self.cc.on_ack(&mut self.win, &ev);
             }
+            self.after_ack(&ev, rate.as_ref());
             if self.snd_una >= self.size {
                 res.completed = true;
                 self.rto_timer.disarm();
@@ -322,6 +433,7 @@ impl TcpFlow {
                 snd_nxt: self.snd_nxt,
                 rtt: None,
                 in_recovery: self.in_recovery,
+                srtt: self.rtt.srtt.unwrap_or(0),
             };
             self.cc.on_ack_any(&mut self.win, &ev);
             if !self.in_recovery
@@ -339,19 +451,38 @@ impl TcpFlow {
                 // RFC 6582 §3.2 step 4: inflate for each further duplicate.
                 self.win.cwnd += p.mss;
             }
+            self.after_ack(&ev, None);
         }
         res.may_send = self.can_send(p);
         res
+    }
+
+    /// The congestion control's last word on an ACK, and BBR's ProbeRTT
+    /// marking of what is sent next as application-limited.
+    #[inline]
+    fn after_ack(&mut self, ev: &AckEvent, rate: Option<&rate_sample::RateSample>) {
+        self.cc.after_ack(&mut self.win, ev, rate, self.in_recovery);
+        if let Some(r) = self.rate.as_deref_mut() {
+            if self.cc.mark_app_limited() {
+                r.mark_app_limited(self.snd_nxt - self.snd_una);
+            }
+        }
     }
 
     /// The retransmission timer expired (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4).
     pub fn on_timeout(&mut self, p: &TcpParams) {
         self.timeouts += 1;
         let flight = self.snd_nxt - self.snd_una;
+        let prior_cwnd = self.win.cwnd;
         self.win.ssthresh = (flight / 2).max(2 * p.mss);
         self.win.cwnd = p.mss;
         self.win.ca_acked = 0;
-        self.cc.on_timeout(&mut self.win);
+        let t = TimeoutEvent {
+            flight,
+            prior_cwnd,
+            high_tx: self.high_tx,
+        };
+        self.cc.on_timeout(&mut self.win, &t);
         self.rtt.backoff += 1;
         self.in_recovery = false;
         self.dupacks = 0;
@@ -377,6 +508,7 @@ impl TcpFlow {
         p: &TcpParams,
     ) -> RecvOutcome {
         let Echo { ts, owd } = echo;
+        self.clock = now;
         let mut out = RecvOutcome::default();
         let mut n = 0;
         // RFC 8257 §3.2: CE changed while an ACK is delayed: ACK what we have, with the old ECE.
@@ -638,6 +770,97 @@ mod tests {
                 owd: 0
             })
         );
+    }
+
+    fn flow_with(size: u64, cc: &str) -> TcpFlow {
+        let cfg: CcConfig = toml::from_str(cc).unwrap();
+        TcpFlow::new(size, cfg.build(), &params())
+    }
+
+    #[test]
+    fn unpaced_algorithms_send_whenever_the_window_allows() {
+        let p = params();
+        for name in ["newreno", "dctcp", "cubic"] {
+            let mut a = flow_with(10_000, &format!("algorithm = \"{name}\""));
+            let mut b = a.clone();
+            assert_eq!(a.send_state(0, &p), SendState::Ready);
+            let sa: Vec<_> = std::iter::from_fn(|| a.next_segment(&p)).collect();
+            let sb: Vec<_> = std::iter::from_fn(|| b.next_segment_at(5, &p)).collect();
+            assert_eq!(sa, sb, "{name}");
+            assert_eq!(a.send_state(0, &p), SendState::Blocked);
+            assert_eq!(a.next_send_at, 0);
+        }
+    }
+
+    #[test]
+    fn paced_flow_waits_for_its_next_send_time() {
+        let p = params();
+        // BBR with an initial RTT of 10 us: 2.885 x 4 KB / 10 us = 1.154e9 B/s,
+        // so a 1000-byte segment may leave every 866.434 ns (rounded up to the ps).
+        let mut f = flow_with(10_000, "algorithm = \"bbr\"\ninitial_rtt = \"10us\"");
+        let rate = f.cc.pacing_rate().unwrap();
+        assert!((rate - 2.0 / std::f64::consts::LN_2 * 4000.0 / 1e-5).abs() < 1.0);
+        let gap = (1000.0 * 1e12 / rate).ceil() as Ps;
+        assert_eq!(gap, 866_434);
+        assert_eq!(f.send_state(0, &p), SendState::Ready);
+        assert!(f.next_segment_at(0, &p).is_some());
+        assert_eq!(f.send_state(0, &p), SendState::WaitUntil(gap));
+        assert_eq!(f.next_segment_at(gap - 1, &p), None);
+        assert_eq!(f.snd_nxt, 1000, "nothing taken while paced");
+        // Late by 100 ps: the next gap counts from the actual send time.
+        let s = f.next_segment_at(gap + 100, &p).unwrap();
+        assert_eq!(s.seq, 1000);
+        assert_eq!(f.next_send_at, 2 * gap + 100);
+        // A full window is Blocked, not waiting.
+        f.next_segment_at(10 * gap, &p).unwrap();
+        f.next_segment_at(20 * gap, &p).unwrap();
+        assert_eq!(f.send_state(30 * gap, &p), SendState::Blocked);
+    }
+
+    #[test]
+    fn bbr_flow_learns_the_delivery_rate_from_its_acks() {
+        // Segments of 1000 B leave every 10 us and are ACKed 100 us later:
+        // the path delivers 100 MB/s.
+        let p = params();
+        let mut f = flow_with(1_000_000, "algorithm = \"bbr\"");
+        let mut sent = vec![];
+        let mut t = 0;
+        for k in 0..400u64 {
+            t = k * 10 * US;
+            while let Some(s) = f.next_segment_at(t, &p) {
+                sent.push((s.seq + s.len as u64, t));
+                if f.send_state(t, &p) != SendState::Ready {
+                    break;
+                }
+            }
+            // ACK what was sent 100 us ago, one segment per 10 us.
+            if let Some(&(end, at)) = sent.iter().find(|(e, _)| *e > f.snd_una) {
+                if at + 100 * US <= t {
+                    f.on_ack(t, end, false, at, &p);
+                }
+            }
+        }
+        let super::cc::AnyCc::Bbr(b) = &f.cc else {
+            unreachable!()
+        };
+        let bw = b.btl_bw();
+        assert!((bw / 1e8 - 1.0).abs() < 0.02, "BtlBw {bw} B/s, want 1e8");
+        assert_eq!(b.rtprop(), Some(100 * US));
+        assert!(t > 0);
+    }
+
+    #[test]
+    fn cubic_cuts_to_beta_on_fast_retransmit() {
+        let p = params();
+        let mut f = flow_with(100_000, "algorithm = \"cubic\"");
+        f.win.cwnd = 10_000;
+        while f.next_segment(&p).is_some() {}
+        for _ in 0..3 {
+            f.on_ack(1, 0, false, 0, &p);
+        }
+        assert!(f.in_recovery);
+        assert_eq!(f.win.ssthresh, 7_000, "RFC 9438 §4.6: 0.7 x FlightSize");
+        assert_eq!(f.win.cwnd, 10_000, "ssthresh + 3 SMSS (RFC 6582)");
     }
 
     #[test]

@@ -188,11 +188,22 @@ fn other_semantic_errors() {
         e.contains("switch.ecn.kmin") && e.contains("must not exceed"),
         "{e}"
     );
-    let e = err(&format!("{BASE}\n[transport]\ncc = \"bbr\"\n"));
+    let e = err(&format!("{BASE}\n[transport]\ncc = \"vegas\"\n"));
     assert!(
-        e.contains("unknown congestion control `bbr`") && e.contains("dctcp"),
+        e.contains("unknown congestion control `vegas`")
+            && e.contains("dctcp")
+            && e.contains("cubic"),
         "{e}"
     );
+    // An algorithm's own parameter ranges name its field.
+    let e = err(&format!(
+        "{BASE}\n[transport]\ncc = {{ algorithm = \"cubic\", beta = 1.5 }}\n"
+    ));
+    assert!(e.contains("transport.cc.beta") && e.contains("0.7"), "{e}");
+    let e = err(&format!(
+        "{BASE}\n[transport]\ncc = {{ algorithm = \"bbr\", min_rtt_window = \"0s\" }}\n"
+    ));
+    assert!(e.contains("transport.cc.min_rtt_window"), "{e}");
     let inc = "[[workload.incast]]\nfan_in = 8\nbytes_per_sender = \"1KB\"\ntimes = [\"1us\"]\n";
     let e = err(&format!("{BASE}{inc}"));
     assert!(

@@ -7,6 +7,7 @@ mod bundled_scenarios;
 mod closed_forms;
 mod congestion_isolation;
 mod congestion_spreading;
+mod cubic_bbr;
 mod dctcp_and_incast;
 mod edge_pausing;
 mod fuzz_scenarios;

@@ -1,5 +1,6 @@
 //! The bundled Congestion Isolation reproduction (scenarios/congestion_isolation,
-//! README there): the SMALL WebServer variant (128 servers, 24 switches, 2 ms)
+//! README there): the WebServer point of the SMALL experiment
+//! `scenarios/congestion_isolation/small.toml` (128 servers, 24 switches, 2 ms)
 //! runs with and without CI over seeds 1 and 2, and the talk's claims are
 //! checked in the direction and with the margins our measurements over seeds
 //! 1-3 show (README, "small variant" table): fewer PAUSE frames (talk: -53 %;
@@ -20,8 +21,9 @@ fn summary(r: &Results) -> serde_json::Value {
 #[test]
 fn ci_reproduces_the_talks_direction_on_webserver() {
     for seed in [1, 2] {
-        let base = common::run_bundled("congestion_isolation", "small_webserver_noci.toml", seed);
-        let ci = common::run_bundled("congestion_isolation", "small_webserver_ci.toml", seed);
+        let exp = "congestion_isolation/small.toml";
+        let base = common::run_experiment(exp, "cdf=webserver", "noci", seed);
+        let ci = common::run_experiment(exp, "cdf=webserver", "ci", seed);
         let (a, b) = (summary(&base), summary(&ci));
         let n =
             |s: &serde_json::Value, k: &[&str]| k.iter().fold(s, |v, k| &v[*k]).as_f64().unwrap();

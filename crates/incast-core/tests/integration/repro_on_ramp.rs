@@ -1,29 +1,38 @@
 //! The bundled On-Ramp reproduction (talk `seeds/002_cfd23e583a5e060c.txt`,
-//! NSDI 2021; scenarios in `scenarios/on_ramp/`, results and modelling
+//! NSDI 2021; experiments in `scenarios/on_ramp/`, results and modelling
 //! choices in `scenarios/on_ramp/README.md`).
 //!
-//! The tests load the SMALL variants of the scenario files (64 hosts, 1 ms of
-//! traffic) and check properties that must hold whatever the tuning: every
+//! The tests load the points of the SMALL experiment
+//! `scenarios/on_ramp/small.toml` (64 hosts, 1 ms of traffic; co-existence
+//! 10 ms) and check properties that must hold whatever the tuning: every
 //! flow finishes, bytes are conserved, On-Ramp actually pauses, and the
 //! direction of the talk's claim only where our measurements show it holds
 //! for every seed 1-3 (see the README for the per-seed numbers).
 //!
-//! `report` (ignored) is the helper that produced the README tables for the
-//! full variants: it prints per-file statistics the CLI summary does not give
+//! `report` (ignored) prints per-run statistics the CLI summary does not give
 //! (background FCT without the incast flows, per-group incast completion and
-//! retransmissions, receiver-link utilization between two stop times).
+//! retransmissions, receiver-link utilization between two stop times) for
+//! runs of the experiment files; the README's tables come from `incast sweep`
+//! and `scenarios/tables.py`.
 //!
 //! ```text
-//! ON_RAMP_FILES="ns3_dcqcn.toml ns3_dcqcn_or.toml" \
-//!   cargo test --release -p incast-core --test repro_on_ramp -- --ignored --nocapture report
+//! ON_RAMP_RUNS="experiment.toml:ns3_dcqcn:base experiment.toml:ns3_dcqcn:on_ramp" \
+//!   cargo test --release -p incast-core -- --ignored --nocapture repro_on_ramp::report
 //! ```
 
 use crate::common;
 use incast_core::units::{Ps, US};
 use incast_core::{Results, Scenario, Simulation};
 
-fn load(file: &str) -> Scenario {
-    common::bundled("on_ramp", file)
+/// A run of an On-Ramp experiment file: `spec` is `file:point:variant`.
+fn load(spec: &str) -> Scenario {
+    let mut parts = spec.split(':');
+    let (file, point, variant) = (
+        parts.next().unwrap(),
+        parts.next().expect("file:point:variant"),
+        parts.next().expect("file:point:variant"),
+    );
+    common::experiment_scenario(&format!("on_ramp/{file}"), point, variant)
 }
 
 fn run_sc(sc: &Scenario) -> Results {
@@ -32,8 +41,8 @@ fn run_sc(sc: &Scenario) -> Results {
     sim.finish()
 }
 
-fn run_seed(file: &str, seed: u64) -> Results {
-    common::run_bundled("on_ramp", file, seed)
+fn run_seed(spec: &str, seed: u64) -> Results {
+    common::run_seed(&load(spec), seed, spec)
 }
 
 fn summary(r: &Results) -> serde_json::Value {
@@ -105,12 +114,12 @@ fn pauses(r: &Results) -> u64 {
 // The tests.
 // ---------------------------------------------------------------------------
 
-/// One small variant (`small_{cc}.toml` or `small_{cc}_or.toml`) for one
-/// seed, after the checks every run must pass: all flows and incasts finish,
-/// bytes are conserved (nothing left in the network), and On-Ramp pauses if
-/// and only if it is enabled.
+/// One point of the small experiment (`cc`, variant `base` or `on_ramp`) for
+/// one seed, after the checks every run must pass: all flows and incasts
+/// finish, bytes are conserved (nothing left in the network), and On-Ramp
+/// pauses if and only if it is enabled.
 fn small(cc: &str, or: bool, seed: u64) -> Results {
-    let file = format!("small_{cc}{}.toml", if or { "_or" } else { "" });
+    let file = format!("small.toml:{cc}:{}", if or { "on_ramp" } else { "base" });
     let r = run_seed(&file, seed);
     all_finished_and_conserved(&file, seed, &r);
     let p = pauses(&r);
@@ -210,7 +219,12 @@ fn dcqcn_and_hpcc_run_and_hpcc_is_nearly_untouched() {
 fn coexistence_group_gains() {
     for seed in 1..=3 {
         let run = |case: &str| {
-            let file = format!("small_coexist_{case}.toml");
+            let variant = match case {
+                "a" => "base",
+                "b" => "on_ramp_group1",
+                _ => "on_ramp",
+            };
+            let file = format!("small.toml:coexist:{variant}");
             let mut sc = load(&file);
             sc.config.seed = seed;
             let r = run_sc(&sc);
@@ -281,8 +295,8 @@ fn describe(file: &str, seed: u64, r: &Results) -> String {
     )
 }
 
-/// Report helper (not a check): runs the files named in `ON_RAMP_FILES`
-/// (relative to `scenarios/on_ramp`) for the seeds in `ON_RAMP_SEEDS`
+/// Report helper (not a check): runs the runs named in `ON_RAMP_RUNS`
+/// (`file:point:variant`, the file under `scenarios/on_ramp`) for the seeds in `ON_RAMP_SEEDS`
 /// (default "1") and prints their statistics. With several
 /// `[[workload.incast]]` entries it also prints incast RCT and
 /// retransmissions per group (the entry's `hosts`). With `ON_RAMP_JOIN` (a
@@ -292,7 +306,7 @@ fn describe(file: &str, seed: u64, r: &Results) -> String {
 #[test]
 #[ignore]
 fn report() {
-    let files = std::env::var("ON_RAMP_FILES").unwrap_or_default();
+    let files = std::env::var("ON_RAMP_RUNS").unwrap_or_default();
     let seeds: Vec<u64> = std::env::var("ON_RAMP_SEEDS")
         .unwrap_or_else(|_| "1".into())
         .split_whitespace()

@@ -1,20 +1,22 @@
 //! The bundled Smart-Pause reproduction (scenarios/smart_pause, README there):
-//! the SMALL variants (k = 4 fat-tree, 16 hosts at 40G, 3 ms of IMC10 Poisson
-//! arrivals, or of IMC10 fan-in arrivals for the fan-in mixes) run end to end,
-//! and the direction of the talk's claims is checked only where our
-//! measurements over seeds 1-3 show it (see the README's "small variants"
-//! tables).
+//! the points of the SMALL experiment `scenarios/smart_pause/small.toml` (k = 4
+//! fat-tree, 16 hosts at 40G, 3 ms of IMC10 Poisson arrivals, or of IMC10
+//! fan-in arrivals for the fan-in mixes) run end to end, and the direction of
+//! the talk's claims is checked only where our measurements over seeds 1-3
+//! show it (see the README's "small variants" tables).
 //!
-//! `measure` (ignored) prints the numbers of the README's tables for any
-//! scenario files: `SP_FILES=dcqcn_60_2mb_nopfc.toml,... SP_SEEDS=1 cargo test
-//! --release -p incast-core --test repro_smart_pause -- --ignored --nocapture measure`.
+//! `measure` (ignored) prints the numbers of the README's tables for any runs
+//! of the experiment files: `SP_RUNS=experiment.toml:dcqcn_60_2mb:nopfc,...
+//! SP_SEEDS=1 cargo test --release -p incast-core -- --ignored --nocapture
+//! repro_smart_pause::measure` (the README's tables themselves come from
+//! `incast sweep` and `scenarios/tables.py`).
 
 use crate::common;
 use incast_core::Results;
 
-/// Runs a bundled scenario with its seed replaced by `seed`.
-fn run(file: &str, seed: u64) -> Results {
-    common::run_bundled("smart_pause", file, seed)
+/// Runs `variant` of `point` of the small experiment on `seed`.
+fn run(point: &str, variant: &str, seed: u64) -> Results {
+    common::run_experiment("smart_pause/small.toml", point, variant, seed)
 }
 
 fn summary(r: &Results) -> serde_json::Value {
@@ -84,12 +86,13 @@ fn check_sound(file: &str, seed: u64, r: &Results) {
     );
 }
 
-/// Prints the README's numbers for the files in SP_FILES (comma separated)
-/// and seeds in SP_SEEDS (default 1).
+/// Prints the README's numbers for the runs in SP_RUNS (comma separated
+/// `file:point:variant`, the file under scenarios/smart_pause) and seeds in
+/// SP_SEEDS (default 1).
 #[test]
 #[ignore]
 fn measure() {
-    let files = std::env::var("SP_FILES").unwrap_or_default();
+    let files = std::env::var("SP_RUNS").unwrap_or_default();
     let seeds: Vec<u64> = std::env::var("SP_SEEDS")
         .unwrap_or_else(|_| "1".into())
         .split(',')
@@ -98,7 +101,13 @@ fn measure() {
     for file in files.split(',').filter(|f| !f.is_empty()) {
         for &seed in &seeds {
             let t = std::time::Instant::now();
-            let r = run(file, seed);
+            let mut parts = file.split(':');
+            let (f, point, variant) = (
+                parts.next().unwrap(),
+                parts.next().expect("file:point:variant"),
+                parts.next().expect("file:point:variant"),
+            );
+            let r = common::run_experiment(&format!("smart_pause/{f}"), point, variant, seed);
             let m = measure_run(&r, 1460);
             let b: Vec<String> = m
                 .buckets
@@ -129,11 +138,12 @@ fn four(cc: &str, seed: u64) -> [Measured; 4] {
     four_of(&format!("{cc}_60_2mb"), seed)
 }
 
-/// The four variants `{stem}_{nopfc,pfc,fixed,dynamic}_small.toml` on seed `seed`.
+/// The four variants (nopfc, pfc, fixed, dynamic) of the small experiment's
+/// point `stem` on seed `seed`.
 fn four_of(stem: &str, seed: u64) -> [Measured; 4] {
     ["nopfc", "pfc", "fixed", "dynamic"].map(|v| {
-        let file = format!("{stem}_{v}_small.toml");
-        let r = run(&file, seed);
+        let file = format!("{stem}/{v}");
+        let r = run(stem, v, seed);
         check_sound(&file, seed, &r);
         let m = measure_run(&r, 1460);
         println!(
@@ -278,8 +288,8 @@ fn timely_smart_pause_beats_no_pfc() {
 ///
 /// The talk's trend, that the gain grows with fan-in, is checked where it is
 /// robust: the dynamic rule's all-flows mean factor against no PFC at 1/4/10
-/// is at least 1.1x its factor at fan-in 1 (same fan-in generator,
-/// `dcqcn_60_2mb_fan1_*_small.toml`). Measured 2.21/2.11/2.46 against
+/// is at least 1.1x its factor at fan-in 1 (same fan-in generator, point
+/// `dcqcn_60_2mb_fan1`). Measured 2.21/2.11/2.46 against
 /// 1.19/1.41/1.64 on seeds 1/2/3 (over seeds 4-10 it held on 6 of 7; seed 9:
 /// 1.73 vs 1.68). 1/2/4 lies between on seeds 1-3 but not on seeds 6-8: not
 /// checked.
@@ -289,8 +299,8 @@ fn dcqcn_smart_pause_fan_in_mixes() {
     let mut fan1 = Vec::new();
     for seed in 1..=3 {
         let [nopfc, dynamic] = ["nopfc", "dynamic"].map(|v| {
-            let file = format!("dcqcn_60_2mb_fan1_{v}_small.toml");
-            let r = run(&file, seed);
+            let file = format!("dcqcn_60_2mb_fan1/{v}");
+            let r = run("dcqcn_60_2mb_fan1", v, seed);
             check_sound(&file, seed, &r);
             measure_run(&r, 1460)
         });

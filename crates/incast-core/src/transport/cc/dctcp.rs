@@ -30,6 +30,22 @@ impl Default for Params {
     }
 }
 
+impl Params {
+    /// Ranges of RFC 8257 §3.3's parameters.
+    pub fn validate(&self) -> Result<(), super::ParamError> {
+        if !(self.g > 0.0 && self.g <= 1.0) {
+            return Err(super::ParamError::new(
+                "g",
+                format!("g must be in (0, 1], got {}", self.g),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.initial_alpha) {
+            return Err(super::ParamError::new("initial_alpha", "must be in [0, 1]"));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Dctcp {
     g: f64,
@@ -111,6 +127,7 @@ mod tests {
             snd_nxt: nxt,
             rtt: None,
             in_recovery: false,
+            srtt: 0,
         }
     }
 

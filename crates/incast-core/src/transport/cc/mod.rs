@@ -15,10 +15,26 @@
 //!
 //! Scenario files then accept `cc = "myalgo"` or
 //! `[transport.cc] algorithm = "myalgo"` followed by its parameters.
+//!
+//! ## Model-based algorithms (BBR)
+//! Three more hooks, all off by default so that window-based algorithms cost
+//! nothing: [`CongestionControl::wants_rate_samples`] makes the transport keep
+//! per-segment delivery state and take a delivery-rate sample
+//! ([`RateSample`], draft-cheng-iccrg-delivery-rate-estimation) on every ACK
+//! of new data; [`CongestionControl::pacing_rate`] makes the transport space
+//! its segments ([`super::TcpFlow::send_state`]); and
+//! [`CongestionControl::after_ack`] runs after the transport's own recovery
+//! bookkeeping on every ACK, with the ACK's rate sample, so an algorithm that
+//! owns its window in every state sets it there.
 
+pub mod bbr;
+pub mod cubic;
 pub mod dctcp;
 pub mod newreno;
+pub mod windowed_max;
 
+pub use crate::rdma::cc::ParamError;
+pub use crate::transport::rate_sample::RateSample;
 use crate::units::Ps;
 use serde::{Deserialize, Serialize};
 
@@ -76,6 +92,32 @@ pub struct AckEvent {
     pub rtt: Option<Ps>,
     /// The sender is in fast recovery.
     pub in_recovery: bool,
+    /// Smoothed RTT (RFC 6298) after this ACK's sample; 0 before the first sample.
+    pub srtt: Ps,
+}
+
+impl AckEvent {
+    /// Bytes in flight before this ACK (the draft BBR's `prior_inflight`).
+    #[inline]
+    pub fn prior_flight(&self) -> u64 {
+        self.snd_nxt - (self.snd_una - self.acked)
+    }
+    /// Bytes in flight after this ACK.
+    #[inline]
+    pub fn flight(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+}
+
+/// What the transport knew when its retransmission timer expired.
+#[derive(Clone, Copy, Debug)]
+pub struct TimeoutEvent {
+    /// Bytes in flight when the timer expired (RFC 5681 FlightSize).
+    pub flight: u64,
+    /// The congestion window just before the transport collapsed it to 1 SMSS.
+    pub prior_cwnd: u64,
+    /// Highest sequence number sent so far (the end of the data to repair).
+    pub high_tx: u64,
 }
 
 /// Hooks a congestion-control algorithm implements. All have defaults.
@@ -98,12 +140,49 @@ pub trait CongestionControl {
     fn ssthresh_on_loss(&mut self, w: &Window, flight: u64) -> u64 {
         (flight / 2).max(2 * w.mss)
     }
-    /// A retransmission timeout, after the transport set ssthresh and cwnd.
-    fn on_timeout(&mut self, _w: &mut Window) {}
+    /// A retransmission timeout, after the transport set ssthresh
+    /// (`max(FlightSize/2, 2 SMSS)`) and cwnd (1 SMSS).
+    fn on_timeout(&mut self, _w: &mut Window, _t: &TimeoutEvent) {}
     /// A scalar state worth tracing (e.g. DCTCP's alpha); `None` if none.
     fn trace_value(&self) -> Option<f64> {
         None
     }
+    /// Called once when the flow is created, with its initial window.
+    fn init(&mut self, _w: &Window) {}
+    /// Every ACK, new or duplicate, in any state, after the transport's own
+    /// window changes (fast-recovery entry, inflation, deflation, exit) and
+    /// [`CongestionControl::on_ack`]. `rate` is the ACK's delivery-rate
+    /// sample when the algorithm asked for them (`None` for a duplicate ACK);
+    /// `in_recovery` is the sender's state after this ACK. Model-based
+    /// algorithms set the window here.
+    fn after_ack(
+        &mut self,
+        _w: &mut Window,
+        _ack: &AckEvent,
+        _rate: Option<&RateSample>,
+        _in_recovery: bool,
+    ) {
+    }
+    /// Whether the transport should keep per-segment delivery state and
+    /// take a [`RateSample`] on each ACK of new data.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// Pacing rate in payload bytes per second; `None` sends as fast as the
+    /// window allows.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+    /// Asked after every ACK when rate samples are on: whether the segments
+    /// sent from now on are to be marked application-limited (BBR's ProbeRTT,
+    /// draft-cardwell-iccrg-bbr-congestion-control-00 §4.3.5).
+    fn mark_app_limited(&self) -> bool {
+        false
+    }
+    /// Called for every segment sent when rate samples are on, before it
+    /// leaves: `flight` bytes were in flight, and the sender was
+    /// application-limited (BBR's restart from idle, §4.3.4.4).
+    fn on_transmit(&mut self, _now: Ps, _flight: u64, _app_limited: bool) {}
 }
 
 macro_rules! registry {
@@ -138,6 +217,11 @@ macro_rules! registry {
             pub fn build(&self) -> AnyCc {
                 match self { $( CcConfig::$variant(p) => AnyCc::$variant($module::$ty::new(p)), )* }
             }
+            /// The algorithm's own parameter ranges (`Params::validate` of each
+            /// file); the error names the field of the `[transport.cc]` table.
+            pub fn validate(&self) -> Result<(), ParamError> {
+                match self { $( CcConfig::$variant(p) => p.validate(), )* }
+            }
         }
 
         impl CongestionControl for AnyCc {
@@ -158,11 +242,35 @@ macro_rules! registry {
                 match self { $( AnyCc::$variant(c) => c.ssthresh_on_loss(w, flight), )* }
             }
             #[inline]
-            fn on_timeout(&mut self, w: &mut Window) {
-                match self { $( AnyCc::$variant(c) => c.on_timeout(w), )* }
+            fn on_timeout(&mut self, w: &mut Window, t: &TimeoutEvent) {
+                match self { $( AnyCc::$variant(c) => c.on_timeout(w, t), )* }
             }
             fn trace_value(&self) -> Option<f64> {
                 match self { $( AnyCc::$variant(c) => c.trace_value(), )* }
+            }
+            #[inline]
+            fn init(&mut self, w: &Window) {
+                match self { $( AnyCc::$variant(c) => c.init(w), )* }
+            }
+            #[inline]
+            fn after_ack(&mut self, w: &mut Window, a: &AckEvent, r: Option<&RateSample>, in_recovery: bool) {
+                match self { $( AnyCc::$variant(c) => c.after_ack(w, a, r, in_recovery), )* }
+            }
+            #[inline]
+            fn wants_rate_samples(&self) -> bool {
+                match self { $( AnyCc::$variant(c) => c.wants_rate_samples(), )* }
+            }
+            #[inline]
+            fn pacing_rate(&self) -> Option<f64> {
+                match self { $( AnyCc::$variant(c) => c.pacing_rate(), )* }
+            }
+            #[inline]
+            fn mark_app_limited(&self) -> bool {
+                match self { $( AnyCc::$variant(c) => c.mark_app_limited(), )* }
+            }
+            #[inline]
+            fn on_transmit(&mut self, now: Ps, flight: u64, app_limited: bool) {
+                match self { $( AnyCc::$variant(c) => c.on_transmit(now, flight, app_limited), )* }
             }
         }
     };
@@ -172,6 +280,8 @@ macro_rules! registry {
 registry! {
     NewReno => newreno::NewReno, "newreno";
     Dctcp => dctcp::Dctcp, "dctcp";
+    Cubic => cubic::Cubic, "cubic";
+    Bbr => bbr::Bbr, "bbr";
 }
 
 impl Default for CcConfig {

@@ -17,6 +17,12 @@ pub struct Params {}
 #[derive(Clone, Debug, Default)]
 pub struct NewReno;
 
+impl Params {
+    pub fn validate(&self) -> Result<(), super::ParamError> {
+        Ok(())
+    }
+}
+
 impl NewReno {
     pub fn new(_: &Params) -> Self {
         NewReno
@@ -42,6 +48,7 @@ mod tests {
             snd_nxt: 0,
             rtt: None,
             in_recovery: false,
+            srtt: 0,
         };
         for _ in 0..10 {
             cc.on_ack(&mut w, &ack(1000));

@@ -1,0 +1,380 @@
+"""A sweep's combined outputs: the points table, per-flow datasets, comparisons.
+
+Everything here is a pure function of the finished run directories, read in
+the experiment's run order, so a sweep that was interrupted and resumed writes
+the same bytes as one that ran straight through.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from . import keypath
+from .experiment import Comparison, Experiment, Run, canonical_json
+
+#: Summary keys already present as columns, or not results.
+_SKIP_SUMMARY = {"scenario", "seed"}
+#: Per-run tables gathered into one partitioned dataset each.
+DATASETS = ("flows", "incasts")
+
+
+def flatten_summary(summary: Mapping) -> dict[str, Any]:
+    """`{"drops": {"packets": 3}, "buckets": [{"label": "<1MB", "slowdown": {...}}]}`
+    -> `{"drops.packets": 3, "buckets[<1MB].slowdown.mean": ...}`."""
+    out: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), v)
+        elif isinstance(value, list):
+            if value and all(isinstance(b, Mapping) and "label" in b for b in value):
+                for b in value:
+                    walk(f"{prefix}[{b['label']}]", {k: v for k, v in b.items() if k != "label"})
+            else:
+                out[prefix] = canonical_json(value)
+        else:
+            out[prefix] = value
+
+    for k, v in summary.items():
+        if k not in _SKIP_SUMMARY:
+            walk(str(k), v)
+    return out
+
+
+def read_summary(out: Path, run: Run) -> dict | None:
+    from .sweep import run_dir
+
+    path = run_dir(out, run) / "summary.json"
+    if not path.is_file() or not (run_dir(out, run) / "run.json").is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _column_values(values: list) -> list:
+    """Values of one column, made Parquet-friendly: JSON text for lists/tables,
+    and text for every value when the column mixes text with numbers."""
+    vals = [canonical_json(v) if isinstance(v, (list, dict)) else v for v in values]
+    kinds = {type(v) for v in vals if v is not None}
+    if str in kinds and len(kinds) > 1:
+        vals = [None if v is None else str(v) for v in vals]
+    elif bool in kinds and len(kinds) > 1:
+        vals = [None if v is None else float(v) for v in vals]
+    return vals
+
+
+def points_frame(experiment: Experiment, out: Path) -> Any:
+    """One row per finished run: its identity, parameters and summary metrics."""
+    import pandas as pd
+
+    from .sweep import run_dir
+
+    rows = []
+    for run in experiment.runs:
+        summary = read_summary(out, run)
+        if summary is None:
+            continue
+        row: dict[str, Any] = {
+            "run": run.label,
+            "point": run.point,
+            "variant": run.variant,
+            "seed": run.seed,
+            "hash": run.hash,
+            "dir": str(run_dir(out, run).relative_to(out)),
+        }
+        for col in experiment.param_columns:
+            row[f"param:{col}"] = run.params.get(col)
+        row.update(flatten_summary(summary))
+        row.update(_queue_stats(run_dir(out, run)))
+        rows.append(row)
+    columns: list[str] = []
+    for row in rows:
+        for k in row:
+            if k not in columns:
+                columns.append(k)
+    data = {c: _column_values([row.get(c) for row in rows]) for c in columns}
+    return pd.DataFrame(data, columns=columns)
+
+
+def _queue_stats(directory: Path) -> dict[str, Any]:
+    """The largest queue any switch port reached (bytes), from counters.parquet."""
+    path = directory / "counters.parquet"
+    if not path.is_file():
+        return {}
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=None)
+    if "max_queue_bytes" not in table.column_names or table.num_rows == 0:
+        return {"queues.max_bytes": 0}
+    import pyarrow.compute as pc
+
+    return {"queues.max_bytes": int(pc.max(table["max_queue_bytes"]).as_py() or 0)}
+
+
+def _write_table(df: Any, path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path, compression="zstd")
+
+
+def write_datasets(experiment: Experiment, out: Path) -> list[Path]:
+    """`flows/point=P/variant=V/seed=S/part-0.parquet` (and `incasts/...`): each
+    run's table, readable as one with `pandas.read_parquet(OUT / "flows")`."""
+    from .sweep import run_dir
+
+    written = []
+    for name in DATASETS:
+        root = out / name
+        if root.exists():
+            shutil.rmtree(root)
+        for run in experiment.runs:
+            src = run_dir(out, run) / f"{name}.parquet"
+            if not src.is_file() or not (run_dir(out, run) / "run.json").is_file():
+                continue
+            dest = (
+                root
+                / f"point={_part(run.point)}"
+                / f"variant={_part(run.variant)}"
+                / f"seed={run.seed}"
+                / "part-0.parquet"
+            )
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+        if root.exists():
+            written.append(root)
+    return written
+
+
+def _part(value: str) -> str:
+    from urllib.parse import quote
+
+    return quote(value, safe="")
+
+
+# ---------------------------------------------------------------------------
+# Comparisons.
+# ---------------------------------------------------------------------------
+
+
+def _metric_items(comp: Comparison, summary: Mapping) -> list[tuple[str, str, Any]]:
+    """(bucket, stat, value) of one run for a comparison."""
+    if not comp.bucketed:
+        try:
+            value = keypath.get(summary, comp.metric)
+        except keypath.KeyPathError:
+            value = None
+        return [("value", "-", value)]
+    key = {"buckets": "buckets", "background": "buckets_background"}[comp.buckets]
+    items = []
+    buckets = [b for b in summary.get(key) or [] if isinstance(b, Mapping)]
+    overall = summary.get("overall") if comp.buckets == "buckets" else None
+    for stat in comp.stats:
+        for b in buckets:
+            m = b.get(comp.metric)
+            items.append(
+                (str(b.get("label")), stat, m.get(stat) if isinstance(m, Mapping) else None)
+            )
+        if isinstance(overall, Mapping):
+            m = overall.get(comp.metric)
+            items.append(("all", stat, m.get(stat) if isinstance(m, Mapping) else None))
+    return items
+
+
+def factor(baseline: Any, variant: Any, better: str) -> float:
+    """Improvement factor: baseline / variant when lower is better (2.0 = the
+    variant halves the metric), variant / baseline when higher is better."""
+    if not _is_num(baseline) or not _is_num(variant):
+        return math.nan
+    num, den = (baseline, variant) if better == "lower" else (variant, baseline)
+    if den == 0:
+        return 1.0 if num == 0 else math.inf
+    return float(num) / float(den)
+
+
+def _is_num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    finite = [v for v in values if not math.isnan(v)]
+    n = len(finite)
+    if n == 0:
+        return {"mean": math.nan, "std": math.nan, "min": math.nan, "max": math.nan}
+    mean = sum(finite) / n
+    if math.isinf(mean):
+        std = math.nan
+    else:
+        std = math.sqrt(sum((v - mean) ** 2 for v in finite) / (n - 1)) if n > 1 else 0.0
+    return {"mean": mean, "std": std, "min": min(finite), "max": max(finite)}
+
+
+def comparison_frame(experiment: Experiment, summaries: Mapping[int, Mapping]) -> Any:
+    """One row per (comparison, point, variant, stat, bucket): the factor's mean,
+    standard deviation, min and max over the seeds both runs have, and the two
+    metrics' means."""
+    import pandas as pd
+
+    by_key = {(r.point, r.variant, r.seed): summaries.get(r.index) for r in experiment.runs}
+    seeds_of: dict[tuple[str, str], list[int]] = {}
+    for r in experiment.runs:
+        if summaries.get(r.index) is not None:
+            seeds_of.setdefault((r.point, r.variant), []).append(r.seed)
+    rows = []
+    for comp in experiment.comparisons:
+        for point in experiment.points:
+            if comp.points is not None and not any(
+                point == p or point.startswith(f"{p},") for p in comp.points
+            ):
+                continue
+            base_seeds = seeds_of.get((point, comp.baseline), [])
+            for variant in comp.variants:
+                seeds = [s for s in seeds_of.get((point, variant), []) if s in base_seeds]
+                if not seeds:
+                    continue
+                per_seed: dict[tuple[str, str], list[tuple[Any, Any]]] = {}
+                order: list[tuple[str, str]] = []
+                for s in seeds:
+                    b_items = _metric_items(comp, by_key[(point, comp.baseline, s)] or {})
+                    v_items = {
+                        (bk, st): val
+                        for bk, st, val in _metric_items(comp, by_key[(point, variant, s)] or {})
+                    }
+                    for bk, st, bval in b_items:
+                        if (bk, st) not in per_seed:
+                            order.append((bk, st))
+                        per_seed.setdefault((bk, st), []).append((bval, v_items.get((bk, st))))
+                for bk, st in order:
+                    pairs = per_seed[(bk, st)]
+                    factors = [factor(b, v, comp.better) for b, v in pairs]
+                    spread = _spread(factors)
+                    bvals = [float(b) for b, _ in pairs if _is_num(b)]
+                    vvals = [float(v) for _, v in pairs if _is_num(v)]
+                    rows.append(
+                        {
+                            "comparison": comp.name,
+                            "point": point,
+                            "baseline": comp.baseline,
+                            "variant": variant,
+                            "metric": comp.metric,
+                            "better": comp.better,
+                            "stat": st,
+                            "bucket": bk,
+                            "seeds": len(pairs),
+                            "factor_mean": spread["mean"],
+                            "factor_std": spread["std"],
+                            "factor_min": spread["min"],
+                            "factor_max": spread["max"],
+                            "baseline_mean": sum(bvals) / len(bvals) if bvals else math.nan,
+                            "variant_mean": sum(vvals) / len(vvals) if vvals else math.nan,
+                        }
+                    )
+    columns = [
+        "comparison",
+        "point",
+        "baseline",
+        "variant",
+        "metric",
+        "better",
+        "stat",
+        "bucket",
+        "seeds",
+        "factor_mean",
+        "factor_std",
+        "factor_min",
+        "factor_max",
+        "baseline_mean",
+        "variant_mean",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def format_factor(mean: float, std: float, seeds: int) -> str:
+    if math.isnan(mean):
+        return "-"
+    if math.isinf(mean):
+        return "inf"
+    text = f"{mean:.2f}x"
+    if seeds > 1 and not math.isnan(std):
+        text += f" ± {std:.2f}"
+    return text
+
+
+def comparison_markdown(df: Any) -> str:
+    """The comparison tables as Markdown: one table per comparison, a row per
+    (point, variant, stat), a column per size bucket; "1.41x ± 0.05" is the
+    mean and standard deviation of the factor over seeds."""
+    lines: list[str] = []
+    if df is None or len(df) == 0:
+        return ""
+    for comp, part in df.groupby("comparison", sort=False):
+        buckets = list(dict.fromkeys(part["bucket"]))
+        first = part.iloc[0]
+        ratio = "baseline / variant" if _better(part) == "lower" else "variant / baseline"
+        lines.append(f"### {comp}: {first['metric']}, improvement factor ({ratio})")
+        lines.append("")
+        head = ["point", "baseline", "variant", "stat", *buckets, "seeds"]
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        for (point, variant, stat), g in part.groupby(["point", "variant", "stat"], sort=False):
+            cells = {
+                r.bucket: format_factor(r.factor_mean, r.factor_std, r.seeds)
+                for r in g.itertuples()
+            }
+            row = [point, str(first["baseline"]), variant, stat]
+            row += [cells.get(b, "-") for b in buckets]
+            row.append(str(int(g["seeds"].max())))
+            lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _better(part: Any) -> str:
+    return str(part.iloc[0].get("better", "lower")) if "better" in part.columns else "lower"
+
+
+def collect_summaries(experiment: Experiment, out: Path) -> dict[int, dict]:
+    result = {}
+    for run in experiment.runs:
+        s = read_summary(out, run)
+        if s is not None:
+            result[run.index] = s
+    return result
+
+
+def write_combined(experiment: Experiment, out: Path, *, plots: bool = True) -> list[Path]:
+    """Write points.{parquet,csv}, the flows/incasts datasets, comparisons.{parquet,
+    csv,md}, plots/ and report.html from the finished runs."""
+    written = []
+    points = points_frame(experiment, out)
+    _write_table(points, out / "points.parquet")
+    points.to_csv(out / "points.csv", index=False)
+    written += [out / "points.parquet", out / "points.csv"]
+    written += write_datasets(experiment, out)
+    summaries = collect_summaries(experiment, out)
+    comps = comparison_frame(experiment, summaries)
+    for stale in ("comparisons.parquet", "comparisons.csv", "comparisons.md"):
+        (out / stale).unlink(missing_ok=True)
+    if len(experiment.comparisons):
+        _write_table(comps, out / "comparisons.parquet")
+        comps.to_csv(out / "comparisons.csv", index=False)
+        (out / "comparisons.md").write_text(comparison_markdown(comps), encoding="utf-8")
+        written += [out / "comparisons.parquet", out / "comparisons.csv", out / "comparisons.md"]
+    plot_paths: list[Path] = []
+    if plots:
+        from .sweep_plots import plot_sweep
+
+        plot_dir = out / "plots"
+        if plot_dir.exists():
+            shutil.rmtree(plot_dir)
+        plot_paths = plot_sweep(experiment, points, comps, plot_dir)
+        written += plot_paths
+    from .html import write_sweep_report
+
+    written.append(write_sweep_report(experiment, out, points, comps, plot_paths))
+    return written

@@ -1,0 +1,423 @@
+"""Running every run of an experiment: local processes or a Ray cluster, resumable.
+
+Layout of a sweep's output directory (nothing is written outside it):
+
+    OUT/
+      runs/<point>.<variant>.s<seed>-<hash>/   one finished run: the tables of `incast run`,
+                                               summary.json, scenario.json, run.json
+      runs/.partial-*/                         a run being written (renamed when complete)
+      points.parquet, points.csv               one row per run: parameters and summary metrics
+      flows/, incasts/                         the per-flow (per-incast) tables of all runs, one
+                                               Parquet dataset partitioned by point/variant/seed
+      comparisons.parquet, .csv, .md           the experiment's [[compare]] tables
+      plots/*.png, report.html                 plots and a self-contained HTML report
+
+A run's directory is named by a hash of its fully resolved scenario, so a rerun
+skips what is finished and a changed run gets a new directory. Results are
+written by this process only: workers (one simulation per process) return the
+files' bytes, which are written to `runs/.partial-...` and renamed into place
+when complete, so an interrupted sweep never leaves a half-written run that a
+rerun would take as finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .experiment import Experiment, Run, canonical_json
+from .outdir import MARKER
+
+RUNS_DIR = "runs"
+PARTIAL_PREFIX = ".partial-"
+LOCK_FILE = ".incast-sweep.lock"
+
+
+@dataclass
+class SweepOutcome:
+    """What a sweep did."""
+
+    out: Path
+    finished: list[Run] = field(default_factory=list)
+    skipped: list[Run] = field(default_factory=list)
+    failed: dict[int, str] = field(default_factory=dict)
+    wall_seconds: float = 0.0
+    interrupted: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.failed and not self.interrupted
+
+
+# ---------------------------------------------------------------------------
+# The worker side: one simulation, returning the files' bytes.
+# ---------------------------------------------------------------------------
+
+_progress_queue: Any = None
+
+
+def _init_worker(queue: Any) -> None:
+    global _progress_queue
+    _progress_queue = queue
+
+
+def simulate(
+    scenario_json: str, base_dir: str, index: int = -1, parent_pid: int | None = None
+) -> dict:
+    """Run one scenario (JSON text) and return `{"files": {name: bytes},
+    "wall_seconds": ..., "events": ...}`. Runs in a worker process (local or Ray)."""
+    from . import _core
+    from ._runner import drive
+    from .results import Results
+
+    t0 = time.perf_counter()
+    sim = _core.Simulation(scenario_json, "json", base_dir, None)
+    queue = _progress_queue
+    last = [0.0]
+
+    def report(p: dict) -> None:
+        if parent_pid is not None and os.getppid() != parent_pid:
+            raise SystemExit("the sweep that started this worker has gone")
+        now = time.perf_counter()
+        if queue is not None and now - last[0] > 0.3:
+            last[0] = now
+            with contextlib.suppress(Exception):
+                queue.put_nowait((index, float(p.get("fraction", 0.0) or 0.0)))
+
+    drive(sim, report)
+    raw = sim.finish()
+    wall = time.perf_counter() - t0
+    results = Results(raw, wall_seconds=wall)
+    files = results.to_bytes()
+    return {"files": files, "wall_seconds": wall, "events": results.stats.get("events")}
+
+
+# ---------------------------------------------------------------------------
+# Output directory handling.
+# ---------------------------------------------------------------------------
+
+
+def run_dir(out: Path, run: Run) -> Path:
+    return out / RUNS_DIR / run.dirname
+
+
+def is_finished(out: Path, run: Run) -> bool:
+    return (run_dir(out, run) / "run.json").is_file()
+
+
+def write_run(out: Path, run: Run, result: dict, experiment: Experiment) -> Path:
+    """Write one run's files to a partial directory, then rename it into place."""
+    from . import __version__
+
+    final = run_dir(out, run)
+    partial = out / RUNS_DIR / f"{PARTIAL_PREFIX}{run.dirname}-{os.getpid()}"
+    if partial.exists():
+        shutil.rmtree(partial)
+    partial.mkdir(parents=True)
+    for name, data in sorted(result["files"].items()):
+        (partial / name).write_bytes(data)
+    (partial / "scenario.json").write_text(
+        json.dumps(run.scenario, sort_keys=True, indent=2) + "\n", encoding="utf-8"
+    )
+    meta = {
+        "experiment": experiment.name,
+        "label": run.label,
+        "point": run.point,
+        "variant": run.variant,
+        "seed": run.seed,
+        "hash": run.hash,
+        "params": run.params,
+        "incast_version": __version__,
+    }
+    # run.json is written last: its presence marks the run as complete.
+    (partial / "run.json").write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n")
+    if final.exists():  # a finished copy appeared meanwhile (another sweep): keep it
+        shutil.rmtree(partial)
+        return final
+    os.replace(partial, final)
+    return final
+
+
+def clean_partials(out: Path) -> int:
+    """Remove the partial run directories an interrupted sweep left behind."""
+    runs = out / RUNS_DIR
+    n = 0
+    if runs.is_dir():
+        for p in runs.iterdir():
+            if p.name.startswith(PARTIAL_PREFIX):
+                shutil.rmtree(p, ignore_errors=True)
+                n += 1
+    return n
+
+
+@contextlib.contextmanager
+def sweep_lock(out: Path) -> Iterator[None]:
+    """One sweep at a time per output directory."""
+    import fcntl
+
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / LOCK_FILE, "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise RuntimeError(
+                f"another incast sweep is writing to {out}; wait for it or use another --out"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+# ---------------------------------------------------------------------------
+# Backends.
+# ---------------------------------------------------------------------------
+
+OnDone = Callable[[Run, dict], None]
+OnFail = Callable[[Run, str], None]
+OnProgress = Callable[[dict], None]
+
+
+def run_local(
+    runs: list[Run],
+    jobs: int,
+    on_done: OnDone,
+    on_fail: OnFail,
+    on_progress: OnProgress | None = None,
+) -> None:
+    """Each run in a worker process (a pool of `jobs`, started with spawn)."""
+    import multiprocessing as mp
+    import queue as queue_mod
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    ctx = mp.get_context("spawn")
+    progress_q = ctx.Queue()
+    pending = list(runs)
+    fractions: dict[int, float] = {}
+    while pending:
+        pool = ProcessPoolExecutor(
+            max_workers=max(1, min(jobs, len(pending))),
+            mp_context=ctx,
+            initializer=_init_worker,
+            initargs=(progress_q,),
+        )
+        futures = {
+            pool.submit(simulate, r.scenario_json(), r.base_dir, r.index, os.getpid()): r
+            for r in pending
+        }
+        pending = []
+        broken = False
+        try:
+            while futures:
+                done, _ = wait(list(futures), timeout=0.25, return_when=FIRST_COMPLETED)
+                while True:
+                    try:
+                        idx, frac = progress_q.get_nowait()
+                    except (queue_mod.Empty, OSError, EOFError):
+                        break
+                    fractions[idx] = frac
+                for fut in done:
+                    run = futures.pop(fut)
+                    fractions.pop(run.index, None)
+                    try:
+                        result = fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        on_fail(run, "its worker process died (killed, or out of memory?)")
+                        continue
+                    except Exception as e:  # a scenario the core rejects at run time
+                        on_fail(run, f"{type(e).__name__}: {e}")
+                        continue
+                    on_done(run, result)
+                if on_progress is not None:
+                    on_progress(dict(fractions))
+                if broken:
+                    # The pool is unusable: the remaining runs start again in a new one.
+                    pending = list(futures.values())
+                    futures = {}
+        finally:
+            pool.shutdown(wait=not broken, cancel_futures=True)
+    progress_q.close()
+
+
+def run_ray(
+    runs: list[Run],
+    address: str,
+    on_done: OnDone,
+    on_fail: OnFail,
+    on_progress: OnProgress | None = None,
+) -> None:
+    """Each run as a Ray task (`address`: a cluster address, "auto" for the running
+    cluster, or "local" to start a Ray instance on this machine)."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError("--ray needs Ray: pip install 'incast[ray]'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if address == "local":
+            ray.init(**kwargs)
+        else:
+            ray.init(address=address, **kwargs)
+    try:
+        task = ray.remote(num_cpus=1, max_retries=0)(simulate)
+        refs = {task.remote(r.scenario_json(), r.base_dir, r.index): r for r in runs}
+        try:
+            while refs:
+                ready, _ = ray.wait(list(refs), num_returns=1, timeout=0.25)
+                for ref in ready:
+                    run = refs.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except Exception as e:
+                        on_fail(run, f"{type(e).__name__}: {e}")
+                        continue
+                    on_done(run, result)
+                if on_progress is not None:
+                    on_progress({})
+        except BaseException:
+            for ref in refs:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+            raise
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+# ---------------------------------------------------------------------------
+# The sweep.
+# ---------------------------------------------------------------------------
+
+
+def sweep(
+    experiment: Experiment,
+    out: str | os.PathLike[str],
+    *,
+    jobs: int | None = None,
+    ray_address: str | None = None,
+    progress: bool = False,
+    console: Any = None,
+    combine: bool = True,
+    plots: bool = True,
+    only: list[str] | tuple[str, ...] | None = None,
+) -> SweepOutcome:
+    """Run every unfinished run of `experiment` into `out`, then write the
+    combined tables, comparisons, plots and report (over every finished run).
+    `only` (label globs) restricts which runs are run. Returns a `SweepOutcome`;
+    KeyboardInterrupt propagates after the partial directories are removed."""
+    out = Path(out)
+    outcome = SweepOutcome(out=out)
+    t0 = time.perf_counter()
+    with sweep_lock(out):
+        (out / MARKER).touch()
+        clean_partials(out)
+        wanted = select(experiment.runs, only) if only else experiment.runs
+        todo = [r for r in wanted if not is_finished(out, r)]
+        outcome.skipped = [r for r in experiment.runs if is_finished(out, r)]
+
+        def on_done(run: Run, result: dict) -> None:
+            write_run(out, run, result, experiment)
+            outcome.finished.append(run)
+            if bar is not None:
+                bar.done(run)
+
+        def on_fail(run: Run, message: str) -> None:
+            outcome.failed[run.index] = message
+            if bar is not None:
+                bar.done(run, failed=True)
+
+        bar = _SweepBar(console, len(todo), experiment.name) if progress and todo else None
+        try:
+            with bar if bar is not None else contextlib.nullcontext():
+                update = bar.update if bar is not None else None
+                if not todo:
+                    pass
+                elif ray_address:
+                    run_ray(todo, ray_address, on_done, on_fail, update)
+                else:
+                    run_local(todo, jobs or os.cpu_count() or 1, on_done, on_fail, update)
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+            clean_partials(out)
+            raise
+        finally:
+            outcome.wall_seconds = time.perf_counter() - t0
+        if combine:
+            from .combine import write_combined
+
+            write_combined(experiment, out, plots=plots)
+    return outcome
+
+
+class _SweepBar:
+    """One rich progress bar across runs; running runs count by their fraction."""
+
+    def __init__(self, console: Any, total: int, name: str) -> None:
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.total = total
+        self.n_done = 0
+        self.n_failed = 0
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(bar_width=24),
+            TextColumn("{task.fields[runs]}"),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=console,
+            refresh_per_second=4,
+        )
+        if len(name) > 24:
+            name = name[:23] + "…"
+        self.task = self.progress.add_task(name, total=float(total), runs=self._runs_text())
+
+    def _runs_text(self) -> str:
+        failed = f", {self.n_failed} failed" if self.n_failed else ""
+        return f"{self.n_done}/{self.total} runs{failed}"
+
+    def __enter__(self) -> _SweepBar:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.__exit__(*exc)
+
+    def done(self, run: Run, failed: bool = False) -> None:
+        self.n_done += 1
+        self.n_failed += int(failed)
+        self.progress.update(self.task, completed=float(self.n_done), runs=self._runs_text())
+
+    def update(self, fractions: dict) -> None:
+        running = sum(min(max(f, 0.0), 0.999) for f in fractions.values())
+        self.progress.update(self.task, completed=self.n_done + running, runs=self._runs_text())
+
+
+def select(runs: list[Run], globs: list[str] | tuple[str, ...]) -> list[Run]:
+    """The runs whose label (point/variant/seedN) matches one of the globs."""
+    from fnmatch import fnmatchcase
+
+    return [r for r in runs if any(fnmatchcase(r.label, g) for g in globs)]
+
+
+def experiment_digest(experiment: Experiment) -> str:
+    """A JSON description of an experiment's runs (for `--dry-run`)."""
+    return canonical_json(
+        [{"label": r.label, "hash": r.hash, "dir": r.dirname} for r in experiment.runs]
+    )

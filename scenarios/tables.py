@@ -1,0 +1,249 @@
+"""Writes a reproduction's README tables from the output of its sweep.
+
+    incast sweep scenarios/smart_pause/small.toml --out incast-out/smart_pause_small
+    python scenarios/tables.py smart_pause incast-out/smart_pause_small
+
+reads the sweep's combined tables (points.parquet, comparisons.parquet) and
+replaces, in scenarios/<talk>/README.md, the block between
+
+    <!-- tables: <experiment name> -->  and  <!-- /tables: <experiment name> -->
+
+with: the experiment's runs (the talk's metrics, mean ± std over seeds per point
+and variant) and its comparison tables (improvement factors, mean ± std over
+seeds). Nothing in that block is written by hand. `--check` exits 1 if the
+README differs from what the sweep gives (a stale table) instead of writing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from incast.combine import comparison_markdown
+
+HERE = Path(__file__).resolve().parent
+
+#: Per talk: the columns of the runs table (points-table column, heading, digits).
+METRICS = {
+    "smart_pause": [
+        ("overall.slowdown.mean", "slowdown mean", 2),
+        ("overall.slowdown.p99", "slowdown p99", 1),
+        ("drops.packets", "drops", 0),
+        ("pfc.pause_frames", "PFC pauses", 0),
+        ("edge.pauses", "edge pauses", 0),
+        ("flows.measured", "flows", 0),
+    ],
+    "on_ramp": [
+        ("incasts.completion_us.mean", "incast RCT mean (us)", 1),
+        ("incasts.completion_us.p95", "incast RCT p95 (us)", 1),
+        ("buckets_background[<10KB].fct_us.mean", "bg FCT < 10 KB mean (us)", 1),
+        ("retransmits", "retransmits", 0),
+        ("drops.packets", "drops", 0),
+        ("edge.pauses", "On-Ramp pauses", 0),
+    ],
+    "congestion_isolation": [
+        ("pfc.pause_frames", "PAUSE frames", 0),
+        ("pfc.pause_frames_to_hosts", "PAUSE to NICs", 0),
+        ("cnps", "CNPs", 0),
+        ("ci.pause_frames_cfq_share", "PAUSE from CFQs", 3),
+        ("ci.flows_isolated_share", "flows isolated", 3),
+        ("ci.large_flows_isolated_share", "large flows isolated", 3),
+        ("buckets[<100KB].slowdown.p99", "mice p99 slowdown", 2),
+        ("overall.slowdown.mean", "all mean slowdown", 2),
+        ("drops.packets", "drops", 0),
+    ],
+}
+
+
+def _cell(values: pd.Series, digits: int) -> str:
+    vals = [float(v) for v in values if v is not None and not _nan(v)]
+    if not vals:
+        return "-"
+    mean = sum(vals) / len(vals)
+    fmt = f"{{:,.{digits}f}}"
+    text = fmt.format(mean)
+    if len(vals) > 1:
+        std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
+        text += " ± " + fmt.format(std)
+    return text
+
+
+def _nan(v: object) -> bool:
+    try:
+        return math.isnan(float(v))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return True
+
+
+def runs_markdown(points: pd.DataFrame, metrics: list[tuple[str, str, int]]) -> str:
+    cols = [(c, h, d) for c, h, d in metrics if c in points.columns]
+    head = ["point", "variant", "seeds", *[h for _, h, _ in cols]]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (point, variant), g in points.groupby(["point", "variant"], sort=False):
+        row = [str(point), str(variant), ",".join(str(s) for s in g["seed"])]
+        row += [_cell(g[c], d) for c, _, d in cols]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def _runs(points: pd.DataFrame, sweep_dir: Path, point: str):
+    """(variant, seed, run directory, scenario) of every finished run of a point."""
+    for r in points[points["point"] == point].itertuples():
+        d = sweep_dir / str(r.dir)
+        yield r.variant, int(r.seed), d, json.loads((d / "scenario.json").read_text())
+
+
+def coexist_groups(points: pd.DataFrame, sweep_dir: Path) -> str:
+    """Co-existence: incast RCT and retransmissions per host group (the incast
+    generators' `hosts`), per case and seed."""
+    if "coexist" not in set(points["point"]):
+        return ""
+    lines = [
+        "Co-existence, per group (case A = `base`, B = `on_ramp_group1`, C = `on_ramp`):",
+        "",
+        "| seed | case | group 1 RCT mean (us) | group 1 retransmits | group 2 RCT mean (us) | "
+        "group 2 retransmits |",
+        "|---|---|---|---|---|---|",
+    ]
+    rows = []
+    for variant, seed, d, sc in _runs(points, sweep_dir, "coexist"):
+        groups = [set(g["hosts"]) for g in sc["workload"]["incast"]]
+        inc = pd.read_parquet(d / "incasts.parquet")
+        flows = pd.read_parquet(d / "flows.parquet")
+        cells = []
+        for g in groups:
+            done = inc[(inc["finished"] == 1) & inc["receiver"].isin(g)]
+            rct = done["completion_ps"].astype(float).mean() / 1e6
+            retx = int(flows[flows["src"].isin(g)]["retransmits"].sum())
+            cells += [f"{rct:,.0f}", f"{retx:,}"]
+        rows.append((seed, variant, cells))
+    for seed, variant, cells in sorted(rows, key=lambda x: x[0]):
+        lines.append("| " + " | ".join([str(seed), variant, *cells]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def long12_utilization(points: pd.DataFrame, sweep_dir: Path) -> str:
+    """12-to-1: the receiver link's utilization before and after the join, from the
+    run stopped at the join (`<point>_join`) and the whole run."""
+    names = [p for p in dict.fromkeys(points["point"]) if str(p).startswith("long12_")]
+    full = [p for p in names if not p.endswith("_join") and f"{p}_join" in names]
+    if not full:
+        return ""
+    lines = [
+        "12-to-1 long flows: receiver-link utilization (the receiver port's bytes sent over "
+        "the time x its rate), before the join (0-10 ms) and after it (10-30 ms):",
+        "",
+        "| point | variant | before join | after join | largest receiver queue, before join / "
+        "whole run (MB) | PFC pause frames | On-Ramp pauses |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for point in full:
+        joined = {(v, s): (d, sc) for v, s, d, sc in _runs(points, sweep_dir, f"{point}_join")}
+        for variant, seed, d, sc in _runs(points, sweep_dir, point):
+            if (variant, seed) not in joined:
+                continue
+            jd, jsc = joined[(variant, seed)]
+            rx = sc["workload"]["flows"][0]["dst"]
+            stats = []
+            for directory in (jd, d):
+                ports = pd.read_parquet(directory / "ports.parquet")
+                row = ports[ports["peer"] == rx].iloc[0]
+                counters = pd.read_parquet(directory / "counters.parquet")
+                q = counters[(counters["node"] == row["node"]) & (counters["port"] == row["port"])]
+                stats.append(
+                    (int(row["tx_bytes"]), int(row["rate_bps"]), int(q["max_queue_bytes"].max()))
+                )
+            (b0, rate, q0), (b1, _, q1) = stats
+            join_s, end_s = _seconds(jsc["stop"]), _seconds(sc["stop"])
+            before = b0 * 8 / (rate * join_s)
+            after = (b1 - b0) * 8 / (rate * (end_s - join_s))
+            summary = json.loads((d / "summary.json").read_text())
+            pauses = (summary.get("edge") or {}).get("pauses", "-")
+            lines.append(
+                f"| {point} | {variant} | {before:.3f} | **{after:.3f}** | {q0 / 1e6:.2f} / "
+                f"{q1 / 1e6:.2f} | {summary['pfc']['pause_frames']:,} | "
+                f"{pauses if isinstance(pauses, str) else f'{pauses:,}'} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _seconds(value) -> float:
+    """A scenario time ("30ms", or picoseconds as the normalized form gives) in seconds."""
+    if isinstance(value, (int, float)):
+        return float(value) / 1e12
+    m = re.fullmatch(r"([0-9.]+)\s*(ps|ns|us|ms|s)", str(value))
+    scale = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    return float(m.group(1)) * scale[m.group(2)]
+
+
+#: Tables beyond the runs and comparisons, per talk.
+EXTRAS = {"on_ramp": (coexist_groups, long12_utilization)}
+
+
+def tables(talk: str, sweep_dir: Path) -> tuple[str, str]:
+    """(experiment name, the Markdown block) from a sweep's output."""
+    points = pd.read_parquet(sweep_dir / "points.parquet")
+    if len(points) == 0:
+        raise SystemExit(f"{sweep_dir}: the sweep has no finished runs")
+    run_json = sweep_dir / str(points["dir"].iloc[0]) / "run.json"
+    name = json.loads(run_json.read_text(encoding="utf-8"))["experiment"]
+    comps_path = sweep_dir / "comparisons.parquet"
+    comps = pd.read_parquet(comps_path) if comps_path.is_file() else None
+    parts = [
+        f"Generated by `python scenarios/tables.py {talk} incast-out/{name}` after `incast sweep` "
+        f"of the experiment {name} (from the sweep's points.parquet, comparisons.parquet and run "
+        "directories); mean ± standard deviation over the seeds listed.",
+        "",
+        "Runs:",
+        "",
+        runs_markdown(points, METRICS[talk]),
+        "",
+    ]
+    for extra in EXTRAS.get(talk, ()):
+        text = extra(points, sweep_dir)
+        if text:
+            parts += [text]
+    md = comparison_markdown(comps) if comps is not None else ""
+    if md:
+        parts += [md.replace("### ", "#### ")]
+    return name, "\n".join(parts).rstrip() + "\n"
+
+
+def replace_block(readme: str, name: str, block: str) -> str:
+    start, end = f"<!-- tables: {name} -->", f"<!-- /tables: {name} -->"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+    new = f"{start}\n{block}{end}"
+    if pattern.search(readme):
+        return pattern.sub(lambda _m: new, readme)
+    return readme.rstrip() + f"\n\n{new}\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("talk", choices=sorted(METRICS))
+    ap.add_argument("sweep_dir", type=Path)
+    ap.add_argument("--readme", type=Path, default=None)
+    ap.add_argument("--check", action="store_true", help="fail if the README is stale")
+    args = ap.parse_args(argv)
+    readme = args.readme or HERE / args.talk / "README.md"
+    name, block = tables(args.talk, args.sweep_dir)
+    old = readme.read_text(encoding="utf-8")
+    new = replace_block(old, name, block)
+    if args.check:
+        if new != old:
+            print(f"{readme}: the tables of {name} are stale", file=sys.stderr)
+            return 1
+        return 0
+    readme.write_text(new, encoding="utf-8")
+    print(f"wrote the tables of {name} into {readme}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
