@@ -44,7 +44,7 @@
 //! A mechanism that needs to reach a host (a congestion notification, say)
 //! sends a routed frame with [`crate::net::switch::send_routed`]; a frame
 //! for the neighbour goes out of a port's control queue
-//! ([`crate::net::switch::send_link_frame`]).
+//! ([`crate::net::switch::queue_link_frame`]).
 
 pub mod ci;
 pub mod int;
