@@ -99,7 +99,9 @@ def test_report_shows_congestion_isolation(ci_results):
     assert "Congestion isolation" in text
     assert "PAUSE frames sent: NCQ / CFQ" in text
     assert "large flows (>= 100 KB) isolated" in text
-    assert "warning" not in text
+    # The flows are long-lived on purpose: the one warning says that `stop` cut them.
+    warnings = [line for line in text.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "did not finish" in warnings[0], warnings
     # The ci block has its own section rather than the catch-all one.
     assert "ci.cips_sent" not in text
 

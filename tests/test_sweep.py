@@ -191,12 +191,12 @@ def test_cli_sweep_dry_run_set_and_seeds(tmp_path, exp_file):
 
 
 def test_cli_sweep_rejects_invalid_experiment_before_running(tmp_path, exp_file):
-    exp_file.write_text(EXPERIMENT.replace('transport.cc = "newreno"', 'transport.cc = "bbr"'))
+    exp_file.write_text(EXPERIMENT.replace('transport.cc = "newreno"', 'transport.cc = "vegas"'))
     out = tmp_path / "o"
     result = CliRunner().invoke(cli, ["sweep", str(exp_file), "--out", str(out)])
     assert result.exit_code == 2
     assert "run load=0.2/newreno/seed1" in result.output
-    assert "bbr" in result.output
+    assert "vegas" in result.output
     assert "Traceback" not in result.output
     assert not out.exists()
 

@@ -19,6 +19,7 @@ body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; mar
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.6em;
      border-bottom: 2px solid #d8dde6; padding-bottom: 0.2em; }
 .meta { color: #5a6475; }
+.warning { color: #8a5a00; background: #fff6e0; padding: 4px 8px; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
 th, td { border: 1px solid #d8dde6; padding: 0.25em 0.6em; text-align: right; }
 th { background: #eef1f6; } td.l, th.l { text-align: left; }
@@ -108,8 +109,11 @@ def run_report_html(results: Any, plots: list[tuple[str, Path]]) -> str:
         f"<h1>incast run: {_e(name)}</h1>",
         f'<p class="meta">seed {_e(s.get("seed", "?"))}, simulated {_num(s.get("sim_time_us"))} us'
         f", {_num((results.stats or {}).get('events'))} events</p>",
-        "<h2>Slowdown (FCT / ideal FCT) by flow size</h2>",
     ]
+    # What a reader must know before trusting the numbers (unfinished flows, lossless drops).
+    for w in s.get("warnings") or []:
+        body.append(f'<p class="warning"><b>warning:</b> {_e(w)}</p>')
+    body.append("<h2>Slowdown (FCT / ideal FCT) by flow size</h2>")
     rows = _bucket_rows(s)
     if rows:
         body.append(

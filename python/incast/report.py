@@ -35,6 +35,8 @@ _KNOWN = {
     "out_of_order_arrivals",
     "buckets_background",
     "pfc",
+    "warnings",
+    "queue_series",
 }
 
 
@@ -416,3 +418,13 @@ def print_summary(results: Any, console: Console | None = None) -> None:
     other = _others(summary)
     if other is not None:
         console.print(other)
+    qs = summary.get("queue_series")
+    if isinstance(qs, dict) and qs.get("written"):
+        console.print(
+            f"[dim]queue time series: {qs['written']} of {qs.get('candidates')} ports "
+            f"({escape(str(qs.get('ports')))}), {qs.get('points')} points every "
+            f"{_num(qs.get('interval_us'))} us[/dim]",
+            highlight=False,
+        )
+    for w in summary.get("warnings") or []:
+        console.print(f"[yellow]warning:[/yellow] {escape(str(w))}")

@@ -478,6 +478,8 @@ fn shape_error(input: &Value, cfg: &ScenarioConfig) -> Option<ScenarioError> {
 
 /// Values longer than this many characters are cut in messages.
 const LONGEST_VALUE: usize = 60;
+/// File paths in messages are cut only beyond this many characters.
+const LONGEST_PATH: usize = 1_024;
 /// Messages are cut beyond this many characters (the longest real ones, which
 /// list every bundled CDF, are about 400).
 const LONGEST_MESSAGE: usize = 2_000;
@@ -489,8 +491,8 @@ fn cut(s: &str) -> String {
 }
 
 /// Cuts every quoted value (`...`, "...") and every unbroken run of text
-/// longer than about 60 characters to 57 characters and an ellipsis, and the
-/// whole message to 2,000.
+/// longer than about 60 characters to 57 characters and an ellipsis (a run
+/// with a `/`, a file path, only beyond 1,024), and the whole message to 2,000.
 pub(super) fn elide_values(message: &str) -> String {
     if message.len() <= LONGEST_VALUE {
         return message.to_string();
@@ -521,7 +523,14 @@ pub(super) fn elide_values(message: &str) -> String {
             .find(|&(_, c)| c.is_whitespace() || c == '`' || c == '"')
             .map_or(rest.len(), |(i, _)| i);
         let word = &rest[..end];
-        if word.chars().count() > LONGEST_VALUE {
+        // A file path (with its `:line`) stays whole up to LONGEST_PATH: the
+        // user needs it to find the file.
+        let longest = if word.contains('/') {
+            LONGEST_PATH
+        } else {
+            LONGEST_VALUE
+        };
+        if word.chars().count() > longest {
             out.push_str(&cut(word));
         } else {
             out.push_str(word);
@@ -585,6 +594,12 @@ mod tests {
             assert!(e.chars().count() < 150, "{e}");
             assert!(e.contains('…'), "{e}");
         }
+        // A file path stays whole (within 1,024 characters); a huge one is cut.
+        let path = format!("/tmp/{}/config.txt:48:", "d".repeat(80));
+        let m = format!("{path} unknown HPCC configuration key");
+        assert_eq!(elide_values(&m), m);
+        let huge = format!("/{long}");
+        assert!(elide_values(&huge).chars().count() < 1_100);
         // Short messages and values are untouched.
         let m = "unknown field `hostz`, expected one of `hosts`, `link_rate`, `link_delay`";
         assert_eq!(elide_values(m), m);
