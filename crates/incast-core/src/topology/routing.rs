@@ -112,6 +112,115 @@ impl Interner {
     }
 }
 
+/// No switch behind a switch port (a host is).
+const NO_SWITCH: u32 = u32::MAX;
+
+/// The switch behind each switch port ([`NO_SWITCH`] for a host), as flat
+/// arrays: the searches only walk switch-to-switch links.
+struct SwitchNeighbours {
+    start: Vec<usize>,
+    nbr: Vec<u32>,
+}
+
+impl SwitchNeighbours {
+    fn of(g: &Graph) -> Self {
+        let ns = g.n_switches();
+        let mut start = Vec::with_capacity(ns + 1);
+        let mut nbr = Vec::new();
+        start.push(0usize);
+        for s in 0..ns as u32 {
+            for port in 0..g.ports(NodeRef::Switch(s)).len() {
+                nbr.push(match g.peer(NodeRef::Switch(s), port).0 {
+                    NodeRef::Switch(q) => q,
+                    NodeRef::Host(_) => NO_SWITCH,
+                });
+            }
+            start.push(nbr.len());
+        }
+        SwitchNeighbours { start, nbr }
+    }
+
+    /// Switch `s`'s neighbour on each of its ports.
+    fn of_switch(&self, s: usize) -> &[u32] {
+        &self.nbr[self.start[s]..self.start[s + 1]]
+    }
+
+    /// Breadth-first search over switches from `t`: hop counts in `dist`
+    /// (`u32::MAX`: unreachable), the switches reached in `queue`.
+    fn bfs(&self, t: usize, dist: &mut [u32], queue: &mut Vec<u32>) {
+        dist.fill(u32::MAX);
+        queue.clear();
+        dist[t] = 0;
+        queue.push(t as u32);
+        let mut head = 0;
+        while head < queue.len() {
+            let s = queue[head] as usize;
+            head += 1;
+            for &q in self.of_switch(s) {
+                if q != NO_SWITCH && dist[q as usize] == u32::MAX {
+                    dist[q as usize] = dist[s] + 1;
+                    queue.push(q);
+                }
+            }
+        }
+    }
+}
+
+/// The hosts linked to each switch (a host behind another host's NIC is
+/// routed as that host), after checking what routing assumes: port lists up
+/// to date, at most [`MAX_PORTS`] ports per switch, one link per host, and
+/// hosts linked to switches (or two hosts alone, linked to each other).
+fn hosts_on_switches(g: &Graph) -> Result<Vec<Vec<u32>>, String> {
+    let (nh, ns) = (g.n_hosts(), g.n_switches());
+    if !g.is_finalized() {
+        return Err("the graph's port lists are out of date; call Graph::finalize() first".into());
+    }
+    for s in 0..ns as u32 {
+        if g.ports(NodeRef::Switch(s)).len() > MAX_PORTS {
+            return Err(format!(
+                "{} has more than {MAX_PORTS} ports",
+                g.label(NodeRef::Switch(s))
+            ));
+        }
+    }
+    let mut on_switch: Vec<Vec<u32>> = vec![Vec::new(); ns];
+    let nic_hosts = g.nic_hosts();
+    for d in 0..nh as u32 {
+        if nic_hosts[d as usize] != d {
+            continue; // behind another host's NIC: routed as that host
+        }
+        let n = g.ports(NodeRef::Host(d)).len();
+        if n != 1 {
+            return Err(format!(
+                "{} has {n} links; a host must have exactly one",
+                g.label(NodeRef::Host(d))
+            ));
+        }
+        let (peer, _) = g.peer(NodeRef::Host(d), 0);
+        match peer {
+            NodeRef::Switch(t) => on_switch[t as usize].push(d),
+            NodeRef::Host(o) => {
+                // Two hosts linked directly: fine only if they are the whole network.
+                if nh > 2 || ns > 0 {
+                    let other = if ns > 0 {
+                        g.label(NodeRef::Switch(0))
+                    } else {
+                        g.label(NodeRef::Host(
+                            (0..nh as u32).find(|&x| x != d && x != o).unwrap_or(o),
+                        ))
+                    };
+                    return Err(format!(
+                        "{} is linked directly to {}, so {other} cannot reach it; connect hosts to switches",
+                        g.label(NodeRef::Host(d)),
+                        g.label(peer)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(on_switch)
+}
+
 impl Routes {
     /// BFS from every destination host over the graph (hop count metric). For each switch s and
     /// destination host d, the next hops are the local port indices of s whose peer is one hop closer to d.
@@ -127,78 +236,14 @@ impl Routes {
     /// `n_switches` entries per such switch.
     pub fn compute(g: &Graph) -> Result<Routes, String> {
         let (nh, ns) = (g.n_hosts(), g.n_switches());
-        if !g.is_finalized() {
-            return Err(
-                "the graph's port lists are out of date; call Graph::finalize() first".into(),
-            );
-        }
-        for s in 0..ns as u32 {
-            if g.ports(NodeRef::Switch(s)).len() > MAX_PORTS {
-                return Err(format!(
-                    "{} has more than {MAX_PORTS} ports",
-                    g.label(NodeRef::Switch(s))
-                ));
-            }
-        }
-        // The hosts on each switch.
-        let mut on_switch: Vec<Vec<u32>> = vec![Vec::new(); ns];
-        let nic_hosts = g.nic_hosts();
-        for d in 0..nh as u32 {
-            if nic_hosts[d as usize] != d {
-                continue; // behind another host's NIC: routed as that host
-            }
-            let n = g.ports(NodeRef::Host(d)).len();
-            if n != 1 {
-                return Err(format!(
-                    "{} has {n} links; a host must have exactly one",
-                    g.label(NodeRef::Host(d))
-                ));
-            }
-            let (peer, _) = g.peer(NodeRef::Host(d), 0);
-            match peer {
-                NodeRef::Switch(t) => on_switch[t as usize].push(d),
-                NodeRef::Host(o) => {
-                    // Two hosts linked directly: fine only if they are the whole network.
-                    if nh > 2 || ns > 0 {
-                        let other = if ns > 0 {
-                            g.label(NodeRef::Switch(0))
-                        } else {
-                            g.label(NodeRef::Host(
-                                (0..nh as u32).find(|&x| x != d && x != o).unwrap_or(o),
-                            ))
-                        };
-                        return Err(format!(
-                            "{} is linked directly to {}, so {other} cannot reach it; connect hosts to switches",
-                            g.label(NodeRef::Host(d)),
-                            g.label(peer)
-                        ));
-                    }
-                }
-            }
-        }
-
+        let on_switch = hosts_on_switches(g)?;
         let mut sets = Interner {
             ids: HashMap::new(),
             set_start: vec![0],
             set_ports: Vec::new(),
             set_dist: Vec::new(),
         };
-        // The switch behind each switch port (NO_SWITCH for a host), as flat
-        // arrays: the searches below only walk switch-to-switch links.
-        const NO_SWITCH: u32 = u32::MAX;
-        let mut nbr_start = Vec::with_capacity(ns + 1);
-        let mut nbr = Vec::new();
-        nbr_start.push(0usize);
-        for s in 0..ns as u32 {
-            for port in 0..g.ports(NodeRef::Switch(s)).len() {
-                nbr.push(match g.peer(NodeRef::Switch(s), port).0 {
-                    NodeRef::Switch(q) => q,
-                    NodeRef::Host(_) => NO_SWITCH,
-                });
-            }
-            nbr_start.push(nbr.len());
-        }
-        let neighbours = |s: usize| &nbr[nbr_start[s]..nbr_start[s + 1]];
+        let nbr = SwitchNeighbours::of(g);
 
         // One edge row per switch that has hosts, in switch order.
         let mut row_of = vec![u32::MAX; ns];
@@ -229,22 +274,7 @@ impl Routes {
             if hosts.is_empty() {
                 continue;
             }
-            // BFS over switches from t; a host d on t is one hop further than t.
-            dist.fill(u32::MAX);
-            queue.clear();
-            dist[t] = 0;
-            queue.push(t as u32);
-            let mut head = 0;
-            while head < queue.len() {
-                let s = queue[head] as usize;
-                head += 1;
-                for &q in neighbours(s) {
-                    if q != NO_SWITCH && dist[q as usize] == u32::MAX {
-                        dist[q as usize] = dist[s] + 1;
-                        queue.push(q);
-                    }
-                }
-            }
+            nbr.bfs(t, &mut dist, &mut queue);
             if queue.len() < ns {
                 let s = (0..ns).find(|&s| dist[s] == u32::MAX).unwrap_or(0);
                 let what = if on_switch[s].is_empty() {
@@ -273,7 +303,7 @@ impl Routes {
             for s in (0..ns).filter(|&s| s != t) {
                 key.clear();
                 key.push(dist[s] + 1);
-                for (port, &q) in neighbours(s).iter().enumerate() {
+                for (port, &q) in nbr.of_switch(s).iter().enumerate() {
                     if q != NO_SWITCH && dist[q as usize] + 1 == dist[s] {
                         key.push(port as u32);
                     }
@@ -282,7 +312,7 @@ impl Routes {
             }
         }
         // A host behind a multi-host NIC is reached as the NIC's own host.
-        for (d, &owner) in nic_hosts.iter().enumerate() {
+        for (d, &owner) in g.nic_hosts().iter().enumerate() {
             hosts_route[d] = hosts_route[owner as usize];
         }
         let mut routes = Routes {
