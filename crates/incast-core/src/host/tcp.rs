@@ -22,7 +22,13 @@ use crate::units::Ps;
 #[inline]
 pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     let f = &mut w.flows.slots[slot as usize];
-    let seg = f.tcp.next_segment(&w.tcp)?;
+    let seg = if f.tcp.samples_rate() {
+        // Model-based CC (BBR): the segment's send time and, when it paces,
+        // the next one's (the NIC waits for it: `RoundRobin`).
+        f.tcp.next_segment_at(now, &w.tcp)?
+    } else {
+        f.tcp.next_segment(&w.tcp)?
+    };
     if f.prio != f.class {
         f.ci_last = now;
     }
@@ -174,6 +180,19 @@ pub(crate) fn on_gate(w: &mut World, now: Ps, slot: u32) {
         return;
     };
     if !w.q.fire(&mut g.timer, now, Ev::Gate(slot)) {
+        return;
+    }
+    if !f.in_ready && f.tcp.can_send(&w.tcp) {
+        f.in_ready = true;
+        let src = f.src;
+        ready(w, now, src, slot);
+    }
+}
+
+/// The pacing timer of TCP flow `slot`: its next segment may leave.
+pub(crate) fn on_pace(w: &mut World, now: Ps, slot: u32) {
+    let f = &mut w.flows.slots[slot as usize];
+    if !f.active || !w.q.fire(&mut f.tcp.pace_timer, now, Ev::Pace(slot)) {
         return;
     }
     if !f.in_ready && f.tcp.can_send(&w.tcp) {

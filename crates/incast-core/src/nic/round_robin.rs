@@ -8,7 +8,9 @@
 //! earliest pacing (or edge-gate) deadline.
 //!
 //! A flow whose priority PFC pauses is skipped (the resume kicks the NIC);
-//! a flow whose edge gate is closed waits at the sender.
+//! a flow whose edge gate is closed waits at the sender, and so does a
+//! paced TCP flow (BBR) before its next send time (its pace timer puts it
+//! back on the list).
 
 use super::{ci_age, NicModel};
 use crate::host::{rdma, tcp};
@@ -76,6 +78,13 @@ fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
                 w.q.arm(&mut g.timer, t, Ev::Gate(slot));
                 continue;
             }
+        }
+        if now < f.tcp.next_send_at {
+            // Paced (BBR): off the ready list until its next send time.
+            // Flows that do not pace never set `next_send_at`.
+            let t = f.tcp.next_send_at;
+            w.q.arm(&mut f.tcp.pace_timer, t, Ev::Pace(slot));
+            continue;
         }
         let Some(pkt) = tcp::send_segment(w, now, slot) else {
             continue;

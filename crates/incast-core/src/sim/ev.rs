@@ -31,6 +31,8 @@ pub(crate) enum Ev {
     NicWake(u32),
     /// Edge pausing: TCP flow `.0`'s gate may reopen.
     Gate(u32),
+    /// Pacing: TCP flow `.0` may send its next segment.
+    Pace(u32),
     /// A switch mechanism's timer on port `.1`: `.0` is
     /// [`Ev::timer_code`] of the mechanism's id and its timer kind
     /// ([`crate::mech::on_timer`]).

@@ -218,6 +218,7 @@ impl Simulation {
                 mech::on_timer(w, now, (code >> 8) as u8, code as u8, port);
             }
             Ev::Gate(slot) => tcp::on_gate(w, now, slot),
+            Ev::Pace(slot) => tcp::on_pace(w, now, slot),
             Ev::DelAck(slot) => tcp::on_delack(w, now, slot),
             Ev::Poisson(g, i) => self.gens.on_poisson(w, now, g, i),
             Ev::Incast(g) => self.gens.on_incast(w, now, g),

@@ -275,6 +275,14 @@ impl TcpFlow {
         flight == 0 || flight + self.seg_len(self.snd_nxt, p.mss) as u64 <= self.win.cwnd
     }
 
+    /// Whether the flow samples the delivery rate (model-based congestion
+    /// control such as BBR): the NIC then takes segments with
+    /// [`TcpFlow::next_segment_at`].
+    #[inline(always)]
+    pub fn samples_rate(&self) -> bool {
+        self.rate.is_some()
+    }
+
     /// Whether a segment may leave at `now`: the window ([`TcpFlow::can_send`])
     /// and, when the congestion control paces, `next_send_at`.
     #[inline]

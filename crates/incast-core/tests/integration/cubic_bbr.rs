@@ -490,10 +490,9 @@ fn bbr_path_base_rtt() -> f64 {
 }
 
 /// The idle-path check of `bbr_estimates_the_bottleneck_and_min_rtt_on_an_idle_path`
-/// in the simulator, with the same tolerances and reasons. Needs the NIC to
-/// pace TCP flows (`TcpFlow::send_state` / `next_segment_at`).
+/// in the simulator, with the same tolerances and reasons (the NIC paces
+/// TCP flows: `TcpFlow::next_send_at`, `Ev::Pace`).
 #[test]
-#[ignore = "needs NIC pacing (lead)"]
 fn bbr_in_the_simulator_estimates_the_path_and_bounds_the_queue() {
     let capacity = 1e9 * 1460.0 / 1500.0; // payload bits per second
     let base = bbr_path_base_rtt();
@@ -536,9 +535,7 @@ fn bbr_in_the_simulator_estimates_the_path_and_bounds_the_queue() {
 /// Four BBR flows in the simulator: the queue is what their windows allow
 /// beyond the BDP (Σ cwnd − BDP, cwnd being BBR.target_cwnd once reached),
 /// as in `bbr_flows_keep_the_queue_near_cwnd_gain_bdp`, same tolerances.
-/// Needs the NIC to pace TCP flows.
 #[test]
-#[ignore = "needs NIC pacing (lead)"]
 fn bbr_in_the_simulator_keeps_the_queue_near_cwnd_gain_bdp() {
     let bdp = 1e9 / 8.0 * bbr_path_base_rtt();
     let (samples, _, share) = bbr_in_the_simulator(4, "btl_bw", 6);

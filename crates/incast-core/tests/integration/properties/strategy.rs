@@ -529,10 +529,15 @@ pub fn case() -> impl Strategy<Value = Case> {
         )
 }
 
+/// The longest duration a generated case is stretched to (us).
+const LONGEST_US: u32 = 2_000;
+
 /// The validator refuses a run whose generators expect less than one
 /// arrival before `duration` (heavy-tailed flow sizes on a few hosts need
-/// milliseconds): lengthen such a case to twice what the validator asks for.
-/// Other rejections are left for the tests to report.
+/// milliseconds): lengthen such a case to twice what the validator asks
+/// for, up to [`LONGEST_US`]; beyond, drop that generator (a run of many
+/// milliseconds at high load would exceed the event budget). Other
+/// rejections are left for the tests to report.
 fn long_enough(mut case: Case) -> Case {
     // An explicit headroom must hold one data packet (else the validator
     // refuses it: every packet after a PAUSE would be dropped).
@@ -540,18 +545,40 @@ fn long_enough(mut case: Case) -> Case {
     if let Some(h) = case.pfc.as_mut().and_then(|p| p.headroom.as_mut()) {
         *h = (*h).max(packet);
     }
-    for _ in 0..4 {
+    for _ in 0..8 {
         let Err(e) = Scenario::from_toml_str(&case.toml(), Path::new(env!("CARGO_MANIFEST_DIR")))
         else {
             break;
         };
-        let needed = (e.path == "duration" && e.message.contains("less than one"))
-            .then(|| e.message.split("make duration at least ").nth(1))
-            .flatten()
+        if e.path != "duration" || !e.message.contains("less than one") {
+            break;
+        }
+        let needed = e
+            .message
+            .split("make duration at least ")
+            .nth(1)
             .and_then(|rest| parse_time(rest.split_whitespace().next()?).ok());
         let Some(needed) = needed else { break };
-        let needed_us = needed.div_ceil(1_000_000) as u32;
-        case.duration_us = case.duration_us.max(2 * needed_us);
+        let needed_us = 2 * needed.div_ceil(1_000_000) as u32;
+        if needed_us <= LONGEST_US {
+            case.duration_us = case.duration_us.max(needed_us);
+            continue;
+        }
+        // "workload.poisson[1] expects ...": drop that generator.
+        let Some((kind, index)) = e.message.strip_prefix("workload.").and_then(|rest| {
+            let (kind, rest) = rest.split_once('[')?;
+            let index: usize = rest.split_once(']')?.0.parse().ok()?;
+            Some((kind.to_string(), index))
+        }) else {
+            break;
+        };
+        let w = &mut case.workload;
+        match kind.as_str() {
+            "poisson" if index < w.poisson.len() => drop(w.poisson.remove(index)),
+            "incast" if index < w.incasts.len() => drop(w.incasts.remove(index)),
+            "packets" if index < w.packets.len() => drop(w.packets.remove(index)),
+            _ => break,
+        }
     }
     case
 }
