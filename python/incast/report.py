@@ -37,6 +37,8 @@ _KNOWN = {
     "pfc",
     "warnings",
     "queue_series",
+    "congestion_controls",
+    "by_cc",
 }
 
 
@@ -398,6 +400,11 @@ def print_summary(results: Any, console: Console | None = None) -> None:
     )
     if background is not None:
         console.print(background)
+    for name, part in (summary.get("by_cc") or {}).items():
+        if isinstance(part, dict):
+            t = bucket_table(part, title=f"Slowdown by flow size, {name} flows")
+            if t is not None:
+                console.print(t)
     inc = _incasts(summary)
     if inc is not None:
         console.print(inc)

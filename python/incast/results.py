@@ -31,6 +31,7 @@ TABLE_SCHEMAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("finished", "<u1"),
         ("class", "<u1"),
         ("kind", "<u1"),
+        ("cc", "<u1"),
         ("incast_id", "<i8"),
         ("retransmits", "<u4"),
         ("timeouts", "<u4"),

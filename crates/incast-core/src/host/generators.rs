@@ -95,7 +95,7 @@ impl Generators {
         let ev = gen.event();
         // Bytes per sender: exact for fixed sizes, the event's average for a CDF.
         let bytes = ev.sizes.iter().sum::<u64>() / ev.sizes.len().max(1) as u64;
-        let class = gen.class;
+        let (class, cc) = (gen.class, gen.cc);
         let id = w.flows.incasts.len() as i64;
         w.flows.incasts.push(IncastRecord {
             receiver: ev.receiver,
@@ -111,6 +111,7 @@ impl Generators {
                 dst: ev.receiver,
                 size,
                 class,
+                cc,
             };
             start_flow(w, now, req, KIND_INCAST, id);
         }
@@ -135,6 +136,7 @@ impl Generators {
                 dst: f.dst,
                 size: f.size,
                 class: f.class,
+                cc: f.cc,
             };
             start_flow(w, now, req, KIND_LISTED, -1);
         }

@@ -60,6 +60,8 @@ pub(crate) struct FlowSlot {
     /// Edge-pausing gate (when `[edge]` covers the sender).
     pub gate: Option<Box<EdgeGate>>,
     pub kind: u8,
+    /// Its TCP congestion control (an index in `World::ccs`).
+    pub cc: u8,
     pub id: u64,
     pub start: Ps,
     pub incast: i64,
@@ -169,7 +171,8 @@ pub(crate) fn start_flow(w: &mut World, now: Ps, req: FlowRequest, kind: u8, inc
         hash,
         ack_hash,
         ideal,
-        tcp: TcpFlow::new(req.size, w.cc.build(), &w.tcp),
+        tcp: TcpFlow::new(req.size, w.ccs[req.cc as usize].build(), &w.tcp),
+        cc: req.cc,
         qp,
         gate,
         prio: req.class,
@@ -208,6 +211,7 @@ pub(crate) fn record(w: &mut World, slot: u32, finish: Option<Ps>) {
         ideal: f.ideal,
         class: f.class,
         kind: f.kind,
+        cc: f.cc,
         incast: f.incast,
         retransmits: f.qp.as_ref().map_or(f.tcp.retransmits, |q| q.retransmits),
         edge_pauses: f.gate.as_ref().map_or(0, |g| g.pauses),

@@ -14,6 +14,7 @@ use crate::net::{Packet, PacketKind, PktId};
 use crate::nic;
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
+use crate::transport::cc::CongestionControl;
 use crate::transport::{AckOut, Echo};
 use crate::units::Ps;
 
@@ -32,7 +33,11 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     if f.prio != f.class {
         f.ci_last = now;
     }
-    let mut fl = if w.ecn_capable { flags::ECT } else { 0 };
+    let mut fl = if f.tcp.cc.ecn_capable() {
+        flags::ECT
+    } else {
+        0
+    };
     if seg.retx {
         fl |= flags::RETX;
     }

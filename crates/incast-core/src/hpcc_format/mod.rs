@@ -308,6 +308,7 @@ impl HpccImport {
                 size: SizeValue(f.size),
                 start: TimeValue(f.start_ns * NS),
                 class: Some(f.priority),
+                cc: None,
             })
             .collect();
         Scenario::from_config(cfg, base_dir)

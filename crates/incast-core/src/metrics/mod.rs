@@ -79,6 +79,7 @@ pub struct FlowRecords {
     pub finished: Vec<u8>,
     pub class: Vec<u8>,
     pub kind: Vec<u8>,
+    pub cc: Vec<u8>,
     pub incast: Vec<i64>,
     pub retransmits: Vec<u32>,
     pub timeouts: Vec<u32>,
@@ -100,6 +101,8 @@ pub struct FlowRecord {
     pub ideal: Ps,
     pub class: u8,
     pub kind: u8,
+    /// Its TCP congestion control: an index in the summary's `congestion_controls`.
+    pub cc: u8,
     pub incast: i64,
     pub retransmits: u32,
     pub timeouts: u32,
@@ -135,6 +138,7 @@ impl FlowRecords {
         self.finished.push(r.finish.is_some() as u8);
         self.class.push(r.class);
         self.kind.push(r.kind);
+        self.cc.push(r.cc);
         self.incast.push(r.incast);
         self.retransmits.push(r.retransmits);
         self.timeouts.push(r.timeouts);
@@ -172,6 +176,7 @@ impl FlowRecords {
         t.push("finished", Column::U8(pick(&self.finished, &order)));
         t.push("class", Column::U8(pick(&self.class, &order)));
         t.push("kind", Column::U8(pick(&self.kind, &order)));
+        t.push("cc", Column::U8(pick(&self.cc, &order)));
         t.push("incast_id", Column::I64(pick(&self.incast, &order)));
         t.push("retransmits", Column::U32(pick(&self.retransmits, &order)));
         t.push("timeouts", Column::U32(pick(&self.timeouts, &order)));

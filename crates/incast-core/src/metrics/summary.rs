@@ -58,7 +58,7 @@ pub(crate) fn summary(
         .filter(|(_, n)| **n >= n_hosts)
         .map(|(u, _)| *u)
         .collect();
-    serde_json::json!({
+    let mut summary = serde_json::json!({
         "scenario": name,
         "seed": w.seed,
         "sim_time_us": ps_to_us(stats.sim_time_ps),
@@ -89,7 +89,51 @@ pub(crate) fn summary(
             "window_us": [ps_to_us(window.0), ps_to_us(window.1)],
         },
         "engine": {"events": stats.events, "packet_hops": stats.packet_hops, "peak_packets": stats.peak_packets, "peak_flows": stats.peak_flows},
-    })
+    });
+    if w.rdma.is_none() {
+        by_congestion_control(w, flows, &mut summary);
+    }
+    summary
+}
+
+/// The TCP congestion controls of the run (`congestion_controls`: the
+/// flows table's `cc` codes, `transport.cc` first) and, when workload
+/// groups name their own, the slowdown by size bucket of each (`by_cc`).
+fn by_congestion_control(w: &World, flows: &Table, summary: &mut serde_json::Value) {
+    let mut names: Vec<String> = vec![];
+    for cc in &w.ccs {
+        let value = serde_json::to_value(cc).unwrap_or_default();
+        let base = value
+            .as_str()
+            .or_else(|| value["algorithm"].as_str())
+            .unwrap_or("cc")
+            .to_string();
+        // The same algorithm with other parameters: name#2, name#3, ...
+        let same = names
+            .iter()
+            .filter(|n| n.split('#').next() == Some(&base))
+            .count();
+        names.push(if same == 0 {
+            base
+        } else {
+            format!("{base}#{}", same + 1)
+        });
+    }
+    if names.len() > 1 {
+        let cc = flows.u8s("cc");
+        let mut by = serde_json::Map::new();
+        for (k, name) in names.iter().enumerate() {
+            let (buckets, overall) =
+                buckets_of(flows, &w.flows.size_buckets, |i| cc[i] as usize == k);
+            let count = cc.iter().filter(|&&c| c as usize == k).count();
+            by.insert(
+                name.clone(),
+                serde_json::json!({"flows": count, "buckets": buckets, "overall": overall}),
+            );
+        }
+        summary["by_cc"] = by.into();
+    }
+    summary["congestion_controls"] = names.into();
 }
 
 /// What a reader must know about a run's results: flows left unfinished,

@@ -7,7 +7,7 @@ use crate::config_types::{RateValue, SizeValue, TimeValue};
 use crate::net::pfc::PfcConfig;
 use crate::rdma::RdmaConfig;
 use crate::topology::TopologyConfig;
-use crate::transport::cc::{deserialize_cc, CcConfig};
+use crate::transport::cc::{deserialize_cc, deserialize_cc_opt, CcConfig};
 use crate::units::{MS, SEC, US};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -302,6 +302,16 @@ pub struct FlowConfig {
     pub start: TimeValue,
     /// Priority class (default: transport.class).
     pub class: Option<u8>,
+    /// TCP congestion control of this group's flows (default: `transport.cc`):
+    /// a name or a table with its parameters, e.g. storage reads with
+    /// `"dctcp"` beside everything else with `"cubic"`.
+    #[serde(
+        default,
+        deserialize_with = "deserialize_cc_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub cc: Option<CcConfig>,
 }
 
 /// Poisson flow arrivals at every host of a group.
@@ -323,6 +333,16 @@ pub struct PoissonConfig {
     /// When arrivals begin.
     #[serde(default)]
     pub start: TimeValue,
+    /// TCP congestion control of this group's flows (default: `transport.cc`):
+    /// a name or a table with its parameters, e.g. storage reads with
+    /// `"dctcp"` beside everything else with `"cubic"`.
+    #[serde(
+        default,
+        deserialize_with = "deserialize_cc_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub cc: Option<CcConfig>,
 }
 
 /// `workload.poisson.small_flows`.
@@ -358,6 +378,16 @@ pub struct IncastConfig {
     pub class: Option<u8>,
     #[serde(default)]
     pub start: TimeValue,
+    /// TCP congestion control of this group's flows (default: `transport.cc`):
+    /// a name or a table with its parameters, e.g. storage reads with
+    /// `"dctcp"` beside everything else with `"cubic"`.
+    #[serde(
+        default,
+        deserialize_with = "deserialize_cc_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub cc: Option<CcConfig>,
 }
 
 /// How an open-loop packet generator spaces its packets.

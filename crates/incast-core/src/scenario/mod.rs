@@ -122,6 +122,8 @@ pub struct ListedFlow {
     pub size: u64,
     pub start: Ps,
     pub class: u8,
+    /// Index in [`Scenario::ccs`].
+    pub cc: u8,
 }
 
 /// A validated scenario, ready to run.
@@ -141,6 +143,13 @@ pub struct Scenario {
     pub incast_cdfs: Vec<Option<Cdf>>,
     /// Senders whose flows run the edge gate (`edge.hosts`; every host by default).
     pub edge_hosts: Vec<u32>,
+    /// The TCP congestion controls of the run: `transport.cc` first, then
+    /// each distinct one a workload group names (its index is the flows
+    /// table's `cc` column and [`ListedFlow::cc`]).
+    pub ccs: Vec<crate::transport::cc::CcConfig>,
+    /// Index in `ccs` of each `workload.poisson` / `workload.incast` group.
+    pub poisson_cc: Vec<u8>,
+    pub incast_cc: Vec<u8>,
 }
 
 impl Scenario {
@@ -216,6 +225,9 @@ impl Scenario {
             incast_hosts: vec![],
             incast_cdfs: vec![],
             edge_hosts: vec![],
+            ccs: vec![],
+            poisson_cc: vec![],
+            incast_cc: vec![],
         };
         sc.validate()?;
         Ok(sc)

@@ -4,6 +4,7 @@
 
 use super::files::{read_input_file, MAX_FLOW_FILE_BYTES};
 use super::{check_class, HostRef, IncastConfig, ListedFlow, Scenario, ScenarioError};
+use crate::transport::cc::CcConfig;
 use crate::units::Ps;
 use crate::workload::cdf::Cdf;
 
@@ -87,10 +88,21 @@ impl Scenario {
     /// `incast_hosts` and `incast_cdfs`.
     pub(super) fn validate_workload(&mut self) -> Result<(), ScenarioError> {
         let w = &self.config.workload;
+        let mut ccs = vec![self.config.transport.cc.clone()];
         let mut listed = vec![];
         for (i, f) in w.flows.iter().enumerate() {
             let p = format!("workload.flows[{i}]");
-            listed.push(self.listed_flow(&f.src, &f.dst, f.size.0, f.start.0, f.class, &p)?);
+            let mut flow = self.listed_flow(&f.src, &f.dst, f.size.0, f.start.0, f.class, &p)?;
+            flow.cc = self.group_cc(&mut ccs, &f.cc, &p)?;
+            listed.push(flow);
+        }
+        let mut poisson_cc = vec![];
+        for (i, g) in w.poisson.iter().enumerate() {
+            poisson_cc.push(self.group_cc(&mut ccs, &g.cc, &format!("workload.poisson[{i}]"))?);
+        }
+        let mut incast_cc = vec![];
+        for (i, g) in w.incast.iter().enumerate() {
+            incast_cc.push(self.group_cc(&mut ccs, &g.cc, &format!("workload.incast[{i}]"))?);
         }
         if let Some(file) = &w.flow_file {
             listed.extend(self.read_flow_file(file)?);
@@ -109,6 +121,9 @@ impl Scenario {
             );
         }
         self.listed = listed;
+        self.ccs = ccs;
+        self.poisson_cc = poisson_cc;
+        self.incast_cc = incast_cc;
         self.poisson_cdfs = poisson_cdfs;
         self.poisson_hosts = poisson_hosts;
         self.incast_hosts = incast_hosts;
@@ -346,7 +361,42 @@ impl Scenario {
             size,
             start,
             class,
+            cc: 0,
         })
+    }
+
+    /// The index in `ccs` of a workload group's own congestion control
+    /// (`cc` at `path`), adding it when it is new; 0 (`transport.cc`) when it
+    /// names none.
+    fn group_cc(
+        &self,
+        ccs: &mut Vec<CcConfig>,
+        cc: &Option<CcConfig>,
+        path: &str,
+    ) -> Result<u8, ScenarioError> {
+        let Some(cc) = cc else { return Ok(0) };
+        if self.config.rdma.is_some() {
+            return Err(ScenarioError::new(
+                format!("{path}.cc"),
+                "a workload group's own `cc` is a TCP congestion control, and this scenario's \
+                 flows are RDMA queue pairs ([rdma]); set the rate control in [rdma].cc, or \
+                 remove [rdma] to run TCP",
+            ));
+        }
+        cc.validate()
+            .map_err(|e| ScenarioError::new(format!("{path}.cc.{}", e.field), e.message))?;
+        let key = serde_json::to_value(cc).ok();
+        if let Some(i) = ccs.iter().position(|c| serde_json::to_value(c).ok() == key) {
+            return Ok(i as u8);
+        }
+        if ccs.len() == 256 {
+            return Err(ScenarioError::new(
+                format!("{path}.cc"),
+                "more than 256 distinct congestion controls in one run",
+            ));
+        }
+        ccs.push(cc.clone());
+        Ok((ccs.len() - 1) as u8)
     }
 
     fn read_flow_file(&self, file: &str) -> Result<Vec<ListedFlow>, ScenarioError> {

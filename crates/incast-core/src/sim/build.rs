@@ -20,7 +20,6 @@ use crate::scenario::{
     HostRef, MetricsConfig, Process, QueuePorts, Scenario, ScenarioError, DEFAULT_STOP,
 };
 use crate::topology::{Graph, NodeRef, Routes};
-use crate::transport::cc::CongestionControl;
 use crate::units::{Ps, Rate};
 use crate::workload::generators::{IncastGen, IncastSizes, PacketGen, PoissonGen};
 use std::time::Instant;
@@ -129,10 +128,11 @@ fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
             duration,
         );
         gen.small = p.small_flows.map(|s| (s.below.0, s.class));
+        gen.cc = sc.poisson_cc[i];
         gen
     });
     let incast = c.workload.incast.iter().enumerate().map(|(i, inc)| {
-        IncastGen::new(
+        let mut gen = IncastGen::new(
             i,
             seed,
             sc.incast_hosts[i].clone(),
@@ -149,7 +149,9 @@ fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
             inc.receiver.as_ref().map(host_id),
             class_or(inc.class),
             duration,
-        )
+        );
+        gen.cc = sc.incast_cc[i];
+        gen
     });
     let packets = c.workload.packets.iter().enumerate().map(|(i, p)| {
         PacketGen::new(
@@ -265,8 +267,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         }
     }
     let mechs = mechanisms(sc, &mut fabric, &mut sw);
-    let cc = c.transport.cc.clone();
-    let ecn_capable = cc.build().ecn_capable();
+    let ccs = sc.ccs.clone();
     let rdma = c.rdma.as_ref().map(|r| Rdma {
         cfg: r.clone(),
         // Computed below, once the world can walk paths.
@@ -301,8 +302,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             c.metrics.ideal_fct,
         ),
         tcp: sc.tcp_params(),
-        cc,
-        ecn_capable,
+        ccs,
         ack_class: c.transport.ack_class,
         rdma,
         mechs,

@@ -44,10 +44,11 @@ pub(crate) struct World {
     pub nic_model: NicModelKind,
     /// The flow table and per-flow records.
     pub flows: Flows,
-    /// The TCP transport's parameters and congestion control.
+    /// The TCP transport's parameters.
     pub tcp: TcpParams,
-    pub cc: CcConfig,
-    pub ecn_capable: bool,
+    /// The run's TCP congestion controls (`Scenario::ccs`; a flow's `cc`
+    /// indexes it).
+    pub ccs: Vec<CcConfig>,
     pub ack_class: Option<u8>,
     /// RDMA transport (when the scenario has `[rdma]`).
     pub rdma: Option<Rdma>,

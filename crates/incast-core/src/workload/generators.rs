@@ -17,6 +17,9 @@ pub struct FlowRequest {
     pub dst: u32,
     pub size: u64,
     pub class: u8,
+    /// The flow's TCP congestion control: an index in `Scenario::ccs` (0:
+    /// `transport.cc`).
+    pub cc: u8,
 }
 
 fn gap(rng: &mut Stream, mean_ps: f64) -> Ps {
@@ -28,6 +31,8 @@ fn gap(rng: &mut Stream, mean_ps: f64) -> Ps {
 /// `mean_size * 8 / (rate_h * load)`, sizes from the CDF, destinations uniform
 /// over the other hosts of the group.
 pub struct PoissonGen {
+    /// Its flows' TCP congestion control (an index in `Scenario::ccs`).
+    pub cc: u8,
     pub hosts: Vec<u32>,
     pub cdf: Cdf,
     pub class: u8,
@@ -61,6 +66,7 @@ impl PoissonGen {
             .map(|&h| Stream::new(seed, "poisson", ((index as u64) << 32) | h as u64))
             .collect();
         PoissonGen {
+            cc: 0,
             hosts,
             cdf,
             class,
@@ -93,12 +99,15 @@ impl PoissonGen {
             dst: self.hosts[j],
             size,
             class,
+            cc: self.cc,
         }
     }
 }
 
 /// Incast events: a receiver and `fan_in` distinct senders, each sending `bytes` at once.
 pub struct IncastGen {
+    /// Its flows' TCP congestion control (an index in `Scenario::ccs`).
+    pub cc: u8,
     pub hosts: Vec<u32>,
     pub mix: Vec<(u32, f64)>,
     pub sizes: IncastSizes,
@@ -166,6 +175,7 @@ impl IncastGen {
         let mut times = times;
         times.sort_unstable();
         IncastGen {
+            cc: 0,
             hosts,
             mix,
             sizes,

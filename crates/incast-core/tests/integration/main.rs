@@ -15,6 +15,7 @@ mod hpcc_differences;
 mod hpcc_end_to_end;
 mod invariants;
 mod lossless_pfc;
+mod multi_cc;
 mod properties;
 mod queue_stats;
 mod rdma_cc;

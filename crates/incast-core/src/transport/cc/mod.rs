@@ -302,3 +302,10 @@ impl crate::config_types::Registry for CcConfig {
 pub fn deserialize_cc<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CcConfig, D::Error> {
     crate::config_types::deserialize_registered(d)
 }
+
+/// [`deserialize_cc`] for an optional key (a workload group's own `cc`).
+pub fn deserialize_cc_opt<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<CcConfig>, D::Error> {
+    deserialize_cc(d).map(Some)
+}
