@@ -304,6 +304,7 @@ mod tests {
                 ideal: 1_000_000,
                 class: 0,
                 kind: 0,
+                cc: 0,
                 incast: -1,
                 retransmits: 0,
                 timeouts: 0,
