@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -142,3 +143,14 @@ def test_low_level_simulation():
         sim.finish()
     with pytest.raises(RuntimeError):
         sim.advance(10)
+
+
+def test_flows_name_their_congestion_control():
+    """scenarios/dctcp_beside_cubic.toml: one CUBIC bulk flow beside DCTCP flows."""
+    scenario = Path(__file__).parent.parent / "scenarios" / "dctcp_beside_cubic.toml"
+    r = incast.run(scenario)
+    assert r.summary["congestion_controls"] == ["dctcp", "cubic"]
+    assert list(r.flows["cc"].cat.categories) == ["dctcp", "cubic"]
+    cubic = r.flows["cc"] == "cubic"
+    assert cubic.sum() == 1 and (r.flows.loc[cubic, "src"] == 0).all()
+    assert set(r.summary["by_cc"]) == {"dctcp", "cubic"}

@@ -215,6 +215,11 @@ class Results:
             setattr(self, name, table_from_columns(raw.get(name, {}), self.node_names, name))
         summary = raw.get("summary", "{}")
         self.summary: dict = json.loads(summary) if isinstance(summary, (str, bytes)) else summary
+        # Each flow's congestion control by name (the summary lists them in code order).
+        names = self.summary.get("congestion_controls") if isinstance(self.summary, dict) else None
+        if names and "cc" in self.flows.columns:
+            codes = dict(enumerate(str(n) for n in names))
+            self.flows["cc"] = _categorical(self.flows["cc"].to_numpy(), codes)
         self.stats: dict = dict(raw.get("stats", {}))
         if wall_seconds is not None and not self.stats.get("wall_seconds"):
             self.stats["wall_seconds"] = wall_seconds
