@@ -13,6 +13,7 @@ use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::Ps;
 use crate::workload::generators::{FlowRequest, IncastGen, PacketGen, PoissonGen};
+use crate::workload::onoff::{FrameArrival, OnOffGen};
 
 /// Every generator of a run.
 #[derive(Default)]
@@ -20,6 +21,10 @@ pub(crate) struct Generators {
     pub poisson: Vec<PoissonGen>,
     pub incast: Vec<IncastGen>,
     pub packets: Vec<PacketGen>,
+    /// On/off frame sources, each member's next frame, and their class.
+    pub onoff: Vec<OnOffGen>,
+    onoff_next: Vec<Vec<Option<FrameArrival>>>,
+    pub onoff_class: u8,
     /// Listed flows, by start time.
     pub listed: Vec<ListedFlow>,
     listed_next: usize,
@@ -38,6 +43,9 @@ impl Generators {
             poisson,
             incast,
             packets,
+            onoff: vec![],
+            onoff_next: vec![],
+            onoff_class: 0,
             listed,
             listed_next: 0,
             live: 0,
@@ -73,6 +81,59 @@ impl Generators {
         }
         if let Some(f) = self.listed.first() {
             w.q.push(f.start, Ev::Listed);
+            self.live += 1;
+        }
+        for (g, gen) in self.onoff.iter_mut().enumerate() {
+            let next: Vec<Option<FrameArrival>> =
+                (0..gen.hosts.len()).map(|i| gen.next_frame(i)).collect();
+            for (i, f) in next.iter().enumerate() {
+                if let Some(f) = f {
+                    w.q.push(f.at, Ev::OnOff(g as u16, i as u32));
+                    self.live += 1;
+                }
+            }
+            self.onoff_next.push(next);
+        }
+    }
+
+    /// On/off generator `g`'s member `i`: its frame now (no transport, to
+    /// its NIC's FIFO), the next one later.
+    pub fn on_onoff(&mut self, w: &mut World, now: Ps, g: u16, i: u32) {
+        self.live -= 1;
+        let (g, i) = (g as usize, i as usize);
+        let Some(f) = self.onoff_next[g][i] else {
+            return;
+        };
+        let size = f.bytes as u32;
+        let pkt = Packet {
+            seq: f.burst,
+            ts: now,
+            enq_at: now,
+            // ECMP: a burst is one flow (its source, destination and number).
+            hash: crate::rng::mix64(
+                ((f.src as u64) << 32 | f.dst as u64) ^ f.burst.rotate_left(17),
+            ),
+            flow: g as u32,
+            flow_uid: 0,
+            dst: f.dst,
+            size,
+            payload: size,
+            kind: PacketKind::Raw,
+            class: self.onoff_class,
+            prio: self.onoff_class,
+            flags: 0,
+            in_port: 0,
+            to_port: 0,
+        };
+        w.counters.cons.sent_bytes += size as u64;
+        let id = w.arena.alloc(pkt);
+        nic::push_ctrl(w, f.src, id);
+        let n = w.host_nic[f.src as usize];
+        nic::kick(w, now, n);
+        let next = self.onoff[g].next_frame(i);
+        self.onoff_next[g][i] = next;
+        if let Some(f) = next {
+            w.q.push(f.at.max(now), Ev::OnOff(g as u16, i as u32));
             self.live += 1;
         }
     }

@@ -427,6 +427,9 @@ pub struct WorkloadConfig {
     pub poisson: Vec<PoissonConfig>,
     pub incast: Vec<IncastConfig>,
     pub packets: Vec<PacketsConfig>,
+    /// Raw-frame sources with bursty on/off or Bernoulli arrivals (the IBM
+    /// ECM talk's traffic; `workload::onoff`).
+    pub onoff: Vec<crate::workload::onoff::OnOffConfig>,
 }
 
 /// Which ports get a queue-length time series (the `queues` table). Every

@@ -111,13 +111,18 @@ impl Scenario {
         let (poisson_cdfs, poisson_hosts) = self.validate_poisson()?;
         let (incast_hosts, incast_cdfs) = self.validate_incast()?;
         self.validate_packets()?;
+        self.validate_onoff()?;
         let w = &self.config.workload;
-        if listed.is_empty() && w.poisson.is_empty() && w.incast.is_empty() && w.packets.is_empty()
+        if listed.is_empty()
+            && w.poisson.is_empty()
+            && w.incast.is_empty()
+            && w.packets.is_empty()
+            && w.onoff.is_empty()
         {
             return err(
                 "workload",
                 "the workload is empty: add [[workload.flows]], a flow_file, [[workload.poisson]], \
-                 [[workload.incast]] or [[workload.packets]]",
+                 [[workload.incast]], [[workload.packets]] or [[workload.onoff]]",
             );
         }
         self.listed = listed;
@@ -264,6 +269,28 @@ impl Scenario {
             incast_hosts.push(group);
         }
         Ok((incast_hosts, incast_cdfs))
+    }
+
+    /// `[[workload.onoff]]`: each generator builds (its own checks name
+    /// the key), with the hosts' line rates.
+    fn validate_onoff(&self) -> Result<(), ScenarioError> {
+        let rates = self.host_rates();
+        for (i, g) in self.config.workload.onoff.iter().enumerate() {
+            g.build(i, 0, &rates, Ps::MAX).map_err(|e| {
+                ScenarioError::new(format!("workload.onoff[{i}].{}", e.field), e.message)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Each host's line rate (its NIC port's).
+    pub fn host_rates(&self) -> Vec<crate::units::Rate> {
+        (0..self.graph.n_hosts() as u32)
+            .map(|h| {
+                let (l, _) = self.graph.ports(crate::topology::NodeRef::Host(h))[0];
+                self.graph.links[l as usize].rate
+            })
+            .collect()
     }
 
     fn validate_packets(&self) -> Result<(), ScenarioError> {

@@ -166,12 +166,27 @@ fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
             duration,
         )
     });
-    Generators::new(
+    let mut gens = Generators::new(
         poisson.collect(),
         incast.collect(),
         packets.collect(),
         sc.listed.clone(),
-    )
+    );
+    // On/off sources run to the end of `duration`, or to `stop` without one.
+    let end = if duration > 0 {
+        duration
+    } else {
+        c.stop.map_or(DEFAULT_STOP, |s| s.0)
+    };
+    gens.onoff = c
+        .workload
+        .onoff
+        .iter()
+        .enumerate()
+        .map(|(i, o)| o.build(i, seed, host_rates, end).expect("validated"))
+        .collect();
+    gens.onoff_class = default_class;
+    gens
 }
 
 /// The switch mechanisms: PFC (which also marks the lossless classes in
@@ -231,10 +246,12 @@ fn traffic_start(sc: &Scenario) -> Ps {
         _ => i.start.0,
     });
     let packets = w.packets.iter().map(|p| p.start.0);
+    let onoff = w.onoff.iter().map(|o| o.start.0);
     let listed = sc.listed.first().map(|f| f.start);
     starts
         .chain(incasts)
         .chain(packets)
+        .chain(onoff)
         .chain(listed)
         .min()
         .unwrap_or(0)

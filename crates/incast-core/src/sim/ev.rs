@@ -33,6 +33,8 @@ pub(crate) enum Ev {
     Gate(u32),
     /// Pacing: TCP flow `.0` may send its next segment.
     Pace(u32),
+    /// On/off generator `.0`'s member `.1`: its next frame.
+    OnOff(u16, u32),
     /// A switch mechanism's timer on port `.1`: `.0` is
     /// [`Ev::timer_code`] of the mechanism's id and its timer kind
     /// ([`crate::mech::on_timer`]).

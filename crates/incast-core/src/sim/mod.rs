@@ -219,6 +219,7 @@ impl Simulation {
             }
             Ev::Gate(slot) => tcp::on_gate(w, now, slot),
             Ev::Pace(slot) => tcp::on_pace(w, now, slot),
+            Ev::OnOff(g, i) => self.gens.on_onoff(w, now, g, i),
             Ev::DelAck(slot) => tcp::on_delack(w, now, slot),
             Ev::Poisson(g, i) => self.gens.on_poisson(w, now, g, i),
             Ev::Incast(g) => self.gens.on_incast(w, now, g),

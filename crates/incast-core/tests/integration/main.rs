@@ -16,6 +16,7 @@ mod hpcc_end_to_end;
 mod invariants;
 mod lossless_pfc;
 mod multi_cc;
+mod onoff_sources;
 mod properties;
 mod queue_stats;
 mod rdma_cc;
