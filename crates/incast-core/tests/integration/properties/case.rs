@@ -89,7 +89,13 @@ pub struct SwitchCase {
 pub enum TcpCc {
     NewReno,
     Dctcp,
-    DctcpWith { g: f64, initial_alpha: f64 },
+    Cubic,
+    /// Paced by the NIC (`Ev::Pace`).
+    Bbr,
+    DctcpWith {
+        g: f64,
+        initial_alpha: f64,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -221,7 +227,13 @@ pub struct PoissonCase {
     pub class: Option<u8>,
     pub small_flows: Option<(u32, u8)>,
     pub start_us: u32,
+    /// The group's own TCP congestion control (ignored with RDMA): an index
+    /// into [`GROUP_CCS`].
+    pub cc: Option<usize>,
 }
+
+/// What a Poisson group's own `cc` may be.
+pub const GROUP_CCS: [&str; 4] = ["cubic", "bbr", "newreno", "dctcp"];
 
 #[derive(Clone, Debug)]
 pub enum FanIn {

@@ -41,6 +41,8 @@ pub fn features(c: &Case) -> Vec<String> {
                 match t.cc {
                     TcpCc::NewReno => "tcp.cc=newreno",
                     TcpCc::Dctcp => "tcp.cc=dctcp",
+                    TcpCc::Cubic => "tcp.cc=cubic",
+                    TcpCc::Bbr => "tcp.cc=bbr",
                     TcpCc::DctcpWith { .. } => "tcp.cc=dctcp(params)",
                 }
                 .into(),
@@ -175,6 +177,9 @@ pub fn features(c: &Case) -> Vec<String> {
             "workload.poisson cdf={}",
             cdf_names()[p.cdf % cdf_names().len()]
         ));
+        if p.cc.is_some() && matches!(c.transport, Transport::Tcp(_)) {
+            f.push("poisson group with its own tcp cc".into());
+        }
         if p.small_flows.is_some() {
             f.push("workload.poisson.small_flows".into());
         }
@@ -234,6 +239,9 @@ pub const REQUIRED: &[&str] = &[
     "tcp.cc=newreno",
     "tcp.cc=dctcp",
     "tcp.cc=dctcp(params)",
+    "tcp.cc=cubic",
+    "tcp.cc=bbr",
+    "poisson group with its own tcp cc",
     "tcp.delayed_ack",
     "rdma.cc=none",
     "rdma.cc=dcqcn(mellanox)",

@@ -284,6 +284,8 @@ impl Case {
                 let cc = match t.cc {
                     TcpCc::NewReno => "\"newreno\"".to_string(),
                     TcpCc::Dctcp => "\"dctcp\"".to_string(),
+                    TcpCc::Cubic => "\"cubic\"".to_string(),
+                    TcpCc::Bbr => "\"bbr\"".to_string(),
                     TcpCc::DctcpWith { g, initial_alpha } => {
                         format!(
                             "{{ algorithm = \"dctcp\", g = {g}, initial_alpha = {initial_alpha} }}"
@@ -401,6 +403,9 @@ impl Case {
             }
             if let Some((below, c)) = p.small_flows {
                 let _ = writeln!(s, "small_flows = {{ below = {below}, class = {c} }}");
+            }
+            if let (Some(cc), Transport::Tcp(_)) = (p.cc, &self.transport) {
+                let _ = writeln!(s, "cc = \"{}\"", GROUP_CCS[cc]);
             }
         }
         for inc in &w.incasts {

@@ -138,6 +138,8 @@ fn tcp() -> impl Strategy<Value = TcpCase> {
         prop_oneof![
             Just(TcpCc::NewReno),
             Just(TcpCc::Dctcp),
+            Just(TcpCc::Cubic),
+            Just(TcpCc::Bbr),
             (select(vec![0.0625, 0.5, 1.0]), select(vec![1.0, 0.0, 0.5]))
                 .prop_map(|(g, initial_alpha)| TcpCc::DctcpWith { g, initial_alpha }),
         ],
@@ -366,15 +368,17 @@ fn poisson() -> impl Strategy<Value = PoissonCase> {
             (select(vec![10_000u32, 100_000]), select(vec![5u8, 3])),
         ),
         select(vec![0u32, 10]),
+        proptest::option::weighted(0.3, 0..GROUP_CCS.len()),
     )
         .prop_map(
-            |(load, cdf, hosts, class, small_flows, start_us)| PoissonCase {
+            |(load, cdf, hosts, class, small_flows, start_us, cc)| PoissonCase {
                 load,
                 cdf,
                 hosts,
                 class,
                 small_flows,
                 start_us,
+                cc,
             },
         )
 }
