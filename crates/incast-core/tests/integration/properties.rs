@@ -328,12 +328,10 @@ fn idle_fct_closed_form_equals_the_recursion() {
 /// `back_to_chunk` the sender's `snd_nxt` goes back below its `snd_una`;
 /// `RdmaQp::send_state` then panics on `snd_nxt - snd_una` in builds with
 /// overflow checks (`cargo test`), and in release resends acknowledged
-/// bytes (or, with a window, stalls until its RTO). Once fixed: remove the
-/// `ignore`, set the constant to `false`, and the generator draws
-/// `back_to_chunk` again.
+/// bytes (or, with a window, stalls until its RTO). Fixed (the ACK is
+/// rounded to the chunk start, as HPCC does): now a regression test.
 #[test]
-#[ignore = "known bug: RDMA back_to_chunk moves snd_nxt below snd_una (checks::KNOWN_BUG_RDMA_BACK_TO_CHUNK)"]
-fn known_bug_rdma_back_to_chunk() {
+fn fixed_bug_rdma_back_to_chunk() {
     let toml = r#"
         seed = 847
         duration = "100us"
@@ -372,10 +370,10 @@ fn known_bug_rdma_back_to_chunk() {
 /// its lossy queues reach 113 KB of the 116.4 KB pool and the lossless
 /// queue 37 KB on top: 49 lossless packets are dropped at a full buffer.
 /// With the lossy limit at 30 KB, or a 300 KB buffer, nothing lossless is
-/// dropped. Once fixed: remove the `ignore` and set the constant to `false`.
+/// dropped. Fixed (a lossless packet that finds the pool full pauses its
+/// ingress): now a regression test.
 #[test]
-#[ignore = "known bug: lossy bytes fill the PFC headroom (checks::KNOWN_BUG_LOSSY_FILLS_PFC_HEADROOM)"]
-fn known_bug_lossy_traffic_fills_pfc_headroom() {
+fn fixed_bug_lossy_traffic_fills_pfc_headroom() {
     let toml = r#"
         seed = 188
         duration = "400us"
@@ -439,11 +437,11 @@ fn known_bug_lossy_traffic_fills_pfc_headroom() {
 /// path 4 links of 1 us) finishes in under 7 us, below the 8 us of
 /// propagation of its round trip (in the generated case: 2 B from h3 on s1
 /// to h1 on s0 in 7.06 us): its data left from a NIC on the receiver's
-/// side. With `rto_min = 10ms` no flow is faster than its path. Once fixed: remove
-/// the `ignore` and set the constant to `false`.
+/// side. With `rto_min = 10ms` no flow is faster than its path. Fixed (a
+/// flow that completes while on its NIC's ready list leaves it): now a
+/// regression test.
 #[test]
-#[ignore = "known bug: a stale TCP ready-list entry sends another host's flow (checks::KNOWN_BUG_TCP_STALE_READY_SLOT)"]
-fn known_bug_tcp_stale_ready_slot() {
+fn fixed_bug_tcp_stale_ready_slot() {
     let toml = r#"
         seed = 582
         duration = "400us"
@@ -537,10 +535,10 @@ fn known_bug_tcp_stale_ready_slot() {
 /// in builds with debug assertions the run stops earlier, at
 /// `debug_assert!(self.busy_until <= now)` in `Port::transmit` (a port
 /// starts a frame while busy). With `rto_min = 10ms` there is no RTO, no
-/// reordering and no assertion. Once fixed: remove the `ignore`.
+/// reordering and no assertion. Fixed with the stale ready-slot: now a
+/// regression test.
 #[test]
-#[ignore = "known bug: reordering without loss after TCP RTOs (checks::KNOWN_BUG_TCP_STALE_READY_SLOT)"]
-fn known_bug_tcp_reorder_after_rto() {
+fn fixed_bug_tcp_reorder_after_rto() {
     let toml = r#"
         seed = 741
         duration = "400us"
