@@ -82,7 +82,13 @@ TABLE_SCHEMAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("watchdog_trips", "<u8"),
         ("watchdog_drops", "<u8"),
     ),
-    "queues": (("time_ps", "<u8"), ("node", "<u4"), ("port", "<u4"), ("bytes", "<u8")),
+    "queues": (
+        ("time_ps", "<u8"),
+        ("node", "<u4"),
+        ("port", "<u4"),
+        ("bytes", "<u8"),
+        ("tx_bytes", "<u8"),
+    ),
     "pfc": (
         ("time_ps", "<u8"),
         ("node", "<u4"),

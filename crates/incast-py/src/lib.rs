@@ -130,6 +130,7 @@ fn results_to_py<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py,
     out.set_item("queues", table_to_py(py, &results.queues)?)?;
     out.set_item("pfc", table_to_py(py, &results.pfc)?)?;
     out.set_item("owd", table_to_py(py, &results.owd)?)?;
+    out.set_item("cm", table_to_py(py, &results.cm)?)?;
     out.set_item("hosts", table_to_py(py, &results.hosts)?)?;
     out.set_item("node_names", PyList::new(py, &results.node_names)?)?;
     out.set_item("summary", &results.summary_json)?;

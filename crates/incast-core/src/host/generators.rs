@@ -113,7 +113,9 @@ impl Generators {
             hash: crate::rng::mix64(
                 ((f.src as u64) << 32 | f.dst as u64) ^ f.burst.rotate_left(17),
             ),
-            flow: g as u32,
+            // Raw frames carry their source (a congestion point's feedback
+            // goes there) and, from the adapter, their limiter's tag.
+            flow: f.src,
             flow_uid: 0,
             dst: f.dst,
             size,
@@ -125,11 +127,16 @@ impl Generators {
             in_port: 0,
             to_port: 0,
         };
-        w.counters.cons.sent_bytes += size as u64;
-        let id = w.arena.alloc(pkt);
-        nic::push_ctrl(w, f.src, id);
-        let n = w.host_nic[f.src as usize];
-        nic::kick(w, now, n);
+        if w.cm.is_some() {
+            // The adapter model: into the destination's VOQ, or quenched.
+            nic::adapter::offer(w, now, f.src, pkt);
+        } else {
+            w.counters.cons.sent_bytes += size as u64;
+            let id = w.arena.alloc(pkt);
+            nic::push_ctrl(w, f.src, id);
+            let n = w.host_nic[f.src as usize];
+            nic::kick(w, now, n);
+        }
         let next = self.onoff[g].next_frame(i);
         self.onoff_next[g][i] = next;
         if let Some(f) = next {

@@ -62,6 +62,17 @@ pub(crate) fn path_base_rtt(w: &World, src: u32, dst: u32, hash: u64) -> (Ps, Ra
     (2 * delay + ser, min_rate)
 }
 
+/// The idle one-way delay of a frame of `bytes` on the path of `hash` from
+/// `src` to `dst`: propagation and store-and-forward serialization on every
+/// hop, no queueing (an E2CM probe's queueing delay is its delay beyond this).
+pub(crate) fn idle_owd(w: &World, src: u32, dst: u32, hash: u64, bytes: u64) -> Ps {
+    let mut owd = 0;
+    walk(w, src, dst, hash, |port| {
+        owd += port.delay + port.rate.tx_time(bytes)
+    });
+    owd
+}
+
 /// Edge pausing: the idle one-way delay of a full-size data packet on the
 /// flow's ECMP path (propagation plus store-and-forward serialization on
 /// every hop) and the number of switches on it.

@@ -47,6 +47,7 @@
 //! ([`crate::net::switch::queue_link_frame`]).
 
 pub mod ci;
+pub(crate) mod cm;
 pub mod int;
 pub mod pfc;
 
@@ -193,6 +194,7 @@ pub(crate) trait SwitchMechanism {
 pub(crate) struct Mechs {
     pub pfc: pfc::Pfc,
     pub ci: ci::Ci,
+    pub cm: cm::CmSwitch,
 }
 
 macro_rules! mechanisms {
@@ -259,4 +261,5 @@ mechanisms! {
     ci::Ci,
     pfc::Pfc,
     int::Int,
+    cm::Cm,
 }

@@ -46,6 +46,57 @@ pub(crate) struct QueueSampler {
     time: Vec<Ps>,
     /// `bytes[tick * ports.len() + i]`: port `i`'s queued bytes at tick.
     bytes: Vec<u64>,
+    /// Likewise, the bytes port `i` has transmitted since the start (the
+    /// difference of two ticks over their distance is its throughput).
+    tx: Vec<u64>,
+    /// Congestion management's series (`cm` table), one point per tick.
+    cm: Vec<CmPoint>,
+}
+
+/// One tick of the `cm` table: the adapters' and switches' state.
+#[derive(Clone, Copy, Debug, Default)]
+struct CmPoint {
+    limited: u32,
+    mean_rate: f64,
+    min_rate: f64,
+    feedback_sent: u64,
+    quenched: u64,
+    input_drops: u64,
+    hot_rx_bytes: u64,
+}
+
+impl CmPoint {
+    fn of(w: &World) -> Option<CmPoint> {
+        let st = w.cm.as_deref()?;
+        let (mut limited, mut sum, mut min) = (0u32, 0.0, f64::NAN);
+        for r in st.rps.iter().filter(|r| r.rp.is_limited()) {
+            let rate = r.rp.rate() / 1e9;
+            limited += 1;
+            sum += rate;
+            min = if min.is_nan() { rate } else { min.min(rate) };
+        }
+        let input_drops = w
+            .mechs
+            .cm
+            .inputs
+            .iter()
+            .flat_map(|i| i.stats.iter())
+            .map(|s| s.dropped_frames)
+            .sum();
+        Some(CmPoint {
+            limited,
+            mean_rate: if limited > 0 {
+                sum / limited as f64
+            } else {
+                f64::NAN
+            },
+            min_rate: min,
+            feedback_sent: st.feedback_sent,
+            quenched: st.totals.quenched_frames,
+            input_drops,
+            hot_rx_bytes: st.rx_occupancy(),
+        })
+    }
 }
 
 impl QueueSampler {
@@ -75,7 +126,7 @@ impl QueueSampler {
 
     /// Schedules the first tick (when there is anything to sample).
     pub fn start(&self, w: &mut World) {
-        if !self.ports.is_empty() {
+        if !self.ports.is_empty() || w.cm.is_some() {
             w.q.push(0, Ev::Sample);
         }
     }
@@ -88,7 +139,12 @@ impl QueueSampler {
         }
         self.time.push(now);
         for &p in &self.ports {
-            self.bytes.push(w.ports[p as usize].queued_bytes());
+            let port = &w.ports[p as usize];
+            self.bytes.push(port.queued_bytes());
+            self.tx.push(port.tx_bytes);
+        }
+        if let Some(point) = CmPoint::of(w) {
+            self.cm.push(point);
         }
         if more_traffic {
             w.q.push(now + self.interval, Ev::Sample);
@@ -103,9 +159,15 @@ impl QueueSampler {
         for k in 0..kept {
             self.time[k] = self.time[2 * k];
             self.bytes.copy_within(2 * k * n..(2 * k + 1) * n, k * n);
+            self.tx.copy_within(2 * k * n..(2 * k + 1) * n, k * n);
+            if let Some(&p) = self.cm.get(2 * k) {
+                self.cm[k] = p;
+            }
         }
         self.time.truncate(kept);
         self.bytes.truncate(kept * n);
+        self.tx.truncate(kept * n);
+        self.cm.truncate(kept.min(self.cm.len()));
         self.interval *= 2;
     }
 
@@ -142,7 +204,8 @@ impl QueueSampler {
         let written = self.written(w);
         let n = self.ports.len();
         let rows = written.len() * self.time.len();
-        let (mut time, mut node, mut port, mut bytes) = (
+        let (mut time, mut node, mut port, mut bytes, mut tx) = (
+            Vec::with_capacity(rows),
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
@@ -154,6 +217,7 @@ impl QueueSampler {
                 node.push(self.node[i]);
                 port.push(self.local[i]);
                 bytes.push(self.bytes[k * n + i]);
+                tx.push(self.tx[k * n + i]);
             }
         }
         let mut t = Table::default();
@@ -161,6 +225,32 @@ impl QueueSampler {
         t.push("node", Column::U32(node));
         t.push("port", Column::U32(port));
         t.push("bytes", Column::U64(bytes));
+        t.push("tx_bytes", Column::U64(tx));
+        t
+    }
+
+    /// The `cm` table (empty without the adapter model): per tick, the
+    /// limited flows and their mean and lowest rate (Gb/s), and running
+    /// totals of feedback frames sent, quenched frames and input-partition
+    /// drops, and the bytes in the hotspots' receive buffers.
+    pub fn cm_table(&self) -> Table {
+        let mut t = Table::default();
+        if self.cm.is_empty() {
+            return t;
+        }
+        let col = |f: &dyn Fn(&CmPoint) -> u64| self.cm.iter().map(f).collect::<Vec<u64>>();
+        let colf = |f: &dyn Fn(&CmPoint) -> f64| self.cm.iter().map(f).collect::<Vec<f64>>();
+        t.push("time_ps", Column::U64(self.time[..self.cm.len()].to_vec()));
+        t.push(
+            "limited_flows",
+            Column::U32(self.cm.iter().map(|p| p.limited).collect()),
+        );
+        t.push("mean_rate_gbps", Column::F64(colf(&|p| p.mean_rate)));
+        t.push("min_rate_gbps", Column::F64(colf(&|p| p.min_rate)));
+        t.push("feedback_sent", Column::U64(col(&|p| p.feedback_sent)));
+        t.push("quenched_frames", Column::U64(col(&|p| p.quenched)));
+        t.push("input_dropped_frames", Column::U64(col(&|p| p.input_drops)));
+        t.push("hot_rx_bytes", Column::U64(col(&|p| p.hot_rx_bytes)));
         t
     }
 }

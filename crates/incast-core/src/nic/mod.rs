@@ -20,8 +20,10 @@
 //! The edge gate (Smart-Pause, On-Ramp: [`crate::edge`]) sits on the NIC
 //! side: the model skips a flow whose gate is closed.
 
+pub(crate) mod adapter;
 mod round_robin;
 
+pub use adapter::Adapter;
 pub use round_robin::RoundRobin;
 
 use crate::engine::LazyTimer;
@@ -112,6 +114,7 @@ macro_rules! nic_models {
 // The registry: one line per NIC model.
 nic_models! {
     RoundRobin => RoundRobin, "round_robin";
+    Adapter => Adapter, "adapter";
 }
 
 /// NIC `n` may have something to send: now if its port is idle, else when
@@ -162,8 +165,19 @@ pub(crate) fn transmit_next(w: &mut World, now: Ps, n: u32) {
     }
 }
 
-/// A packet reached NIC `n`: to the transport of its destination host.
+/// A packet reached NIC `n`: to the transport of its destination host, or
+/// into its receive buffer first (a hotspot host of the adapter model).
+#[inline]
 pub(crate) fn receive(w: &mut World, now: Ps, n: u32, id: PktId) {
+    if adapter::buffers_rx(w, n) && w.arena.get(id).kind != PacketKind::Notify {
+        adapter::rx_arrive(w, now, n, id);
+        return;
+    }
+    deliver(w, now, n, id);
+}
+
+/// Packet `id` is handed to NIC `n`'s host.
+pub(crate) fn deliver(w: &mut World, now: Ps, n: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     w.counters.cons.delivered_bytes += pkt.size as u64;
     debug_assert_eq!(

@@ -53,6 +53,15 @@ pub struct ScenarioConfig {
     /// Edge pausing (Smart-Pause, On-Ramp): one-way-delay measurement with
     /// host clocks and a per-flow gate below the congestion control.
     pub edge: Option<crate::edge::EdgeConfig>,
+    /// Congestion management of the IEEE 802.1Qau era (`cm = "ecm"`, or a
+    /// table `[cm] scheme = "e2cm" ...`): congestion points at every switch
+    /// output queue, reaction points (rate limiters) in the sources' NICs.
+    /// Needs `[nic] model = "adapter"`. Decisions and sources: docs/ecm-qcn.md.
+    #[serde(default, deserialize_with = "crate::cm::deserialize_cm")]
+    pub cm: crate::cm::CmConfig,
+    /// The NIC model.
+    #[serde(default)]
+    pub nic: super::cm::NicConfig,
 }
 
 /// Where an ECN decision is taken.
@@ -168,6 +177,10 @@ pub struct SwitchConfig {
     pub pfc: Option<PfcConfig>,
     /// Congestion isolation (IEEE 802.1Qcz) on every switch port.
     pub ci: Option<crate::net::ci::CiConfig>,
+    /// The IBM talk's switch memory: a partition per input port, PAUSE per
+    /// input (802.3x) at watermarks or a drop when the partition is full;
+    /// no per-output limit (`buffer` and `admission` then do not apply).
+    pub input_buffer: Option<crate::cm::input_buffer::InputBufferParams>,
 }
 
 impl Default for SwitchConfig {
@@ -181,6 +194,7 @@ impl Default for SwitchConfig {
             classes: vec![],
             pfc: None,
             ci: None,
+            input_buffer: None,
         }
     }
 }
@@ -430,6 +444,9 @@ pub struct WorkloadConfig {
     /// Raw-frame sources with bursty on/off or Bernoulli arrivals (the IBM
     /// ECM talk's traffic; `workload::onoff`).
     pub onoff: Vec<crate::workload::onoff::OnOffConfig>,
+    /// Hosts whose receive side drains slower than their link for a while
+    /// (an output-generated hotspot). Needs `[nic] model = "adapter"`.
+    pub hotspot: Vec<super::cm::HotspotConfig>,
 }
 
 /// Which ports get a queue-length time series (the `queues` table). Every

@@ -41,6 +41,7 @@
 //!   in size and restricted to regular files.
 
 mod buffer;
+mod cm;
 pub mod config;
 mod files;
 mod parse;
@@ -49,6 +50,7 @@ mod timing;
 mod transport;
 mod workload;
 
+pub use cm::{HotspotConfig, NicConfig, NicModelName};
 pub use config::*;
 pub use files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
 pub use timing::DEFAULT_STOP;
@@ -246,7 +248,8 @@ impl Scenario {
         self.validate_workload()?;
         self.validate_timing()?;
         self.validate_buffer()?;
-        self.validate_edge()
+        self.validate_edge()?;
+        self.validate_cm()
     }
 
     /// Fan-in mix of incast entry `i`, as (fan_in, probability).

@@ -3,22 +3,30 @@
 
 use super::world::{Counters, Rdma, World};
 use super::Simulation;
+use crate::cm::input_buffer::InputBuffers;
+use crate::cm::CmConfig;
 use crate::edge::EdgeRuntime;
 use crate::engine::EventQueue;
 use crate::host::generators::Generators;
 use crate::host::{paths, Flows};
 use crate::mech::ci::Ci;
+use crate::mech::cm::CmSwitch;
+use crate::mech::pfc::PauseMode;
 use crate::mech::pfc::Pfc;
 use crate::mech::Mechs;
 use crate::metrics::sampler::{name_matches, QueueSampler};
 use crate::net::port::Owner;
+use crate::net::switch::Admission;
 use crate::net::switch::Switch;
 use crate::net::{PacketArena, Port, NUM_CLASSES};
+use crate::nic::adapter::{CmState, Hotspot};
 use crate::nic::{Nic, NicModelKind};
 use crate::rdma::cc::{CcCtx, RateCc};
+use crate::scenario::NicModelName;
 use crate::scenario::{
     HostRef, MetricsConfig, Process, QueuePorts, Scenario, ScenarioError, DEFAULT_STOP,
 };
+use crate::sim::ev::Ev;
 use crate::topology::{Graph, NodeRef, Routes};
 use crate::units::{Ps, Rate};
 use crate::workload::generators::{IncastGen, IncastSizes, PacketGen, PoissonGen};
@@ -233,7 +241,109 @@ fn mechanisms(
         }
         None => Ci::default(),
     };
-    Mechs { pfc, ci }
+    let cm = cm_switch(sc, fabric, w_sw);
+    let mut mechs = Mechs { pfc, ci, cm };
+    if c.switch.pfc.is_none() {
+        // PAUSE from the adapter's receive buffers and the input partitions
+        // holds until its resume (802.3x with a refreshed pause).
+        mechs.pfc.cfg.mode = PauseMode::UntilResume;
+    }
+    mechs
+}
+
+/// The switches' congestion points and input partitions
+/// ([`crate::mech::cm`]).
+fn cm_switch(
+    sc: &Scenario,
+    fabric: &Fabric,
+    w_sw: &mut crate::net::switch::SwitchParams,
+) -> CmSwitch {
+    let c = &sc.config;
+    let mut cm = CmSwitch {
+        data_class: data_class(sc),
+        first_port: fabric.switches.first().map_or(0, |s| s.ports.start),
+        ..Default::default()
+    };
+    if !matches!(c.cm, CmConfig::None(_)) {
+        for sw in &fabric.switches {
+            for gp in sw.ports.clone() {
+                let id = sw.id << 16 | (gp - sw.ports.start);
+                cm.cps.push(c.cm.build_cp(id, c.seed).expect("a scheme"));
+            }
+        }
+        cm.ingress_mask |= 1 << cm.data_class;
+    }
+    if let Some(ib) = &c.switch.input_buffer {
+        let mut largest = 0;
+        for sw in &fabric.switches {
+            cm.inputs.push(InputBuffers::new(sw.ports.len(), ib));
+            largest = largest.max(sw.ports.len() as u64);
+        }
+        cm.ingress_mask = 0xFF;
+        // No per-output limit: the partitions bound the memory.
+        w_sw.buffer = ib.memory_per_port.bytes() * largest;
+        w_sw.admission = [Admission::Static { limit: w_sw.buffer }; NUM_CLASSES];
+    }
+    cm
+}
+
+/// The class of raw frames and transport data (what PAUSE stops).
+fn data_class(sc: &Scenario) -> u8 {
+    let c = &sc.config;
+    c.rdma.as_ref().map_or(c.transport.class, |r| r.data_class)
+}
+
+/// The adapter NIC model's state ([`crate::nic::adapter`]), and the
+/// hotspots' events.
+fn adapter(sc: &Scenario, w: &mut World) {
+    let c = &sc.config;
+    if c.nic.model != NicModelName::Adapter {
+        return;
+    }
+    w.nic_model = NicModelKind::Adapter;
+    let rates: Vec<Rate> = w
+        .nics
+        .iter()
+        .map(|n| w.ports[n.port as usize].rate)
+        .collect();
+    let mut st = CmState::new(
+        &c.cm,
+        &c.nic.adapter,
+        &rates,
+        w.host_nic.len() as u32,
+        data_class(sc),
+    );
+    let frame = c
+        .workload
+        .onoff
+        .iter()
+        .map(|o| o.frame.bytes())
+        .max()
+        .unwrap_or(1500);
+    for (i, h) in c.workload.hotspot.iter().enumerate() {
+        let host = sc.host_index(&h.host);
+        let nic = w.host_nic[host as usize];
+        let port = &w.ports[w.nics[nic as usize].port as usize];
+        // RTT x bandwidth: what the link delivers while the PAUSE waits
+        // for the NIC's frame on the wire (one frame), travels, and the
+        // switch finishes the frame it is sending (one frame), and back;
+        // plus the PAUSE frame itself.
+        let headroom = port.rate.bytes_in(2 * port.delay) + 2 * frame + 64;
+        st.add_rx(nic, port.rate, &c.nic.adapter, headroom);
+        let rate = Rate((port.rate.bits_per_sec() as f64 * h.service_rate).round() as u64);
+        let end = h.duration.map(|d| h.start.0 + d.0);
+        st.hotspots.push(Hotspot {
+            nic,
+            rate,
+            start: h.start.0,
+            end,
+        });
+        w.q.push(h.start.0, Ev::Hotspot(i as u16, 1));
+        if let Some(e) = end {
+            w.q.push(e, Ev::Hotspot(i as u16, 0));
+        }
+    }
+    w.cm = Some(Box::new(st));
 }
 
 /// When the workload starts offering traffic: the earliest start of a
@@ -327,6 +437,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             .edge
             .as_ref()
             .map(|e| Box::new(EdgeRuntime::new(e, g.n_hosts(), &sc.edge_hosts, seed))),
+        cm: None,
         counters: Counters::default(),
         seed,
     };
@@ -337,6 +448,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         }
         w.rdma.as_mut().expect("rdma").ctx = ctx;
     }
+    adapter(sc, &mut w);
     let mut gens = gens;
     gens.schedule(&mut w, c);
     let sampler = queue_sampler(&w, &c.metrics, &node_names);

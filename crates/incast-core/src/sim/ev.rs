@@ -35,6 +35,12 @@ pub(crate) enum Ev {
     Pace(u32),
     /// On/off generator `.0`'s member `.1`: its next frame.
     OnOff(u16, u32),
+    /// Adapter NIC `.0`'s receive buffer finished serving a frame.
+    RxDone(u32),
+    /// Congestion management: reaction point `.0`'s timer.
+    RpTimer(u32),
+    /// Hotspot `.0` starts (`.1 == 1`) or ends (`0`).
+    Hotspot(u16, u32),
     /// A switch mechanism's timer on port `.1`: `.0` is
     /// [`Ev::timer_code`] of the mechanism's id and its timer kind
     /// ([`crate::mech::on_timer`]).

@@ -80,6 +80,10 @@ pub struct Results {
     pub queues: Table,
     /// Edge pausing: sampled OWD readings at the senders (time_ps, flow_id, owd_ps).
     pub owd: Table,
+    /// Congestion management over time (`[nic] model = "adapter"`), at the
+    /// queue sampling ticks: limited flows and their rates, feedback,
+    /// quenches, input drops, hotspot receive buffers. Empty otherwise.
+    pub cm: Table,
     /// Per sending host: flows, edge_pauses, edge_paused_ps, retransmits.
     pub hosts: Table,
     pub node_names: Vec<String>,
@@ -220,6 +224,9 @@ impl Simulation {
             Ev::Gate(slot) => tcp::on_gate(w, now, slot),
             Ev::Pace(slot) => tcp::on_pace(w, now, slot),
             Ev::OnOff(g, i) => self.gens.on_onoff(w, now, g, i),
+            Ev::RxDone(n) => nic::adapter::on_rx_done(w, now, n),
+            Ev::RpTimer(slot) => nic::adapter::on_rp_timer(w, now, slot),
+            Ev::Hotspot(i, on) => nic::adapter::on_hotspot(w, now, i, on == 1),
             Ev::DelAck(slot) => tcp::on_delack(w, now, slot),
             Ev::Poisson(g, i) => self.gens.on_poisson(w, now, g, i),
             Ev::Incast(g) => self.gens.on_incast(w, now, g),
@@ -296,6 +303,9 @@ impl Simulation {
                 b += w.arena.get(id).size as u64;
             }
         }
+        if let Some(cm) = &w.cm {
+            b += cm.held_bytes(|id| w.arena.get(id).size as u64);
+        }
         b
     }
 
@@ -317,6 +327,7 @@ impl Simulation {
         let (ports, counters) = tables::ports_and_counters(w, window);
         let incasts = tables::incasts(&w.flows.incasts);
         let sampled = self.sampler.describe(w);
+        let cm = self.sampler.cm_table();
         let queues = std::mem::take(&mut self.sampler).into_table(w);
         let pfc = tables::pfc_log(w);
         let mut owd = Table::default();
@@ -366,6 +377,7 @@ impl Simulation {
             ports,
             queues,
             owd,
+            cm,
             hosts,
             node_names: std::mem::take(&mut self.node_names),
             summary_json: serde_json::to_string_pretty(&summary).expect("serializable"),

@@ -56,6 +56,9 @@ pub(crate) struct World {
     pub mechs: Mechs,
     /// Edge pausing: clocks, gated senders, OWD samples.
     pub edge: Option<Box<EdgeRuntime>>,
+    /// The adapter NIC model's state and the sources' congestion
+    /// management ([`crate::nic::adapter`]).
+    pub cm: Option<Box<crate::nic::adapter::CmState>>,
     pub counters: Counters,
     pub seed: u64,
 }

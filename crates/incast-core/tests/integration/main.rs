@@ -5,6 +5,7 @@ mod common;
 
 mod bundled_scenarios;
 mod closed_forms;
+mod cm_network;
 mod congestion_isolation;
 mod congestion_spreading;
 mod cubic_bbr;

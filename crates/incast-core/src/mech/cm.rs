@@ -1,0 +1,176 @@
+//! Congestion management in the switches (`[cm]`, `[switch.input_buffer]`):
+//! the congestion points of ECM, E2CM and QCN at every output queue, and the
+//! IBM talk's input-partitioned memory with PAUSE per input.
+//!
+//! At the *ingress* hook, in this order:
+//!
+//! 1. **Input partition** (`[switch.input_buffer]`): the frame is charged to
+//!    the partition of the port it arrived on ([`InputBuffers::admit`]); a
+//!    full partition drops it; crossing `pause_high` PAUSEs the upstream
+//!    sender (802.3x, on the frames' class), falling to `pause_low` resumes
+//!    it. The charge is released when the frame leaves (the *depart* hook)
+//!    or is refused. There is no per-output limit: the shared buffer's
+//!    admission is switched off (the partitions bound the memory).
+//! 2. **Congestion point** (`[cm]`): each raw data frame of the frames'
+//!    class is shown to its output queue's congestion point with the queue
+//!    it makes, itself included ([`AnyCp::on_enqueue`]); a feedback the
+//!    point returns becomes a 64-byte [`PacketKind::Notify`] frame, routed
+//!    from this switch to the sampled frame's source
+//!    ([`switch::send_routed`]), where the NIC's reaction point acts on it
+//!    ([`crate::nic::adapter`]).
+//!
+//! The talk's CP "samples arriving frames": it runs at arrival, before the
+//! output queue admits the frame. With the input partitions the output
+//! queue has no limit of its own, so every frame shown is then queued.
+//!
+//! A congestion point is numbered `switch << 16 | local port` (the ECM tag
+//! and QCN's CPID carry it).
+
+use super::{DropCause, Hop, SwitchMechanism, Verdict};
+use crate::cm::input_buffer::{Admission, InputBuffers};
+use crate::cm::scheme::{AnyCp, CpFrame};
+use crate::cm::PauseChange;
+use crate::metrics_table::Table;
+use crate::net::switch::{self, Switch, NO_INGRESS};
+use crate::net::{link, Packet, PacketKind, PktId};
+use crate::nic::adapter::{self, Msg};
+use crate::sim::world::World;
+use crate::units::Ps;
+
+/// The switches' side of congestion management.
+#[derive(Default)]
+pub(crate) struct CmSwitch {
+    /// Bit c set: frames arriving on priority c meet the ingress hook.
+    pub ingress_mask: u8,
+    /// The class of the raw data frames (congestion points sample it,
+    /// PAUSE stops it).
+    pub data_class: u8,
+    /// One congestion point per switch port (global id - `first_port`);
+    /// empty without `[cm]`.
+    pub cps: Vec<AnyCp>,
+    pub first_port: u32,
+    /// One per switch, with the input partitions; empty with the shared buffer.
+    pub inputs: Vec<InputBuffers>,
+}
+
+/// The mechanism.
+pub(crate) struct Cm;
+
+impl SwitchMechanism for Cm {
+    const ID: u8 = 4;
+
+    #[inline(always)]
+    fn wants_ingress(w: &World, prio: u8) -> bool {
+        w.mechs.cm.ingress_mask & (1 << prio) != 0
+    }
+
+    fn on_ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
+        ingress(w, now, hop)
+    }
+
+    fn on_drop(w: &mut World, now: Ps, hop: Hop, _cause: DropCause) {
+        if hop.charged && hop.in_local != NO_INGRESS && !w.mechs.cm.inputs.is_empty() {
+            release(w, now, hop.switch, hop.in_local, hop.size);
+        }
+    }
+
+    #[inline(always)]
+    fn wants_depart(w: &World, hop: &Hop, _kind: PacketKind) -> bool {
+        hop.in_local != NO_INGRESS && !w.mechs.cm.inputs.is_empty()
+    }
+
+    fn on_depart(w: &mut World, now: Ps, hop: &Hop) {
+        release(w, now, hop.switch, hop.in_local, hop.size);
+    }
+
+    fn owns_frame(kind: PacketKind) -> bool {
+        kind == PacketKind::Notify
+    }
+
+    fn on_notify(w: &mut World, now: Ps, nic: u32, pkt: PktId) {
+        adapter::on_notify(w, now, nic, pkt);
+    }
+
+    fn report(w: &World, _flows: &Table, summary: &mut serde_json::Value) {
+        if let Some(v) = super::super::metrics::cm::summary(w) {
+            summary["cm"] = v;
+        }
+    }
+}
+
+/// The ingress hook (module docs, steps 1 and 2).
+fn ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
+    let (s, size) = (hop.switch, hop.size);
+    let cm = &mut w.mechs.cm;
+    if !cm.inputs.is_empty() && hop.in_local != NO_INGRESS {
+        match cm.inputs[s as usize].admit(hop.in_local as usize, size) {
+            Admission::Dropped => {
+                w.counters.cons.dropped_bytes += size;
+                w.arena.free(hop.pkt);
+                return Verdict::Dropped;
+            }
+            Admission::Admitted(change) => {
+                hop.charged = true;
+                if let Some(change) = change {
+                    send_pause(w, now, s, hop.in_local, change);
+                }
+            }
+        }
+    }
+    let cm = &mut w.mechs.cm;
+    if cm.cps.is_empty() || hop.class != cm.data_class {
+        return Verdict::Pass;
+    }
+    let pkt = w.arena.get(hop.pkt);
+    if pkt.kind != PacketKind::Raw {
+        return Verdict::Pass;
+    }
+    let frame = CpFrame {
+        src: pkt.flow,
+        dst: pkt.dst,
+        bytes: size,
+        tag: pkt.flow_uid.checked_sub(1),
+    };
+    let queue = w.ports[hop.out as usize].queues[hop.queue as usize].bytes + size;
+    let cp = &mut cm.cps[(hop.out - cm.first_port) as usize];
+    let Some(fb) = cp.on_enqueue(queue, frame) else {
+        return Verdict::Pass;
+    };
+    let st = w.cm.as_deref_mut().expect("[cm] needs the adapter model");
+    st.feedback_sent += 1;
+    let msg = st.msgs.put(Msg::Feedback(fb));
+    let hash = crate::rng::mix64((s as u64) << 32 ^ fb.to() as u64);
+    let frame = adapter::notify(now, fb.to(), hash, msg);
+    let id = w.arena.alloc(frame);
+    switch::send_routed(w, now, s, id);
+    // The feedback may have taken the frame's egress.
+    hop.at_once = hop.at_once
+        && Switch::leaves_at_once(&w.sw, &w.ports[hop.out as usize], hop.class as usize, now);
+    Verdict::Pass
+}
+
+/// A frame charged to input `l` of switch `s` left it (or was refused).
+fn release(w: &mut World, now: Ps, s: u32, l: u16, size: u64) {
+    if let Some(change) = w.mechs.cm.inputs[s as usize].release(l as usize, size) {
+        send_pause(w, now, s, l, change);
+    }
+}
+
+/// PAUSE (or resume) the sender upstream of input `l` of switch `s`.
+fn send_pause(w: &mut World, now: Ps, s: u32, l: u16, change: PauseChange) {
+    let class = w.mechs.cm.data_class;
+    let gp = w.switches[s as usize].port(l);
+    let quanta = match change {
+        PauseChange::Pause => 0xFFFF,
+        PauseChange::Resume => 0,
+    };
+    let frame = Packet::link_frame(PacketKind::Pause, now, class, quanta, class as u32);
+    switch::queue_link_frame(w, gp, frame);
+    let port = &mut w.ports[gp as usize];
+    if quanta > 0 {
+        port.pfc.xoff_tx[class as usize] += 1;
+    } else {
+        port.pfc.xon_tx[class as usize] += 1;
+    }
+    link::kick(w, now, gp);
+}

@@ -1,0 +1,513 @@
+//! The IBM talk's adapter (`seeds/004`, "fine print") as a NIC model, and the
+//! sources' half of congestion management (`[cm]`): reaction points.
+//!
+//! # A raw frame's way through the adapter
+//!
+//! 1. An on/off source ([`crate::workload::onoff`]) hands a frame to
+//!    [`offer`]: it joins the virtual output queue (VOQ) of its destination,
+//!    one VOQ per other host, sharing the ingress buffer equally
+//!    ([`VoqAdapter`]). A frame that does not fit is refused and its flow
+//!    (source, destination) is *quenched*: its source generates nothing for
+//!    that destination until the VOQ has room again. Nothing is lost: a
+//!    refused frame was never sent (`summary.cm.quenched_frames`).
+//! 2. When the port is free and not PAUSEd on the frames' class,
+//!    [`Adapter::next_packet`] takes the next VOQ round robin among those
+//!    whose rate limiter allows a frame now; otherwise it wakes the NIC at
+//!    the earliest time one does. Transport flows (TCP, RDMA) are served
+//!    round robin after the raw frames ([`super::RoundRobin`]).
+//! 3. Each flow has a reaction point ([`AnyRp`]: ECM, E2CM or QCN), created
+//!    with the flow's first frame: the frame carries the limiter's tag
+//!    (ECM: the congestion point that limits it, in [`Packet::flow_uid`] as
+//!    `cp + 1`) and its source (in [`Packet::flow`]); E2CM may send a probe
+//!    right behind it.
+//! 4. Feedback from a switch's congestion point ([`crate::mech::cm`]), a
+//!    probe reaching its destination (answered at once with an echo) and an
+//!    echo back at the source arrive as routed notifications
+//!    ([`PacketKind::Notify`], the message in a side table: [`Msgs`]) and
+//!    change the flow's limiter ([`on_notify`]); so do the limiter's timers
+//!    ([`on_rp_timer`]).
+//!
+//! # The receiving side: hotspots
+//!
+//! A host named in `[[workload.hotspot]]` has a receive buffer
+//! ([`RxBuffer`], 150 KB) drained at its service rate: its link rate, and
+//! `service_rate` times that during the hotspot. At `watermark_high =
+//! 150 KB - headroom` it PAUSEs the switch port feeding it (802.3x; the
+//! frames' class), and resumes at `watermark_low = high - 10 KB`. Headroom
+//! (RTT x bandwidth unless given): the bytes the link delivers in two
+//! propagation delays, plus the frame on the wire when the PAUSE leaves and
+//! the PAUSE frame itself. Frames are handed to the host (delivered) as the
+//! buffer drains them.
+//!
+//! Feedback, probes and echoes travel on [`CM_CLASS`] (7), which PAUSE does
+//! not stop (802.1Qau sends CNMs on a priority of their own).
+
+use super::{NicModel, RoundRobin};
+use crate::cm::adapter::{AdapterParams, VoqAdapter};
+use crate::cm::e2cm::{ProbeEcho, ProbeRequest};
+use crate::cm::rx_buffer::{rx_watermarks, RxBuffer};
+use crate::cm::scheme::{AnyRp, Feedback};
+use crate::cm::{CmConfig, PauseChange, FEEDBACK_FRAME_BYTES};
+use crate::engine::LazyTimer;
+use crate::host::paths;
+use crate::net::switch;
+use crate::net::{Packet, PacketKind, PktId};
+use crate::sim::ev::Ev;
+use crate::sim::world::World;
+use crate::units::{Ps, Rate};
+use std::collections::{HashMap, VecDeque};
+
+/// The class of feedback frames, probes and echoes.
+pub(crate) const CM_CLASS: u8 = 7;
+
+/// The adapter NIC model.
+pub struct Adapter;
+
+impl NicModel for Adapter {
+    fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
+        next_frame(w, now, nic).or_else(|| RoundRobin::next_packet(w, now, nic))
+    }
+    fn flow_ready(w: &mut World, nic: u32, slot: u32) {
+        RoundRobin::flow_ready(w, nic, slot)
+    }
+    fn flow_done(w: &mut World, nic: u32, slot: u32) {
+        RoundRobin::flow_done(w, nic, slot)
+    }
+    fn has_work(w: &World, nic: u32) -> bool {
+        w.cm.as_ref()
+            .is_some_and(|st| st.voqs[nic as usize].total_bytes() > 0)
+            || RoundRobin::has_work(w, nic)
+    }
+}
+
+/// A message carried by a [`PacketKind::Notify`] frame.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Msg {
+    /// From a congestion point to the sampled frame's source.
+    Feedback(Feedback),
+    /// E2CM: from a flow's source to its destination; left the source's
+    /// port at `wire_at` on the path of `hash`.
+    Probe {
+        src: u32,
+        dst: u32,
+        hash: u64,
+        wire_at: Ps,
+        req: ProbeRequest,
+    },
+    /// E2CM: the destination's answer, back to the source of flow (`src`, `dst`).
+    Echo { src: u32, dst: u32, echo: ProbeEcho },
+}
+
+/// The messages in flight, by slot (a Notify frame's `seq`).
+#[derive(Default)]
+pub(crate) struct Msgs {
+    slots: Vec<Option<Msg>>,
+    free: Vec<u32>,
+}
+
+impl Msgs {
+    pub fn put(&mut self, m: Msg) -> u64 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(m);
+                i as u64
+            }
+            None => {
+                self.slots.push(Some(m));
+                (self.slots.len() - 1) as u64
+            }
+        }
+    }
+    pub fn take(&mut self, i: u64) -> Msg {
+        let m = self.slots[i as usize].take().expect("a message in flight");
+        self.free.push(i as u32);
+        m
+    }
+}
+
+/// One flow's reaction point and where its frames wait.
+pub(crate) struct Rp {
+    pub rp: AnyRp,
+    nic: u32,
+    voq: u32,
+    timer: LazyTimer,
+}
+
+/// A hotspot host's receive side.
+pub(crate) struct RxNic {
+    buf: RxBuffer,
+    /// The frames in the buffer, oldest first (the one in service first).
+    pkts: VecDeque<PktId>,
+    pub link: Rate,
+    pub pauses: u64,
+}
+
+impl RxNic {
+    pub fn stats(&self) -> crate::cm::rx_buffer::RxStats {
+        self.buf.stats
+    }
+}
+
+/// `[[workload.hotspot]]`, resolved.
+pub(crate) struct Hotspot {
+    pub nic: u32,
+    pub rate: Rate,
+    pub start: Ps,
+    pub end: Option<Ps>,
+}
+
+/// Counters of the sources' side (`summary.cm`).
+#[derive(Default, Debug, Clone, Copy)]
+pub(crate) struct CmTotals {
+    /// Frames the generators offered while their VOQ was full or quenched.
+    pub quenched_frames: u64,
+    pub quenched_bytes: u64,
+    pub feedback_received: u64,
+    pub probes_sent: u64,
+    pub echoes_received: u64,
+    /// Frames lost because a receive buffer overflowed (PAUSE came too late).
+    pub rx_overflow_frames: u64,
+}
+
+/// The adapter's state: every NIC's VOQs, every flow's reaction point, the
+/// hotspots' receive buffers.
+pub(crate) struct CmState {
+    pub cm: CmConfig,
+    /// The class of the raw frames (what PAUSE stops).
+    pub data_class: u8,
+    pub voqs: Vec<VoqAdapter<PktId>>,
+    pub rps: Vec<Rp>,
+    rp_of: HashMap<u64, u32>,
+    pub rx: Vec<Option<Box<RxNic>>>,
+    pub hotspots: Vec<Hotspot>,
+    pub msgs: Msgs,
+    pub totals: CmTotals,
+    /// Feedback frames the congestion points sent.
+    pub feedback_sent: u64,
+}
+
+impl CmState {
+    /// The adapter of every NIC (`nics` ports' rates), for `hosts` hosts.
+    pub fn new(
+        cm: &CmConfig,
+        params: &AdapterParams,
+        nic_rates: &[Rate],
+        hosts: u32,
+        data_class: u8,
+    ) -> CmState {
+        let voqs = (hosts.max(2) - 1) as usize;
+        CmState {
+            cm: cm.clone(),
+            data_class,
+            voqs: nic_rates
+                .iter()
+                .map(|_| VoqAdapter::from_params(voqs, params))
+                .collect(),
+            rps: vec![],
+            rp_of: HashMap::new(),
+            rx: nic_rates.iter().map(|_| None).collect(),
+            hotspots: vec![],
+            msgs: Msgs::default(),
+            totals: CmTotals::default(),
+            feedback_sent: 0,
+        }
+    }
+
+    /// Gives NIC `nic` (link `link`) a receive buffer: `params`' size and
+    /// gap, PAUSE headroom as given or `headroom`.
+    pub fn add_rx(&mut self, nic: u32, link: Rate, params: &AdapterParams, headroom: u64) {
+        if self.rx[nic as usize].is_some() {
+            return;
+        }
+        let headroom = params.pause_headroom.map_or(headroom, |h| h.bytes());
+        let (high, low) =
+            rx_watermarks(params.receive_buffer, headroom, params.pause_gap).expect("validated");
+        self.rx[nic as usize] = Some(Box::new(RxNic {
+            buf: RxBuffer::new(params.receive_buffer.bytes(), high, low, link),
+            pkts: VecDeque::new(),
+            link,
+            pauses: 0,
+        }));
+    }
+
+    /// Bytes in the hotspots' receive buffers.
+    pub fn rx_occupancy(&self) -> u64 {
+        self.rx.iter().flatten().map(|r| r.buf.occupancy()).sum()
+    }
+
+    /// Bytes held in VOQs and receive buffers (for conservation).
+    pub fn held_bytes(&self, packet_size: impl Fn(PktId) -> u64) -> u64 {
+        let voqs: u64 = self.voqs.iter().map(|a| a.total_bytes()).sum();
+        let rx: u64 = self
+            .rx
+            .iter()
+            .flatten()
+            .flat_map(|r| r.pkts.iter())
+            .map(|&id| packet_size(id))
+            .sum();
+        voqs + rx
+    }
+}
+
+/// The VOQ of destination `dst` at source `src` (one per other host).
+#[inline]
+fn voq_of(src: u32, dst: u32) -> usize {
+    (if dst > src { dst - 1 } else { dst }) as usize
+}
+
+/// Flow (`src`, `dst`)'s reaction point, created on first use (`None`
+/// without congestion management).
+fn rp_slot(w: &mut World, src: u32, dst: u32) -> Option<u32> {
+    let st = w.cm.as_deref_mut()?;
+    let key = (src as u64) << 32 | dst as u64;
+    if let Some(&slot) = st.rp_of.get(&key) {
+        return Some(slot);
+    }
+    let nic = w.host_nic[src as usize];
+    let line = w.ports[w.nics[nic as usize].port as usize].rate;
+    let rp = st.cm.build_rp(line.bits_per_sec() as f64, w.seed, key)?;
+    let slot = st.rps.len() as u32;
+    st.rps.push(Rp {
+        rp,
+        nic,
+        voq: voq_of(src, dst) as u32,
+        timer: LazyTimer::default(),
+    });
+    st.rp_of.insert(key, slot);
+    Some(slot)
+}
+
+/// The limiter of `slot` changed: its VOQ's rate and hold, its timer.
+fn sync(w: &mut World, now: Ps, slot: u32) {
+    let st = w.cm.as_deref_mut().expect("cm");
+    let r = &mut st.rps[slot as usize];
+    let ad = &mut st.voqs[r.nic as usize];
+    ad.set_rate(r.voq as usize, r.rp.is_limited().then(|| r.rp.rate()));
+    let next = r.rp.next_timer();
+    if !r.rp.may_send(now) {
+        if let Some(t) = next {
+            ad.hold_until(r.voq as usize, t);
+        }
+    }
+    match next {
+        Some(t) => w.q.arm(&mut r.timer, t.max(now), Ev::RpTimer(slot)),
+        None => r.timer.disarm(),
+    }
+}
+
+/// A raw frame from `src` to `dst` is offered to `src`'s adapter (step 1
+/// of the module docs): queued in its VOQ, or refused (quenched).
+pub(crate) fn offer(w: &mut World, now: Ps, src: u32, pkt: Packet) {
+    let nic = w.host_nic[src as usize];
+    let size = pkt.size as u64;
+    let dst = pkt.dst;
+    let id = w.arena.alloc(pkt);
+    let st = w.cm.as_deref_mut().expect("the adapter model");
+    match st.voqs[nic as usize].offer(voq_of(src, dst), id, size) {
+        Ok(()) => {
+            w.counters.cons.sent_bytes += size;
+            super::kick(w, now, nic);
+        }
+        Err(id) => {
+            st.totals.quenched_frames += 1;
+            st.totals.quenched_bytes += size;
+            w.arena.free(id);
+        }
+    }
+}
+
+/// The next raw frame of NIC `n` (step 2), with its limiter's bookkeeping
+/// (step 3). Arms the NIC's wake-up when only limited VOQs have frames.
+fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
+    let st = w.cm.as_deref_mut()?;
+    let port = &w.ports[w.nics[n as usize].port as usize];
+    if port.paused & (1 << st.data_class) != 0 {
+        return None; // the resume kicks the NIC
+    }
+    let link = port.rate;
+    let ad = &mut st.voqs[n as usize];
+    let Some(sent) = ad.next_send(now) else {
+        if let Some(t) = ad.next_eligible(now) {
+            let wake = &mut w.nics[n as usize].wake;
+            let t = wake.deadline().map_or(t, |d| d.min(t));
+            w.q.arm(wake, t, Ev::NicWake(n));
+        }
+        return None;
+    };
+    let id = sent.item;
+    let (src, dst) = {
+        let p = w.arena.get(id);
+        (p.flow, p.dst)
+    };
+    let Some(slot) = rp_slot(w, src, dst) else {
+        return Some(id);
+    };
+    let st = w.cm.as_deref_mut().expect("cm");
+    let r = &mut st.rps[slot as usize];
+    let tag = r.rp.tag();
+    let probe = r.rp.on_sent(now, sent.bytes);
+    w.arena.get_mut(id).flow_uid = tag.map_or(0, |t| t + 1);
+    if let Some(req) = probe {
+        st.totals.probes_sent += 1;
+        let hash = w.arena.get(id).hash;
+        let msg = st.msgs.put(Msg::Probe {
+            src,
+            dst,
+            hash,
+            wire_at: now + link.tx_time(sent.bytes),
+            req,
+        });
+        let probe = notify(now, dst, hash, msg);
+        w.counters.cons.sent_bytes += probe.size as u64;
+        let pid = w.arena.alloc(probe);
+        w.nics[n as usize].ctrl.push_back(pid);
+    }
+    sync(w, now, slot);
+    Some(id)
+}
+
+/// A [`PacketKind::Notify`] frame to host `dst` carrying message `msg`.
+pub(crate) fn notify(now: Ps, dst: u32, hash: u64, msg: u64) -> Packet {
+    let mut p = Packet::link_frame(PacketKind::Notify, now, CM_CLASS, msg, 0);
+    p.dst = dst;
+    p.hash = hash;
+    p.size = FEEDBACK_FRAME_BYTES as u32;
+    p.in_port = switch::NO_INGRESS;
+    p
+}
+
+/// A notification reached NIC `n` (step 4): feedback to a reaction point,
+/// a probe answered with an echo, an echo to its reaction point. Frees it.
+pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
+    let pkt = *w.arena.get(id);
+    w.arena.free(id);
+    let Some(st) = w.cm.as_deref_mut() else {
+        return;
+    };
+    match st.msgs.take(pkt.seq) {
+        Msg::Feedback(fb) => {
+            st.totals.feedback_received += 1;
+            if let Some(slot) = rp_slot(w, fb.to(), fb.flow_dst()) {
+                let st = w.cm.as_deref_mut().expect("cm");
+                st.rps[slot as usize].rp.on_feedback(now, &fb);
+                sync(w, now, slot);
+                super::kick(w, now, n);
+            }
+        }
+        Msg::Probe {
+            src,
+            dst,
+            hash,
+            wire_at,
+            req,
+        } => {
+            let idle = paths::idle_owd(w, src, dst, hash, FEEDBACK_FRAME_BYTES);
+            let echo = ProbeEcho {
+                seq: req.seq,
+                sent_at: req.sent_at,
+                rate: req.rate,
+                queueing_delay: now.saturating_sub(wire_at).saturating_sub(idle),
+            };
+            let st = w.cm.as_deref_mut().expect("cm");
+            let msg = st.msgs.put(Msg::Echo { src, dst, echo });
+            let back = notify(now, src, crate::rng::mix64(hash), msg);
+            w.counters.cons.sent_bytes += back.size as u64;
+            let eid = w.arena.alloc(back);
+            w.nics[n as usize].ctrl.push_back(eid);
+            super::kick(w, now, n);
+        }
+        Msg::Echo { src, dst, echo } => {
+            st.totals.echoes_received += 1;
+            if let Some(slot) = rp_slot(w, src, dst) {
+                let st = w.cm.as_deref_mut().expect("cm");
+                st.rps[slot as usize].rp.on_probe_echo(now, &echo);
+                sync(w, now, slot);
+                super::kick(w, now, n);
+            }
+        }
+    }
+}
+
+/// Reaction point `slot`'s timer.
+pub(crate) fn on_rp_timer(w: &mut World, now: Ps, slot: u32) {
+    let Some(st) = w.cm.as_deref_mut() else {
+        return;
+    };
+    let r = &mut st.rps[slot as usize];
+    if !w.q.fire(&mut r.timer, now, Ev::RpTimer(slot)) {
+        return;
+    }
+    r.rp.on_timer(now);
+    let nic = r.nic;
+    sync(w, now, slot);
+    super::kick(w, now, nic);
+}
+
+/// Whether NIC `n` holds arriving frames in a receive buffer (a hotspot host).
+#[inline]
+pub(crate) fn buffers_rx(w: &World, n: u32) -> bool {
+    w.cm.as_ref().is_some_and(|st| st.rx[n as usize].is_some())
+}
+
+/// A frame reached hotspot NIC `n`: into its receive buffer (or lost if
+/// the buffer overflows), PAUSE by the watermarks.
+pub(crate) fn rx_arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
+    let size = w.arena.get(id).size as u64;
+    let st = w.cm.as_deref_mut().expect("cm");
+    let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
+    let out = rx.buf.arrive(now, size);
+    if !out.accepted {
+        st.totals.rx_overflow_frames += 1;
+        w.counters.cons.dropped_bytes += size;
+        w.arena.free(id);
+        return;
+    }
+    rx.pkts.push_back(id);
+    rx_outcome(w, now, n, out.pause, out.service_done_at);
+}
+
+/// Hotspot NIC `n`'s frame in service is consumed: to the host.
+pub(crate) fn on_rx_done(w: &mut World, now: Ps, n: u32) {
+    let st = w.cm.as_deref_mut().expect("cm");
+    let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
+    let out = rx.buf.service_done(now);
+    let id = rx.pkts.pop_front().expect("a frame in service");
+    rx_outcome(w, now, n, out.pause, out.service_done_at);
+    super::deliver(w, now, n, id);
+}
+
+fn rx_outcome(w: &mut World, now: Ps, n: u32, pause: Option<PauseChange>, done: Option<Ps>) {
+    if let Some(t) = done {
+        w.q.push(t, Ev::RxDone(n));
+    }
+    let Some(change) = pause else {
+        return;
+    };
+    let st = w.cm.as_deref_mut().expect("cm");
+    let class = st.data_class;
+    let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
+    let quanta = if change == PauseChange::Pause {
+        rx.pauses += 1;
+        0xFFFF
+    } else {
+        0
+    };
+    let gp = w.nics[n as usize].port;
+    let frame = Packet::link_frame(PacketKind::Pause, now, class, quanta, class as u32);
+    switch::queue_link_frame(w, gp, frame);
+    let port = &mut w.ports[gp as usize];
+    if quanta > 0 {
+        port.pfc.xoff_tx[class as usize] += 1;
+    } else {
+        port.pfc.xon_tx[class as usize] += 1;
+    }
+    super::kick(w, now, n);
+}
+
+/// Hotspot `i` starts (`on`) or ends: its host's service rate.
+pub(crate) fn on_hotspot(w: &mut World, _now: Ps, i: u16, on: bool) {
+    let st = w.cm.as_deref_mut().expect("cm");
+    let h = &st.hotspots[i as usize];
+    let rx = st.rx[h.nic as usize].as_deref_mut().expect("rx buffer");
+    rx.buf.set_service_rate(if on { h.rate } else { rx.link });
+}

@@ -1,0 +1,151 @@
+//! The sections of the IBM talk's model (`seeds/004`): `[nic]` (the
+//! adapter), `[[workload.hotspot]]`, and the checks that tie them to `[cm]`
+//! and `[switch.input_buffer]`.
+//!
+//! ```toml
+//! cm = "ecm"                     # or [cm] scheme = "qcn" ...
+//! [nic]
+//! model = "adapter"              # VOQs, rate limiters, source quench, receive buffer
+//! [switch.input_buffer]          # 300 KB per input, PAUSE at 260/230 KB
+//! [[workload.hotspot]]
+//! host = 0
+//! service_rate = 0.1             # of its link rate
+//! start = "10ms"
+//! duration = "400ms"
+//! ```
+
+use super::{HostRef, Scenario, ScenarioError};
+use crate::cm::adapter::AdapterParams;
+use crate::cm::CmConfig;
+use crate::config_types::TimeValue;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Which NIC model sends a host's traffic.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NicModelName {
+    /// Round robin over the host's flows; datagrams and raw frames in one FIFO.
+    #[default]
+    RoundRobin,
+    /// The IBM talk's adapter: raw frames in a virtual output queue per
+    /// destination (round robin), a rate limiter per flow driven by `[cm]`,
+    /// a partitioned ingress buffer with source quench, and a receive buffer
+    /// drained at the host's service rate that PAUSEs the switch. Transport
+    /// flows are served round robin after the raw frames.
+    Adapter,
+}
+
+/// `[nic]`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicConfig {
+    pub model: NicModelName,
+    /// The adapter's buffers (`model = "adapter"`). Defaults: the talk's.
+    pub adapter: AdapterParams,
+}
+
+/// `[[workload.hotspot]]`: a host whose receive buffer drains at a fraction
+/// of its link rate from `start` for `duration` (the talk's output-generated
+/// hotspot: "service rate 10 %").
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HotspotConfig {
+    pub host: HostRef,
+    /// The host's service rate as a fraction of its link rate, in (0, 1].
+    pub service_rate: f64,
+    #[serde(default)]
+    pub start: TimeValue,
+    /// Unset: until the end of the run.
+    pub duration: Option<TimeValue>,
+}
+
+impl Scenario {
+    /// The host a validated [`HostRef`] names.
+    pub(crate) fn host_index(&self, r: &HostRef) -> u32 {
+        match r {
+            HostRef::Index(i) => *i,
+            HostRef::Name(n) => self
+                .graph
+                .host_names
+                .iter()
+                .position(|x| x == n)
+                .expect("validated") as u32,
+        }
+    }
+
+    /// `[cm]`, `[nic]`, `[switch.input_buffer]` and `[[workload.hotspot]]`:
+    /// each valid, and the combinations that work together.
+    pub(super) fn validate_cm(&self) -> Result<(), ScenarioError> {
+        let c = &self.config;
+        c.cm.validate()
+            .map_err(|e| ScenarioError::new(format!("cm.{}", e.field), e.message))?;
+        let adapter = c.nic.model == NicModelName::Adapter;
+        if !matches!(c.cm, CmConfig::None(_)) && !adapter {
+            return Err(ScenarioError::new(
+                "cm",
+                format!(
+                    "scheme \"{}\" needs the sources' rate limiters: add [nic] model = \"adapter\"",
+                    c.cm.name()
+                ),
+            ));
+        }
+        if adapter {
+            let voqs = self.graph.n_hosts().saturating_sub(1).max(1);
+            let mtu = c
+                .workload
+                .onoff
+                .iter()
+                .map(|o| o.frame.bytes())
+                .max()
+                .unwrap_or(1500);
+            c.nic
+                .adapter
+                .validate(voqs, mtu)
+                .map_err(|e| ScenarioError::new(format!("nic.adapter.{}", e.field), e.message))?;
+        }
+        if let Some(ib) = &c.switch.input_buffer {
+            ib.validate().map_err(|e| {
+                ScenarioError::new(format!("switch.input_buffer.{}", e.field), e.message)
+            })?;
+            if c.switch.pfc.is_some() {
+                return Err(ScenarioError::new(
+                    "switch.input_buffer",
+                    "the input-partitioned memory has its own PAUSE (802.3x, per input); remove [switch.pfc] or [switch.input_buffer]",
+                ));
+            }
+            if c.switch.ci.is_some() {
+                return Err(ScenarioError::new(
+                    "switch.input_buffer",
+                    "congestion isolation needs the shared buffer's PFC; remove [switch.ci] or [switch.input_buffer]",
+                ));
+            }
+        }
+        for (i, h) in c.workload.hotspot.iter().enumerate() {
+            let path = format!("workload.hotspot[{i}]");
+            self.host(&h.host, &format!("{path}.host"))?;
+            if !(h.service_rate > 0.0 && h.service_rate <= 1.0) {
+                return Err(ScenarioError::new(
+                    format!("{path}.service_rate"),
+                    format!(
+                        "must be a fraction of the link rate in (0, 1], got {}; the talk uses 0.1",
+                        h.service_rate
+                    ),
+                ));
+            }
+            if !adapter {
+                return Err(ScenarioError::new(
+                    path.clone(),
+                    "a hotspot drains the adapter's receive buffer: add [nic] model = \"adapter\"",
+                ));
+            }
+            if h.duration.is_some_and(|d| d.0 == 0) {
+                return Err(ScenarioError::new(
+                    format!("{path}.duration"),
+                    "must be positive (omit it for a hotspot until the end)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
