@@ -55,7 +55,7 @@ use crate::net::{Packet, PacketKind, PktId};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::{Ps, Rate};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// The class of feedback frames, probes and echoes.
 pub(crate) const CM_CLASS: u8 = 7;
@@ -177,7 +177,13 @@ pub(crate) struct CmState {
     pub data_class: u8,
     pub voqs: Vec<VoqAdapter<PktId>>,
     pub rps: Vec<Rp>,
-    rp_of: HashMap<u64, u32>,
+    /// `rp_of[src * voqs + voq]`: flow (src, dst)'s reaction point, or
+    /// `u32::MAX` (none yet: its frames go at line rate untagged).
+    rp_of: Vec<u32>,
+    voqs_per_host: u32,
+    /// Every flow has a reaction point from its first frame (E2CM-CP probes
+    /// unlimited flows too); otherwise one is made by the first feedback.
+    eager_rps: bool,
     pub rx: Vec<Option<Box<RxNic>>>,
     pub hotspots: Vec<Hotspot>,
     pub msgs: Msgs,
@@ -204,7 +210,9 @@ impl CmState {
                 .map(|_| VoqAdapter::from_params(voqs, params))
                 .collect(),
             rps: vec![],
-            rp_of: HashMap::new(),
+            rp_of: vec![u32::MAX; hosts as usize * voqs],
+            voqs_per_host: voqs as u32,
+            eager_rps: matches!(cm, CmConfig::E2cmCp(_)),
             rx: nic_rates.iter().map(|_| None).collect(),
             hotspots: vec![],
             msgs: Msgs::default(),
@@ -255,14 +263,19 @@ fn voq_of(src: u32, dst: u32) -> usize {
     (if dst > src { dst - 1 } else { dst }) as usize
 }
 
-/// Flow (`src`, `dst`)'s reaction point, created on first use (`None`
-/// without congestion management).
-fn rp_slot(w: &mut World, src: u32, dst: u32) -> Option<u32> {
+/// Flow (`src`, `dst`)'s reaction point; `create`: made now if it has none
+/// (`None` without congestion management). A reaction point that has had no
+/// feedback is unlimited and sends untagged, exactly as no reaction point:
+/// only E2CM-CP, whose unlimited flows probe, needs one for every flow.
+fn rp_slot(w: &mut World, src: u32, dst: u32, create: bool) -> Option<u32> {
     let st = w.cm.as_deref_mut()?;
-    let key = (src as u64) << 32 | dst as u64;
-    if let Some(&slot) = st.rp_of.get(&key) {
-        return Some(slot);
+    let index = (src * st.voqs_per_host) as usize + voq_of(src, dst);
+    match st.rp_of[index] {
+        u32::MAX if !create => return None,
+        u32::MAX => {}
+        slot => return Some(slot),
     }
+    let key = (src as u64) << 32 | dst as u64;
     let nic = w.host_nic[src as usize];
     let line = w.ports[w.nics[nic as usize].port as usize].rate;
     let rp = st.cm.build_rp(line.bits_per_sec() as f64, w.seed, key)?;
@@ -273,7 +286,7 @@ fn rp_slot(w: &mut World, src: u32, dst: u32) -> Option<u32> {
         voq: voq_of(src, dst) as u32,
         timer: LazyTimer::default(),
     });
-    st.rp_of.insert(key, slot);
+    st.rp_of[index] = slot;
     Some(slot)
 }
 
@@ -339,7 +352,8 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         let p = w.arena.get(id);
         (p.flow, p.dst)
     };
-    let Some(slot) = rp_slot(w, src, dst) else {
+    let eager = w.cm.as_deref().is_some_and(|st| st.eager_rps);
+    let Some(slot) = rp_slot(w, src, dst, eager) else {
         return Some(id);
     };
     let st = w.cm.as_deref_mut().expect("cm");
@@ -387,7 +401,7 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
     match st.msgs.take(pkt.seq) {
         Msg::Feedback(fb) => {
             st.totals.feedback_received += 1;
-            if let Some(slot) = rp_slot(w, fb.to(), fb.flow_dst()) {
+            if let Some(slot) = rp_slot(w, fb.to(), fb.flow_dst(), true) {
                 let st = w.cm.as_deref_mut().expect("cm");
                 st.rps[slot as usize].rp.on_feedback(now, &fb);
                 sync(w, now, slot);
@@ -418,7 +432,7 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
         }
         Msg::Echo { src, dst, echo } => {
             st.totals.echoes_received += 1;
-            if let Some(slot) = rp_slot(w, src, dst) {
+            if let Some(slot) = rp_slot(w, src, dst, false) {
                 let st = w.cm.as_deref_mut().expect("cm");
                 st.rps[slot as usize].rp.on_probe_echo(now, &echo);
                 sync(w, now, slot);
