@@ -58,6 +58,14 @@ METRICS = {
         ("overall.slowdown.mean", "all mean slowdown", 2),
         ("drops.packets", "drops", 0),
     ],
+    "ibm_ecm": [
+        ("utilization.mean_switch_ports", "mean port utilization", 3),
+        ("cm.input_buffers.dropped_frames", "frame drops", 0),
+        ("cm.input_buffers.pauses", "input PAUSEs", 0),
+        ("cm.feedback_sent", "feedback frames", 0),
+        ("cm.probes_sent", "probes", 0),
+        ("cm.quenched_frames", "quenched frames", 0),
+    ],
 }
 
 
@@ -182,8 +190,62 @@ def _seconds(value) -> float:
     return float(m.group(1)) * scale[m.group(2)]
 
 
+def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
+    """The IBM talk's time-series metrics, from each run's queue series (bytes and
+    cumulative tx_bytes of every switch port): aggregate throughput before, during
+    and after the hotspot (TP_aggr), the hot port's throughput and queue during it
+    (TP_hot, Q_hot), and the recovery time: from the hotspot's end until the
+    aggregate throughput over 2 ms first reaches 95 % of its level before the
+    hotspot ("-": not within the run)."""
+    lines = [
+        "Time series (Gb/s; hot queue in KB; the hotspot's window from the scenario):",
+        "",
+        "| point | variant | TP_aggr before | TP_aggr during | TP_aggr after | TP_hot during | "
+        "Q_hot mean during | Q_hot max | recovery (ms) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for point in dict.fromkeys(points["point"]):
+        for variant, _seed, d, sc in _runs(points, sweep_dir, point):
+            hot = sc["workload"]["hotspot"][0]
+            start = _seconds(hot["start"])
+            end = start + _seconds(hot["duration"])
+            stop = _seconds(sc["stop"])
+            hosts = int(sc["topology"]["hosts"])
+            q = pd.read_parquet(d / "queues.parquet")
+            q = q[q["node"] == hosts]
+            ports = pd.read_parquet(d / "ports.parquet")
+            hot_port = int(ports[(ports["node"] == hosts) & (ports["peer"] == 0)]["port"].iloc[0])
+            t = q["time_ps"].to_numpy() / 1e12
+            times = sorted(set(t))
+            agg = q.groupby("time_ps")["tx_bytes"].sum()
+            tx = agg.to_numpy()
+            ts = agg.index.to_numpy() / 1e12
+
+            def rate(a: float, b: float, series=tx, at=ts) -> float:
+                i, j = int((at <= a).sum()) - 1, int((at <= b).sum()) - 1
+                i, j = max(i, 0), max(j, 0)
+                return 0.0 if at[j] <= at[i] else (series[j] - series[i]) * 8 / (at[j] - at[i]) / 1e9
+
+            hq = q[q["port"] == hot_port]
+            htx, hts = hq["tx_bytes"].to_numpy(), hq["time_ps"].to_numpy() / 1e12
+            during = (hts >= start) & (hts <= end)
+            before = rate(start * 0.2, start)
+            recovery = "-"
+            for k, t0 in enumerate(times):
+                if t0 >= end and t0 + 2e-3 <= stop and rate(t0, t0 + 2e-3) >= 0.95 * before:
+                    recovery = f"{(t0 - end) * 1e3:.1f}"
+                    break
+            lines.append(
+                f"| {point} | {variant} | {before:.1f} | {rate(start, end):.1f} | "
+                f"{rate(end, stop):.1f} | {rate(start, end, htx, hts):.2f} | "
+                f"{hq['bytes'][during].mean() / 1e3:.0f} | {hq['bytes'].max() / 1e3:.0f} | "
+                f"{recovery} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 #: Tables beyond the runs and comparisons, per talk.
-EXTRAS = {"on_ramp": (coexist_groups, long12_utilization)}
+EXTRAS = {"on_ramp": (coexist_groups, long12_utilization), "ibm_ecm": (ibm_series,)}
 
 
 def tables(talk: str, sweep_dir: Path) -> tuple[str, str]:
