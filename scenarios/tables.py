@@ -224,14 +224,16 @@ def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
             def rate(a: float, b: float, series=tx, at=ts) -> float:
                 i, j = int((at <= a).sum()) - 1, int((at <= b).sum()) - 1
                 i, j = max(i, 0), max(j, 0)
-                return 0.0 if at[j] <= at[i] else (series[j] - series[i]) * 8 / (at[j] - at[i]) / 1e9
+                return (
+                    0.0 if at[j] <= at[i] else (series[j] - series[i]) * 8 / (at[j] - at[i]) / 1e9
+                )
 
             hq = q[q["port"] == hot_port]
             htx, hts = hq["tx_bytes"].to_numpy(), hq["time_ps"].to_numpy() / 1e12
             during = (hts >= start) & (hts <= end)
             before = rate(start * 0.2, start)
             recovery = "-"
-            for k, t0 in enumerate(times):
+            for t0 in times:
                 if t0 >= end and t0 + 2e-3 <= stop and rate(t0, t0 + 2e-3) >= 0.95 * before:
                     recovery = f"{(t0 - end) * 1e3:.1f}"
                     break

@@ -154,3 +154,51 @@ def test_flows_name_their_congestion_control():
     cubic = r.flows["cc"] == "cubic"
     assert cubic.sum() == 1 and (r.flows.loc[cubic, "src"] == 0).all()
     assert set(r.summary["by_cc"]) == {"dctcp", "cubic"}
+
+
+CM_TOML = """
+name = "cm"
+duration = "6ms"
+stop = "6ms"
+cm = "ecm"
+[topology]
+kind = "single_switch"
+hosts = 8
+link_rate = "10Gbps"
+link_delay = "500ns"
+[switch.input_buffer]
+[nic]
+model = "adapter"
+[[workload.onoff]]
+load = 0.85
+mean_burst = "12us"
+[[workload.hotspot]]
+host = 0
+service_rate = 0.1
+start = "1ms"
+[metrics]
+queue_ports = "switch"
+queue_sample_interval = "100us"
+"""
+
+
+def test_congestion_management_tables():
+    """An ECM run with the adapter NIC: the cm table over time, the queue series'
+    cumulative tx_bytes (throughput), and the summary's cm block."""
+    r = incast.run(CM_TOML)
+    assert "cm" in r.table_names
+    cm = r.cm
+    assert len(cm) == 61 and cm["time_us"].iloc[-1] == 6000.0
+    assert cm["feedback_sent"].is_monotonic_increasing and cm["feedback_sent"].iloc[-1] > 0
+    assert cm["feedback_sent"].iloc[-1] <= r.summary["cm"]["feedback_sent"]
+    assert (cm["hot_rx_bytes"] <= 150_000).all() and cm["hot_rx_bytes"].max() > 100_000
+    for _, port in r.queues.groupby(["node", "port"]):
+        assert port["tx_bytes"].is_monotonic_increasing
+    hot = r.queues[(r.queues["node"] == 8) & (r.queues["port"] == 0)]
+    late = hot[hot["time_us"] >= 2000]
+    gbps = (late["tx_bytes"].iloc[-1] - late["tx_bytes"].iloc[0]) * 8 / (
+        (late["time_us"].iloc[-1] - late["time_us"].iloc[0]) * 1e3
+    )
+    assert 0.8 < gbps < 1.2, gbps  # the hot host drains at 10 % of 10 Gb/s
+    assert r.summary["cm"]["scheme"] == "ecm"
+    assert r.summary["cm"]["receive_overflow_frames"] == 0

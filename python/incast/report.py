@@ -39,6 +39,7 @@ _KNOWN = {
     "queue_series",
     "congestion_controls",
     "by_cc",
+    "cm",
 }
 
 
@@ -332,6 +333,81 @@ def _ci(summary: dict) -> tuple[Table | None, list[str]]:
     return t, warnings
 
 
+def cm_rows(summary: dict) -> list[tuple[str, str]]:
+    """Congestion management (`[cm]`, the adapter NIC, input partitions) as
+    (label, value) rows; empty without them."""
+    c = summary.get("cm")
+    if not isinstance(c, dict):
+        return []
+    rows: list[tuple[str, str]] = []
+    if "scheme" in c:
+        rows.append(("scheme", str(c["scheme"])))
+        rows.append(
+            (
+                "feedback frames sent / received",
+                f"{_num(c.get('feedback_sent'))} / {_num(c.get('feedback_received'))}",
+            )
+        )
+        if c.get("probes_sent"):
+            rows.append(
+                (
+                    "E2CM probes / echoes",
+                    f"{_num(c['probes_sent'])} / {_num(c.get('echoes_received'))}",
+                )
+            )
+        rows.append(("frames quenched at the sources", _num(c.get("quenched_frames"))))
+        rate = c.get("limited_rate_gbps") or {}
+        rows.append(
+            (
+                "flows rate-limited at the end",
+                f"{_num(c.get('limited_at_end'))} of {_num(c.get('reaction_points'))} limiters"
+                + (
+                    f", mean {_num(rate.get('mean'))} Gb/s, lowest {_num(rate.get('min'), 4)}"
+                    if rate.get("mean") is not None
+                    else ""
+                ),
+            )
+        )
+        if c.get("largest_cut") is not None:
+            rows.append(("largest QCN cut", _pct(c["largest_cut"])))
+        for rx in c.get("receive_buffers") or []:
+            rows.append(
+                (
+                    f"hotspot host {rx.get('host')} receive buffer",
+                    f"{_num(rx.get('pauses'))} PAUSEs, peak {_bytes(rx.get('peak_bytes'))}, "
+                    f"{_num(rx.get('overflow_frames'))} frames lost",
+                )
+            )
+    ib = c.get("input_buffers")
+    if isinstance(ib, dict):
+        rows.append(
+            (
+                "switch input partitions",
+                f"{_num(ib.get('dropped_frames'))} frames dropped, "
+                f"{_num(ib.get('pauses'))} PAUSEs, peak {_bytes(ib.get('peak_bytes'))}",
+            )
+        )
+    return rows
+
+
+def _cm(summary: dict) -> Table | None:
+    rows = cm_rows(summary)
+    if not rows:
+        return None
+    t = Table(
+        show_header=False,
+        box=None,
+        pad_edge=False,
+        title="Congestion management",
+        title_justify="left",
+    )
+    t.add_column(style="dim")
+    t.add_column(justify="right")
+    for k, v in rows:
+        t.add_row(escape(k), escape(v))
+    return t
+
+
 def _flatten(prefix: str, v: Any, out: list) -> None:
     if isinstance(v, dict):
         for k, sub in v.items():
@@ -420,6 +496,9 @@ def print_summary(results: Any, console: Console | None = None) -> None:
     ci, warnings = _ci(summary)
     if ci is not None:
         console.print(ci)
+    cm = _cm(summary)
+    if cm is not None:
+        console.print(cm)
     for w in warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(w)}")
     other = _others(summary)
