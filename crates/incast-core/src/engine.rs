@@ -113,7 +113,8 @@ pub struct EventQueue<E> {
     occupied: [u64; WORDS],
     /// Entries at or beyond `cur_abs + SLOTS` when they were pushed.
     overflow: BinaryHeap<Far<E>>,
-    len: usize,
+    /// Events pushed and popped so far (their difference is the length).
+    pushed: u64,
     seq: u64,
     now: Ps,
     popped: u64,
@@ -136,7 +137,7 @@ impl<E: Copy> EventQueue<E> {
             slots: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; WORDS],
             overflow: BinaryHeap::new(),
-            len: 0,
+            pushed: 0,
             seq: 0,
             now: 0,
             popped: 0,
@@ -151,7 +152,7 @@ impl<E: Copy> EventQueue<E> {
             "event scheduled in the past: {t} < {}",
             self.now
         );
-        self.len += 1;
+        self.pushed += 1;
         let abs = t >> SLOT_BITS;
         if abs == self.cur_abs {
             // It was pushed last, so it fires after every pending entry at
@@ -256,7 +257,6 @@ impl<E: Copy> EventQueue<E> {
         }
         let e = *self.cur.get(self.head)?;
         self.head += 1;
-        self.len -= 1;
         self.now = e.time;
         self.popped += 1;
         Some((e.time, e.event))
@@ -282,10 +282,10 @@ impl<E: Copy> EventQueue<E> {
         self.now
     }
     pub fn len(&self) -> usize {
-        self.len
+        (self.pushed - self.popped) as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.pushed == self.popped
     }
     /// Events popped so far.
     pub fn events_processed(&self) -> u64 {
