@@ -31,6 +31,7 @@ use std::collections::BinaryHeap;
 
 /// A wheel entry. Entries of one slot are kept in the order they were
 /// pushed, so no sequence number is needed to break ties (see `refill`).
+#[derive(Clone, Copy)]
 struct Entry<E> {
     time: Ps,
     event: E,
@@ -84,52 +85,59 @@ const WORDS: usize = SLOTS / 64;
 /// event of a packet simulation is scheduled a transmission or a link delay
 /// ahead, so:
 ///
-/// - an event within the wheel's span goes into its 1.024 ns slot: an O(1)
-///   push with no comparisons;
+/// - an event within the wheel's span goes into its 1.024 ns slot, which
+///   is kept sorted by time, ties in insertion order (entries carry no
+///   sequence number; see `refill`): an O(1) push that usually compares
+///   once (a slot holds a few events);
 /// - an event further ahead (RTO timers, flow arrivals) goes into the
 ///   overflow heap, which stays small;
-/// - popping drains the current slot, which is kept sorted by time, ties in
-///   insertion order (entries carry no sequence number; see `refill`);
-///   when it is empty the next occupied slot is found in an occupancy
-///   bitmap and sorted (it usually holds one or two events), merged with any
-///   overflow entries that fall in it.
+/// - popping reads the current slot from the front; when it is empty the
+///   next occupied slot is found in an occupancy bitmap and becomes the
+///   current one, merged with any overflow entries that fall in it.
 ///
 /// On the leaf-spine benchmark this needs about 1.1 filings per event where a
 /// binary heap makes ~11 sift steps and a radix heap ~5.6 filings.
 pub struct EventQueue<E> {
-    /// The current slot's entries, sorted by descending time, ties in reverse
-    /// insertion order: the next event is at the end.
+    /// The current slot's entries, sorted by ascending time, ties in
+    /// insertion order; `cur[head..]` are pending, the next one first.
     cur: Vec<Entry<E>>,
+    /// Index of the next pending entry of `cur`.
+    head: usize,
     /// Absolute slot number (`time >> SLOT_BITS`) of `cur`.
     cur_abs: u64,
     /// `slots[a % SLOTS]` holds the entries of absolute slot `a`, for
-    /// `cur_abs < a < cur_abs + SLOTS`.
-    slots: Vec<Vec<Entry<E>>>,
+    /// `cur_abs < a < cur_abs + SLOTS` (an array: indexing by a masked
+    /// slot number needs no bounds check).
+    slots: Box<[Vec<Entry<E>>; SLOTS]>,
     /// Bit `k` set iff `slots[k]` is non-empty.
     occupied: [u64; WORDS],
     /// Entries at or beyond `cur_abs + SLOTS` when they were pushed.
     overflow: BinaryHeap<Far<E>>,
-    len: usize,
+    /// Events pushed and popped so far (their difference is the length).
+    pushed: u64,
     seq: u64,
     now: Ps,
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+/// Events are small and `Copy` (the simulation's are 8 bytes): the current
+/// slot is read in place, from the front.
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             cur: Vec::with_capacity(64),
+            head: 0,
             cur_abs: 0,
-            slots: (0..SLOTS).map(|_| Vec::new()).collect(),
+            slots: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; WORDS],
             overflow: BinaryHeap::new(),
-            len: 0,
+            pushed: 0,
             seq: 0,
             now: 0,
             popped: 0,
@@ -144,16 +152,16 @@ impl<E> EventQueue<E> {
             "event scheduled in the past: {t} < {}",
             self.now
         );
-        self.len += 1;
+        self.pushed += 1;
         let abs = t >> SLOT_BITS;
         if abs == self.cur_abs {
-            // It was pushed last, so it fires after every entry at or before
-            // `t` (which sit at the end of the descending vector).
-            let at = self.cur.partition_point(|x| x.time > t);
+            // It was pushed last, so it fires after every pending entry at
+            // or before `t`.
+            let at = self.head + self.cur[self.head..].partition_point(|x| x.time <= t);
             self.cur.insert(at, Entry { time: t, event });
         } else if abs - self.cur_abs < SLOTS as u64 {
             let k = (abs as usize) & (SLOTS - 1);
-            self.slots[k].push(Entry { time: t, event });
+            insert_sorted(&mut self.slots[k], Entry { time: t, event });
             self.occupied[k / 64] |= 1 << (k % 64);
         } else {
             self.overflow.push(Far {
@@ -190,9 +198,11 @@ impl<E> EventQueue<E> {
     /// Makes `cur` hold the earliest pending slot. Returns false when empty.
     #[inline]
     fn refill(&mut self) -> bool {
-        if !self.cur.is_empty() {
+        if self.head < self.cur.len() {
             return true;
         }
+        self.cur.clear();
+        self.head = 0;
         let wheel = self.next_occupied();
         let over = self.overflow.peek().map(|e| e.time >> SLOT_BITS);
         let abs = match (wheel, over) {
@@ -227,13 +237,15 @@ impl<E> EventQueue<E> {
             if from_wheel {
                 self.cur.append(&mut self.slots[k]);
             }
+            // Two sorted runs, the overflow's first: a stable sort merges them.
+            sort_ascending(&mut self.cur);
         } else {
+            // A wheel slot is kept sorted as it is filled.
             std::mem::swap(&mut self.cur, &mut self.slots[k]);
         }
         if from_wheel {
             self.occupied[k / 64] &= !(1 << (k % 64));
         }
-        sort_descending(&mut self.cur);
         true
     }
 
@@ -243,8 +255,8 @@ impl<E> EventQueue<E> {
         if !self.refill() {
             return None;
         }
-        let e = self.cur.pop()?;
-        self.len -= 1;
+        let e = *self.cur.get(self.head)?;
+        self.head += 1;
         self.now = e.time;
         self.popped += 1;
         Some((e.time, e.event))
@@ -253,14 +265,13 @@ impl<E> EventQueue<E> {
     /// the current slot (for prefetching what it will touch).
     #[inline(always)]
     pub fn upcoming(&self, k: usize) -> Option<&E> {
-        let n = self.cur.len();
-        (k < n).then(|| &self.cur[n - 1 - k].event)
+        self.cur.get(self.head + k).map(|e| &e.event)
     }
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Ps> {
         if self.refill() {
-            self.cur.last().map(|e| e.time)
+            self.cur.get(self.head).map(|e| e.time)
         } else {
             None
         }
@@ -271,10 +282,10 @@ impl<E> EventQueue<E> {
         self.now
     }
     pub fn len(&self) -> usize {
-        self.len
+        (self.pushed - self.popped) as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.pushed == self.popped
     }
     /// Events popped so far.
     pub fn events_processed(&self) -> u64 {
@@ -306,23 +317,39 @@ impl<E> EventQueue<E> {
     }
 }
 
-/// Sorts a slot's entries, given in insertion order, by descending time with
-/// ties in reverse insertion order (so popping from the end is by time, then
-/// insertion). Slots hold a handful of entries, so insertion sort (stable)
+/// Appends `e` to a slot sorted by ascending time, ties in insertion order:
+/// it goes after every entry at or before its time. Entries of a slot
+/// arrive nearly in time order, so this usually compares once.
+#[inline(always)]
+fn insert_sorted<E: Copy>(slot: &mut Vec<Entry<E>>, e: Entry<E>) {
+    slot.push(e);
+    let v = slot.as_mut_slice();
+    let mut j = v.len() - 1;
+    while j > 0 && v[j - 1].time > e.time {
+        v[j] = v[j - 1];
+        j -= 1;
+    }
+    v[j] = e;
+}
+
+/// Sorts a slot's entries, given in insertion order, by ascending time with
+/// ties in insertion order. Slots hold a handful of entries, so insertion
+/// sort (stable; each entry shifted into place, not swapped step by step)
 /// usually beats a general sort.
 #[inline]
-fn sort_descending<E>(v: &mut [Entry<E>]) {
-    v.reverse();
+fn sort_ascending<E: Copy>(v: &mut [Entry<E>]) {
     if v.len() > 24 {
-        v.sort_by_key(|e| std::cmp::Reverse(e.time)); // stable
+        v.sort_by_key(|e| e.time); // stable
         return;
     }
     for i in 1..v.len() {
+        let e = v[i];
         let mut j = i;
-        while j > 0 && v[j - 1].time < v[j].time {
-            v.swap(j - 1, j);
+        while j > 0 && v[j - 1].time > e.time {
+            v[j] = v[j - 1];
             j -= 1;
         }
+        v[j] = e;
     }
 }
 

@@ -74,17 +74,14 @@ pub(crate) fn kick(w: &mut World, now: Ps, gp: u32) {
 pub(crate) fn arrive(w: &mut World, now: Ps, pkt: PktId) {
     w.counters.packet_hops += 1;
     let p = w.arena.get(pkt);
-    let (peer, kind) = (p.to_port, p.kind);
+    let (peer, kind, local) = (p.to_port, p.kind, p.in_port);
     w.counters.wire_bytes -= p.size as u64;
     if kind.is_link_control() {
         mech::on_frame(w, now, peer, pkt, kind);
         return;
     }
     match w.owners[peer as usize] {
-        Owner::Switch(s) => {
-            let local = w.arena.get(pkt).in_port;
-            switch::receive(w, now, s, pkt, local)
-        }
+        Owner::Switch(s) => switch::receive(w, now, s, pkt, local),
         Owner::Nic(n) => nic::receive(w, now, n, pkt),
     }
 }

@@ -138,10 +138,10 @@ impl Simulation {
 
     /// Runs at most `max_events` events. Returns `true` when the run is over.
     pub fn advance(&mut self, max_events: u64) -> bool {
+        if self.done {
+            return true;
+        }
         for _ in 0..max_events {
-            if self.done {
-                return true;
-            }
             let Some((t, ev)) = self.w.q.pop() else {
                 self.done = true;
                 return true;
@@ -161,9 +161,10 @@ impl Simulation {
             // Packets in flight almost always: that test first.
             if self.w.arena.live() == 0 && self.gens.live == 0 && self.w.flows.active == 0 {
                 self.done = true;
+                return true;
             }
         }
-        self.done
+        false
     }
 
     /// Runs until `t` (events at exactly `t` included) or the end of the run.

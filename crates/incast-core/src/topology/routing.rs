@@ -374,7 +374,7 @@ impl Routes {
 
     /// Picks one choice for a flow: `choices(sw,dst)[ecmp_index(hash, sw, n)]` where the flow's 64-bit hash is
     /// re-mixed with the switch id (so successive tiers do not polarize) with crate::rng::mix64.
-    #[inline]
+    #[inline(always)]
     pub fn select(&self, sw: u32, dst: u32, flow_hash: u64) -> u16 {
         let h = &self.hosts[dst as usize];
         let v = self.fast[h.row as usize + sw as usize];

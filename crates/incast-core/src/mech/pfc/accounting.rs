@@ -402,7 +402,7 @@ impl PfcState {
     /// caller pauses the ingress: charging it to headroom would leave one
     /// packet less of headroom than the formula's in-flight bytes need (found
     /// by the property tests).
-    #[inline]
+    #[inline(always)]
     pub fn charge(&mut self, cfg: &PfcConfig, p: usize, c: usize, size: Bytes) -> Charge {
         let reserve = cfg.reserve.0;
         let ing = self.ingress[p][c];
