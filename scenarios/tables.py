@@ -194,15 +194,18 @@ def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
     """The IBM talk's time-series metrics, from each run's queue series (bytes and
     cumulative tx_bytes of every switch port): aggregate throughput before, during
     and after the hotspot (TP_aggr), the hot port's throughput and queue during it
-    (TP_hot, Q_hot), and the recovery time: from the hotspot's end until the
-    aggregate throughput over 2 ms first reaches 95 % of its level before the
-    hotspot ("-": not within the run)."""
+    (TP_hot, Q_hot), and two recovery times, in 2 ms windows of aggregate
+    throughput against its level before the hotspot: *recovery during*, from the
+    hotspot's start until the throughput, having fallen below 90 % of that level,
+    is back above it (the congestion management restoring the cold flows; "-": not
+    before the hotspot ends, "no dip": it never fell); *back after*, from the
+    hotspot's end until it is at 95 % ("-": not within the run)."""
     lines = [
         "Time series (Gb/s; hot queue in KB; the hotspot's window from the scenario):",
         "",
         "| point | variant | TP_aggr before | TP_aggr during | TP_aggr after | TP_hot during | "
-        "Q_hot mean during | Q_hot max | recovery (ms) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "Q_hot mean during | Q_hot max | recovery during (ms) | back after (ms) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for point in dict.fromkeys(points["point"]):
         for variant, _seed, d, sc in _runs(points, sweep_dir, point):
@@ -237,11 +240,23 @@ def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
                 if t0 >= end and t0 + 2e-3 <= stop and rate(t0, t0 + 2e-3) >= 0.95 * before:
                     recovery = f"{(t0 - end) * 1e3:.1f}"
                     break
+            dipped, during_rec = False, "-"
+            for t0 in times:
+                if t0 < start or t0 + 2e-3 > end:
+                    continue
+                level = rate(t0, t0 + 2e-3)
+                if not dipped:
+                    dipped = level < 0.9 * before
+                elif level >= 0.9 * before:
+                    during_rec = f"{(t0 - start) * 1e3:.1f}"
+                    break
+            if not dipped:
+                during_rec = "no dip"
             lines.append(
                 f"| {point} | {variant} | {before:.1f} | {rate(start, end):.1f} | "
                 f"{rate(end, stop):.1f} | {rate(start, end, htx, hts):.2f} | "
                 f"{hq['bytes'][during].mean() / 1e3:.0f} | {hq['bytes'].max() / 1e3:.0f} | "
-                f"{recovery} |"
+                f"{during_rec} | {recovery} |"
             )
     return "\n".join(lines) + "\n"
 
