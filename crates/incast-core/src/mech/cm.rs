@@ -51,6 +51,8 @@ pub(crate) struct CmSwitch {
     pub first_port: u32,
     /// One per switch, with the input partitions; empty with the shared buffer.
     pub inputs: Vec<InputBuffers>,
+    /// `!inputs.is_empty()`: the depart hook's one test.
+    pub partitioned: bool,
 }
 
 /// The mechanism.
@@ -64,23 +66,37 @@ impl SwitchMechanism for Cm {
         w.mechs.cm.ingress_mask & (1 << prio) != 0
     }
 
+    /// Inlined, with the work out of line on scalars, so that the hop
+    /// stays in registers in the switch's path (`mech` module docs).
+    #[inline(always)]
     fn on_ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
-        ingress(w, now, hop)
+        let out = ingress(w, now, *hop);
+        if out == DROPPED {
+            return Verdict::Dropped;
+        }
+        hop.charged |= out & CHARGED != 0;
+        hop.at_once &= out & NOT_AT_ONCE == 0;
+        Verdict::Pass
     }
 
+    #[inline(always)]
     fn on_drop(w: &mut World, now: Ps, hop: Hop, _cause: DropCause) {
-        if hop.charged && hop.in_local != NO_INGRESS && !w.mechs.cm.inputs.is_empty() {
+        if w.mechs.cm.partitioned && hop.charged && hop.in_local != NO_INGRESS {
             release(w, now, hop.switch, hop.in_local, hop.size);
         }
     }
 
     #[inline(always)]
-    fn wants_depart(w: &World, hop: &Hop, _kind: PacketKind) -> bool {
-        hop.in_local != NO_INGRESS && !w.mechs.cm.inputs.is_empty()
+    fn wants_depart(w: &World, _hop: &Hop, _kind: PacketKind) -> bool {
+        w.mechs.cm.partitioned
     }
 
+    #[inline(always)]
     fn on_depart(w: &mut World, now: Ps, hop: &Hop) {
-        release(w, now, hop.switch, hop.in_local, hop.size);
+        // Frames the switch originated were charged to no input.
+        if hop.in_local != NO_INGRESS {
+            release(w, now, hop.switch, hop.in_local, hop.size);
+        }
     }
 
     fn owns_frame(kind: PacketKind) -> bool {
@@ -98,19 +114,29 @@ impl SwitchMechanism for Cm {
     }
 }
 
-/// The ingress hook (module docs, steps 1 and 2).
-fn ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
+/// What [`ingress`] did to the hop: it dropped the packet, or these bits.
+const DROPPED: u8 = 0xFF;
+/// The input partition holds the packet: release it when it leaves.
+const CHARGED: u8 = 1;
+/// A feedback frame took the egress: the packet no longer passes straight through.
+const NOT_AT_ONCE: u8 = 2;
+
+/// The ingress hook (module docs, steps 1 and 2), out of line: a run
+/// without congestion management only pays the hook's mask test.
+#[inline(never)]
+fn ingress(w: &mut World, now: Ps, hop: Hop) -> u8 {
     let (s, size) = (hop.switch, hop.size);
+    let mut out = 0;
     let cm = &mut w.mechs.cm;
-    if !cm.inputs.is_empty() && hop.in_local != NO_INGRESS {
+    if cm.partitioned && hop.in_local != NO_INGRESS {
         match cm.inputs[s as usize].admit(hop.in_local as usize, size) {
             Admission::Dropped => {
                 w.counters.cons.dropped_bytes += size;
                 w.arena.free(hop.pkt);
-                return Verdict::Dropped;
+                return DROPPED;
             }
             Admission::Admitted(change) => {
-                hop.charged = true;
+                out |= CHARGED;
                 if let Some(change) = change {
                     send_pause(w, now, s, hop.in_local, change);
                 }
@@ -119,11 +145,11 @@ fn ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
     }
     let cm = &mut w.mechs.cm;
     if cm.cps.is_empty() || hop.class != cm.data_class {
-        return Verdict::Pass;
+        return out;
     }
     let pkt = w.arena.get(hop.pkt);
     if pkt.kind != PacketKind::Raw {
-        return Verdict::Pass;
+        return out;
     }
     let frame = CpFrame {
         src: pkt.flow,
@@ -134,7 +160,7 @@ fn ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
     let queue = w.ports[hop.out as usize].queues[hop.queue as usize].bytes + size;
     let cp = &mut cm.cps[(hop.out - cm.first_port) as usize];
     let Some(fb) = cp.on_enqueue(queue, frame) else {
-        return Verdict::Pass;
+        return out;
     };
     let st = w.cm.as_deref_mut().expect("[cm] needs the adapter model");
     st.feedback_sent += 1;
@@ -144,12 +170,14 @@ fn ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
     let id = w.arena.alloc(frame);
     switch::send_routed(w, now, s, id);
     // The feedback may have taken the frame's egress.
-    hop.at_once = hop.at_once
-        && Switch::leaves_at_once(&w.sw, &w.ports[hop.out as usize], hop.class as usize, now);
-    Verdict::Pass
+    if !Switch::leaves_at_once(&w.sw, &w.ports[hop.out as usize], hop.class as usize, now) {
+        out |= NOT_AT_ONCE;
+    }
+    out
 }
 
 /// A frame charged to input `l` of switch `s` left it (or was refused).
+#[inline(never)]
 fn release(w: &mut World, now: Ps, s: u32, l: u16, size: u64) {
     if let Some(change) = w.mechs.cm.inputs[s as usize].release(l as usize, size) {
         send_pause(w, now, s, l, change);
@@ -157,6 +185,7 @@ fn release(w: &mut World, now: Ps, s: u32, l: u16, size: u64) {
 }
 
 /// PAUSE (or resume) the sender upstream of input `l` of switch `s`.
+#[inline(never)]
 fn send_pause(w: &mut World, now: Ps, s: u32, l: u16, change: PauseChange) {
     let class = w.mechs.cm.data_class;
     let gp = w.switches[s as usize].port(l);

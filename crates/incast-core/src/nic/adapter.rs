@@ -64,6 +64,7 @@ pub(crate) const CM_CLASS: u8 = 7;
 pub struct Adapter;
 
 impl NicModel for Adapter {
+    #[inline(never)]
     fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
         next_frame(w, now, nic).or_else(|| RoundRobin::next_packet(w, now, nic))
     }
@@ -310,6 +311,7 @@ fn sync(w: &mut World, now: Ps, slot: u32) {
 
 /// A raw frame from `src` to `dst` is offered to `src`'s adapter (step 1
 /// of the module docs): queued in its VOQ, or refused (quenched).
+#[inline(never)]
 pub(crate) fn offer(w: &mut World, now: Ps, src: u32, pkt: Packet) {
     let nic = w.host_nic[src as usize];
     let size = pkt.size as u64;
@@ -392,6 +394,7 @@ pub(crate) fn notify(now: Ps, dst: u32, hash: u64, msg: u64) -> Packet {
 
 /// A notification reached NIC `n` (step 4): feedback to a reaction point,
 /// a probe answered with an echo, an echo to its reaction point. Frees it.
+#[inline(never)]
 pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     w.arena.free(id);
@@ -443,6 +446,7 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
 }
 
 /// Reaction point `slot`'s timer.
+#[inline(never)]
 pub(crate) fn on_rp_timer(w: &mut World, now: Ps, slot: u32) {
     let Some(st) = w.cm.as_deref_mut() else {
         return;
@@ -465,6 +469,7 @@ pub(crate) fn buffers_rx(w: &World, n: u32) -> bool {
 
 /// A frame reached hotspot NIC `n`: into its receive buffer (or lost if
 /// the buffer overflows), PAUSE by the watermarks.
+#[inline(never)]
 pub(crate) fn rx_arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
     let size = w.arena.get(id).size as u64;
     let st = w.cm.as_deref_mut().expect("cm");
@@ -481,6 +486,7 @@ pub(crate) fn rx_arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
 }
 
 /// Hotspot NIC `n`'s frame in service is consumed: to the host.
+#[inline(never)]
 pub(crate) fn on_rx_done(w: &mut World, now: Ps, n: u32) {
     let st = w.cm.as_deref_mut().expect("cm");
     let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
@@ -519,6 +525,7 @@ fn rx_outcome(w: &mut World, now: Ps, n: u32, pause: Option<PauseChange>, done: 
 }
 
 /// Hotspot `i` starts (`on`) or ends: its host's service rate.
+#[inline(never)]
 pub(crate) fn on_hotspot(w: &mut World, _now: Ps, i: u16, on: bool) {
     let st = w.cm.as_deref_mut().expect("cm");
     let h = &st.hotspots[i as usize];

@@ -177,6 +177,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, n: u32, id: PktId) {
 }
 
 /// Packet `id` is handed to NIC `n`'s host.
+#[inline(always)]
 pub(crate) fn deliver(w: &mut World, now: Ps, n: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     w.counters.cons.delivered_bytes += pkt.size as u64;

@@ -49,6 +49,8 @@ impl NicModel for RoundRobin {
 }
 
 /// Round robin over the NIC's sendable TCP flows: the next data segment.
+/// (Inlined into each NIC model that serves flows round robin.)
+#[inline(always)]
 fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     let paused = w.ports[w.nics[n as usize].port as usize].paused;
     let mut tries = w.nics[n as usize].ready.len();
@@ -101,6 +103,7 @@ fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
 
 /// Round robin over the NIC's QPs: the next paced data packet, if one may
 /// leave now; otherwise arm the NIC's wake-up for the earliest deadline.
+#[inline(always)]
 fn next_qp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     let cfg = &w.rdma.as_ref().expect("rdma").cfg;
     let paused = w.ports[w.nics[n as usize].port as usize].paused;

@@ -280,6 +280,7 @@ fn cm_switch(
             largest = largest.max(sw.ports.len() as u64);
         }
         cm.ingress_mask = 0xFF;
+        cm.partitioned = true;
         // No per-output limit: the partitions bound the memory.
         w_sw.buffer = ib.memory_per_port.bytes() * largest;
         w_sw.admission = [Admission::Static { limit: w_sw.buffer }; NUM_CLASSES];
