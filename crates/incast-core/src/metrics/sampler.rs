@@ -293,12 +293,14 @@ mod tests {
             top: Some(1),
             time: (0..8).map(|k| k * 10).collect(),
             bytes: (0..16).collect(),
+            tx: (100..116).collect(),
             ..Default::default()
         };
         s.halve();
         assert_eq!(s.time, vec![0, 20, 40, 60]);
         // Port 0 at ticks 0, 2, 4, 6 held 0, 4, 8, 12; port 1 one more.
         assert_eq!(s.bytes, vec![0, 1, 4, 5, 8, 9, 12, 13]);
+        assert_eq!(s.tx, vec![100, 101, 104, 105, 108, 109, 112, 113]);
         assert_eq!(s.interval, 20);
         // The next tick (at 80) is one new interval after the last kept one.
     }
