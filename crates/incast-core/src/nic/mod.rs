@@ -21,9 +21,11 @@
 //! side: the model skips a flow whose gate is closed.
 
 pub(crate) mod adapter;
+pub(crate) mod queues;
 mod round_robin;
 
 pub use adapter::Adapter;
+pub use queues::Queues;
 pub use round_robin::RoundRobin;
 
 use crate::engine::LazyTimer;
@@ -115,6 +117,7 @@ macro_rules! nic_models {
 nic_models! {
     RoundRobin => RoundRobin, "round_robin";
     Adapter => Adapter, "adapter";
+    Queues => Queues, "queues";
 }
 
 /// NIC `n` may have something to send: now if its port is idle, else when

@@ -34,6 +34,10 @@ pub enum NicModelName {
     /// drained at the host's service rate that PAUSEs the switch. Transport
     /// flows are served round robin after the raw frames.
     Adapter,
+    /// Transmit queues filled by the host stack up to a byte limit, shared
+    /// or split by congestion control or class, drained by weighted round
+    /// robin (`[nic.queues]`; TCP only).
+    Queues,
 }
 
 /// `[nic]`.
@@ -43,6 +47,8 @@ pub struct NicConfig {
     pub model: NicModelName,
     /// The adapter's buffers (`model = "adapter"`). Defaults: the talk's.
     pub adapter: AdapterParams,
+    /// The transmit queues (`model = "queues"`).
+    pub queues: crate::nic::queues::QueuesConfig,
 }
 
 /// `[[workload.hotspot]]`: a host whose receive buffer drains at a fraction
@@ -103,6 +109,30 @@ impl Scenario {
                 .adapter
                 .validate(voqs, mtu)
                 .map_err(|e| ScenarioError::new(format!("nic.adapter.{}", e.field), e.message))?;
+        }
+        if c.nic.model == NicModelName::Queues {
+            if c.rdma.is_some() {
+                return Err(ScenarioError::new(
+                    "nic.model",
+                    "the transmit-queue NIC serves TCP flows; RDMA queue pairs pace themselves: use \"round_robin\"",
+                ));
+            }
+            let q = &c.nic.queues;
+            if q.limit.bytes() < c.transport.mtu as u64 {
+                return Err(ScenarioError::new(
+                    "nic.queues.limit",
+                    format!(
+                        "must hold at least one packet ({} B), e.g. \"256KB\"",
+                        c.transport.mtu
+                    ),
+                ));
+            }
+            if q.weights.contains(&0) {
+                return Err(ScenarioError::new(
+                    "nic.queues.weights",
+                    "weights must be positive integers",
+                ));
+            }
         }
         if let Some(ib) = &c.switch.input_buffer {
             ib.validate().map_err(|e| {

@@ -439,6 +439,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             .as_ref()
             .map(|e| Box::new(EdgeRuntime::new(e, g.n_hosts(), &sc.edge_hosts, seed))),
         cm: None,
+        nic_queues: None,
         counters: Counters::default(),
         seed,
     };
@@ -450,6 +451,16 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         w.rdma.as_mut().expect("rdma").ctx = ctx;
     }
     adapter(sc, &mut w);
+    if c.nic.model == NicModelName::Queues {
+        w.nic_model = NicModelKind::Queues;
+        let mtu = c.transport.mtu as u64;
+        w.nic_queues = Some(Box::new(crate::nic::queues::NicQueues::new(
+            &c.nic.queues,
+            w.nics.len(),
+            w.ccs.len(),
+            mtu,
+        )));
+    }
     let mut gens = gens;
     gens.schedule(&mut w, c);
     let sampler = queue_sampler(&w, &c.metrics, &node_names);

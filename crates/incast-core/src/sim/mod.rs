@@ -307,6 +307,9 @@ impl Simulation {
         if let Some(cm) = &w.cm {
             b += cm.held_bytes(|id| w.arena.get(id).size as u64);
         }
+        if let Some(nq) = &w.nic_queues {
+            b += nq.held_bytes();
+        }
         b
     }
 
@@ -366,6 +369,9 @@ impl Simulation {
         summary["warnings"] = summary::warnings(w, &t, self.stopped_at, self.stop).into();
         summary["queue_series"] = sampled;
         mech::report(w, &flows, &mut summary);
+        if let Some(v) = nic::queues::summary(w, end) {
+            summary["nic_queues"] = v;
+        }
         if let Some(e) = edge_summary {
             summary["edge"] = e;
         }

@@ -59,6 +59,8 @@ pub(crate) struct World {
     /// The adapter NIC model's state and the sources' congestion
     /// management ([`crate::nic::adapter`]).
     pub cm: Option<Box<crate::nic::adapter::CmState>>,
+    /// The transmit-queue NIC model's queues ([`crate::nic::queues`]).
+    pub nic_queues: Option<Box<crate::nic::queues::NicQueues>>,
     pub counters: Counters,
     pub seed: u64,
 }

@@ -17,6 +17,7 @@ mod hpcc_end_to_end;
 mod invariants;
 mod lossless_pfc;
 mod multi_cc;
+mod nic_queues;
 mod onoff_sources;
 mod properties;
 mod queue_stats;

@@ -1,0 +1,112 @@
+//! The transmit-queue NIC (issue 20 item 3): queues filled by the host stack
+//! up to a limit, shared or split by congestion control, drained by weighted
+//! round robin. The talk (`seeds/003`): CUBIC filling a shared NIC queue keeps
+//! DCTCP's latency high; queues split by congestion control remove that.
+
+use crate::common::{run, scenario_err};
+use incast_core::Results;
+
+/// Host 0 sends one CUBIC bulk flow (100 MB) to host 1 and, from 1 ms on, a
+/// 20 KB DCTCP flow to host 2 every 50 us (200 of them). Each destination has
+/// its own switch port, so the sender's NIC is the only place they meet.
+fn sender(split: &str) -> String {
+    let mut s = format!(
+        "name = \"nicq\"\nseed = 2\nstop = \"30ms\"\n[topology]\nkind = \"single_switch\"\nhosts = 3\n\
+         link_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[switch]\necn = {{ kind = \"step\", k = \"100KB\" }}\n\
+         [transport]\ncc = \"dctcp\"\n[nic]\nmodel = \"queues\"\n[nic.queues]\nsplit = \"{split}\"\n\
+         limit = \"256KB\"\n\
+         [[workload.flows]]\nsrc = 0\ndst = 1\nsize = \"100MB\"\ncc = \"cubic\"\n"
+    );
+    for k in 0..200 {
+        s += &format!(
+            "[[workload.flows]]\nsrc = 0\ndst = 2\nsize = \"20KB\"\nstart = \"{}us\"\n",
+            1000 + 50 * k
+        );
+    }
+    s
+}
+
+/// FCTs (us) of the DCTCP flows, sorted.
+fn dctcp_fcts(r: &Results) -> Vec<f64> {
+    let (dst, fct, fin) = (
+        r.flows.u32s("dst"),
+        r.flows.u64s("fct_ps"),
+        r.flows.u8s("finished"),
+    );
+    let mut v: Vec<f64> = (0..dst.len())
+        .filter(|&i| dst[i] == 2 && fin[i] == 1)
+        .map(|i| fct[i] as f64 / 1e6)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+fn queue_max(r: &Results, name: &str) -> u64 {
+    let s: serde_json::Value = serde_json::from_str(&r.summary_json).unwrap();
+    s["nic_queues"]["queues"][name]["max_bytes"]
+        .as_u64()
+        .unwrap()
+}
+
+/// Shared: each DCTCP segment waits behind the CUBIC bytes in the queue (up
+/// to its 256 KB: 205 us at 10 Gb/s). Split by congestion control with equal
+/// weights: behind at most one CUBIC packet per DCTCP packet. The 20 KB flow
+/// alone needs about 16 us (14 packets at 1.2 us, plus the RTT); the bound
+/// for split queues, 50 us, leaves room for the round robin's interleaving
+/// (each DCTCP packet may wait for one CUBIC packet) and slow start.
+#[test]
+fn split_queues_isolate_dctcp_from_cubic() {
+    let shared = run(&sender("shared"));
+    let split = run(&sender("cc"));
+    let (a, b) = (dctcp_fcts(&shared), dctcp_fcts(&split));
+    assert_eq!((a.len(), b.len()), (200, 200));
+    let p99 = |v: &[f64]| v[(v.len() * 99) / 100 - 1];
+    let median = |v: &[f64]| v[v.len() / 2];
+    eprintln!(
+        "DCTCP 20 KB FCT beside CUBIC: shared queue median {:.1} us, p99 {:.1} us; split median {:.1} us, p99 {:.1} us; \
+         queue max: shared {} B, split cubic {} B / dctcp {} B",
+        median(&a), p99(&a), median(&b), p99(&b),
+        queue_max(&shared, "shared"), queue_max(&split, "cubic"), queue_max(&split, "dctcp")
+    );
+    assert!(p99(&b) < 50.0, "split p99 {}", p99(&b));
+    assert!(
+        median(&a) > 4.0 * median(&b),
+        "shared {} split {}",
+        median(&a),
+        median(&b)
+    );
+    assert!(queue_max(&shared, "shared") >= 250_000);
+    for r in [&shared, &split] {
+        let c = r.conservation;
+        assert_eq!(
+            c.sent_bytes,
+            c.delivered_bytes + c.dropped_bytes + c.in_network_bytes
+        );
+    }
+}
+
+/// The NIC never sends faster than its port: the queues keep host 0's link
+/// busy, and it carries the link rate and no more (up to the packet still on
+/// the wire at the stop, counted whole: 1.5 KB in 30 ms is 0.0004 Gb/s).
+#[test]
+fn queues_drain_at_line_rate() {
+    let r = run(&sender("shared"));
+    let (node, tx) = (r.ports.u32s("node"), r.ports.u64s("tx_bytes"));
+    let host0 = (0..node.len()).find(|&i| node[i] == 0).unwrap();
+    let gbps = tx[host0] as f64 * 8.0 / 30e-3 / 1e9;
+    eprintln!("host 0 sent {gbps:.3} Gb/s over 30 ms");
+    assert!(gbps <= 10.0005 && gbps > 9.99, "{gbps}");
+}
+
+#[test]
+fn queues_errors_name_the_key() {
+    let base =
+        "name = \"x\"\n[topology]\nkind = \"single_switch\"\nhosts = 2\nlink_rate = \"10Gbps\"\n\
+                [[workload.flows]]\nsrc = 0\ndst = 1\nsize = \"1MB\"\n[nic]\nmodel = \"queues\"\n";
+    let e = scenario_err(&format!("{base}[nic.queues]\nlimit = \"100B\"\n"));
+    assert_eq!(e.path, "nic.queues.limit", "{e}");
+    let e = scenario_err(&format!("{base}[nic.queues]\nweights = [1, 0]\n"));
+    assert_eq!(e.path, "nic.queues.weights", "{e}");
+    let e = scenario_err(&format!("{base}[rdma]\n"));
+    assert_eq!(e.path, "nic.model", "{e}");
+}
