@@ -167,12 +167,21 @@ fn apply_overrides(sc: &mut toml::Table, overrides: &toml::Table, reserved: &[&s
                 Some((a, b)) => (Some(a), b),
                 None => (None, p),
             };
+            // Numbers index arrays (`workload.onoff.0.mean_burst`).
             let node = match parent {
-                Some(a) => a.split('.').fold(&mut *sc, |t, k| {
-                    t.get_mut(k)
-                        .and_then(|v| v.as_table_mut())
-                        .unwrap_or_else(|| panic!("unset {p}"))
-                }),
+                Some(a) => {
+                    let mut keys = a.split('.');
+                    let first = keys.next().unwrap();
+                    let mut v = sc.get_mut(first).unwrap_or_else(|| panic!("unset {p}"));
+                    for k in keys {
+                        v = match k.parse::<usize>() {
+                            Ok(i) => v.as_array_mut().and_then(|arr| arr.get_mut(i)),
+                            Err(_) => v.as_table_mut().and_then(|t| t.get_mut(k)),
+                        }
+                        .unwrap_or_else(|| panic!("unset {p}"));
+                    }
+                    v.as_table_mut().unwrap_or_else(|| panic!("unset {p}"))
+                }
                 None => &mut *sc,
             };
             assert!(node.remove(last).is_some(), "unset {p}: no such key");
