@@ -23,6 +23,7 @@
 pub(crate) mod adapter;
 pub(crate) mod queues;
 mod round_robin;
+pub(crate) mod rx;
 
 pub use adapter::Adapter;
 pub use queues::Queues;
@@ -174,6 +175,11 @@ pub(crate) fn transmit_next(w: &mut World, now: Ps, n: u32) {
 pub(crate) fn receive(w: &mut World, now: Ps, n: u32, id: PktId) {
     if adapter::buffers_rx(w, n) && w.arena.get(id).kind != PacketKind::Notify {
         adapter::rx_arrive(w, now, n, id);
+        return;
+    }
+    if w.rx.is_some() && w.arena.get(id).kind != PacketKind::Notify {
+        // Through the receive queues and PCIe first (`[nic.receive]`).
+        rx::arrive(w, now, n, id);
         return;
     }
     deliver(w, now, n, id);

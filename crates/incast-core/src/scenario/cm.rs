@@ -49,6 +49,10 @@ pub struct NicConfig {
     pub adapter: AdapterParams,
     /// The transmit queues (`model = "queues"`).
     pub queues: crate::nic::queues::QueuesConfig,
+    /// The receive path through PCIe, for every NIC (any model but the
+    /// adapter, which has its own receive buffer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receive: Option<crate::nic::rx::ReceiveConfig>,
 }
 
 /// `[[workload.hotspot]]`: a host whose receive buffer drains at a fraction
@@ -130,6 +134,35 @@ impl Scenario {
             if q.weights.contains(&0) {
                 return Err(ScenarioError::new(
                     "nic.queues.weights",
+                    "weights must be positive integers",
+                ));
+            }
+        }
+        if let Some(r) = &c.nic.receive {
+            if adapter {
+                return Err(ScenarioError::new(
+                    "nic.receive",
+                    "the adapter has its own receive buffer (nic.adapter.receive_buffer); remove [nic.receive]",
+                ));
+            }
+            if r.pcie_rate.0.bits_per_sec() == 0 {
+                return Err(ScenarioError::new(
+                    "nic.receive.pcie_rate",
+                    "must be positive, e.g. \"32Gbps\"",
+                ));
+            }
+            if r.buffer.bytes() < 9_000 {
+                return Err(ScenarioError::new(
+                    "nic.receive.buffer",
+                    format!(
+                        "must hold a few packets, got {} B; e.g. \"1MB\"",
+                        r.buffer.bytes()
+                    ),
+                ));
+            }
+            if r.weights.contains(&0) {
+                return Err(ScenarioError::new(
+                    "nic.receive.weights",
                     "weights must be positive integers",
                 ));
             }

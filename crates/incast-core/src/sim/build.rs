@@ -440,6 +440,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             .map(|e| Box::new(EdgeRuntime::new(e, g.n_hosts(), &sc.edge_hosts, seed))),
         cm: None,
         nic_queues: None,
+        rx: None,
         counters: Counters::default(),
         seed,
     };
@@ -451,6 +452,18 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         w.rdma.as_mut().expect("rdma").ctx = ctx;
     }
     adapter(sc, &mut w);
+    if let Some(r) = &c.nic.receive {
+        let mtu = c
+            .rdma
+            .as_ref()
+            .map_or(c.transport.mtu, |r| r.data_wire(r.payload)) as u64;
+        w.rx = Some(Box::new(crate::nic::rx::RxPath::new(
+            r,
+            w.nics.len(),
+            w.ccs.len(),
+            mtu,
+        )));
+    }
     if c.nic.model == NicModelName::Queues {
         w.nic_model = NicModelKind::Queues;
         let mtu = c.transport.mtu as u64;

@@ -37,6 +37,8 @@ pub(crate) enum Ev {
     OnOff(u16, u32),
     /// Adapter NIC `.0`'s receive buffer finished serving a frame.
     RxDone(u32),
+    /// NIC `.0` handed the packet in service to its host over PCIe.
+    PcieDone(u32),
     /// Congestion management: reaction point `.0`'s timer.
     RpTimer(u32),
     /// Hotspot `.0` starts (`.1 == 1`) or ends (`0`).

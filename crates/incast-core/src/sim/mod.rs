@@ -226,6 +226,7 @@ impl Simulation {
             Ev::Pace(slot) => tcp::on_pace(w, now, slot),
             Ev::OnOff(g, i) => self.gens.on_onoff(w, now, g, i),
             Ev::RxDone(n) => nic::adapter::on_rx_done(w, now, n),
+            Ev::PcieDone(n) => nic::rx::on_done(w, now, n),
             Ev::RpTimer(slot) => nic::adapter::on_rp_timer(w, now, slot),
             Ev::Hotspot(i, on) => nic::adapter::on_hotspot(w, now, i, on == 1),
             Ev::DelAck(slot) => tcp::on_delack(w, now, slot),
@@ -310,6 +311,9 @@ impl Simulation {
         if let Some(nq) = &w.nic_queues {
             b += nq.held_bytes();
         }
+        if let Some(rx) = &w.rx {
+            b += rx.held_bytes(|id| w.arena.get(id).size as u64);
+        }
         b
     }
 
@@ -371,6 +375,9 @@ impl Simulation {
         mech::report(w, &flows, &mut summary);
         if let Some(v) = nic::queues::summary(w, end) {
             summary["nic_queues"] = v;
+        }
+        if let Some(v) = nic::rx::summary(w) {
+            summary["nic_receive"] = v;
         }
         if let Some(e) = edge_summary {
             summary["edge"] = e;

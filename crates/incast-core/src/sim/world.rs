@@ -61,6 +61,8 @@ pub(crate) struct World {
     pub cm: Option<Box<crate::nic::adapter::CmState>>,
     /// The transmit-queue NIC model's queues ([`crate::nic::queues`]).
     pub nic_queues: Option<Box<crate::nic::queues::NicQueues>>,
+    /// The NICs' receive path through PCIe ([`crate::nic::rx`]).
+    pub rx: Option<Box<crate::nic::rx::RxPath>>,
     pub counters: Counters,
     pub seed: u64,
 }

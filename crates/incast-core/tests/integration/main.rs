@@ -18,6 +18,7 @@ mod invariants;
 mod lossless_pfc;
 mod multi_cc;
 mod nic_queues;
+mod nic_receive;
 mod onoff_sources;
 mod properties;
 mod queue_stats;
