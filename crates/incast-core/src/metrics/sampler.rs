@@ -60,6 +60,7 @@ struct CmPoint {
     mean_rate: f64,
     min_rate: f64,
     feedback_sent: u64,
+    feedback_received: u64,
     quenched: u64,
     input_drops: u64,
     hot_rx_bytes: u64,
@@ -92,6 +93,7 @@ impl CmPoint {
             },
             min_rate: min,
             feedback_sent: st.feedback_sent,
+            feedback_received: st.totals.feedback_received,
             quenched: st.totals.quenched_frames,
             input_drops,
             hot_rx_bytes: st.rx_occupancy(),
@@ -231,7 +233,7 @@ impl QueueSampler {
 
     /// The `cm` table (empty without the adapter model): per tick, the
     /// limited flows and their mean and lowest rate (Gb/s), and running
-    /// totals of feedback frames sent, quenched frames and input-partition
+    /// totals of feedback frames sent and received, quenched frames and input-partition
     /// drops, and the bytes in the hotspots' receive buffers.
     pub fn cm_table(&self) -> Table {
         let mut t = Table::default();
@@ -248,6 +250,10 @@ impl QueueSampler {
         t.push("mean_rate_gbps", Column::F64(colf(&|p| p.mean_rate)));
         t.push("min_rate_gbps", Column::F64(colf(&|p| p.min_rate)));
         t.push("feedback_sent", Column::U64(col(&|p| p.feedback_sent)));
+        t.push(
+            "feedback_received",
+            Column::U64(col(&|p| p.feedback_received)),
+        );
         t.push("quenched_frames", Column::U64(col(&|p| p.quenched)));
         t.push("input_dropped_frames", Column::U64(col(&|p| p.input_drops)));
         t.push("hot_rx_bytes", Column::U64(col(&|p| p.hot_rx_bytes)));

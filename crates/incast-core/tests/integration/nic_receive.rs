@@ -97,8 +97,14 @@ fn pcie_caps_what_the_host_receives() {
     let c = r.conservation;
     // What reached host 0's NIC (the switch port toward it), less what can
     // still wait in the NIC's queue, over the 20 ms.
-    let (node, peer, tx) = (r.ports.u32s("node"), r.ports.u32s("peer"), r.ports.u64s("tx_bytes"));
-    let to0 = (0..node.len()).find(|&i| node[i] == 2 && peer[i] == 0).unwrap();
+    let (node, peer, tx) = (
+        r.ports.u32s("node"),
+        r.ports.u32s("peer"),
+        r.ports.u64s("tx_bytes"),
+    );
+    let to0 = (0..node.len())
+        .find(|&i| node[i] == 2 && peer[i] == 0)
+        .unwrap();
     let queue = rx_queue(&r, "shared", "max_bytes");
     let (lo, hi) = (
         (tx[to0] - queue) as f64 * 8.0 / 20e-3 / 1e9,
