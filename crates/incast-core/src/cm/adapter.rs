@@ -95,6 +95,8 @@ struct Voq {
     /// The limiter allows the next frame from this time.
     next_allowed: Ps,
     quenched: bool,
+    /// The caller's number for this VOQ's flow ([`VoqAdapter::tag`]).
+    tag: u32,
 }
 
 /// No frame (an empty list's head, the last frame's `next`).
@@ -162,6 +164,7 @@ impl<T> VoqAdapter<T> {
                     rate: 0.0,
                     next_allowed: 0,
                     quenched: false,
+                    tag: u32::MAX,
                 };
                 voqs
             ],
@@ -191,6 +194,17 @@ impl<T> VoqAdapter<T> {
     pub fn total_bytes(&self) -> u64 {
         self.total
     }
+    /// A number the caller keeps with `voq` (`u32::MAX` until set): the
+    /// simulation keeps the flow's reaction point there, in the cache line
+    /// the VOQ's frames already bring in.
+    #[inline]
+    pub fn tag(&self, voq: usize) -> u32 {
+        self.voqs[voq].tag
+    }
+    pub fn set_tag(&mut self, voq: usize, tag: u32) {
+        self.voqs[voq].tag = tag;
+    }
+
     pub fn is_quenched(&self, voq: usize) -> bool {
         self.voqs[voq].quenched
     }

@@ -178,10 +178,6 @@ pub(crate) struct CmState {
     pub data_class: u8,
     pub voqs: Vec<VoqAdapter<PktId>>,
     pub rps: Vec<Rp>,
-    /// `rp_of[src * voqs + voq]`: flow (src, dst)'s reaction point, or
-    /// `u32::MAX` (none yet: its frames go at line rate untagged).
-    rp_of: Vec<u32>,
-    voqs_per_host: u32,
     /// Every flow has a reaction point from its first frame (E2CM-CP probes
     /// unlimited flows too); otherwise one is made by the first feedback.
     eager_rps: bool,
@@ -211,8 +207,6 @@ impl CmState {
                 .map(|_| VoqAdapter::from_params(voqs, params))
                 .collect(),
             rps: vec![],
-            rp_of: vec![u32::MAX; hosts as usize * voqs],
-            voqs_per_host: voqs as u32,
             eager_rps: matches!(cm, CmConfig::E2cmCp(_)),
             rx: nic_rates.iter().map(|_| None).collect(),
             hotspots: vec![],
@@ -270,14 +264,16 @@ fn voq_of(src: u32, dst: u32) -> usize {
 /// only E2CM-CP, whose unlimited flows probe, needs one for every flow.
 fn rp_slot(w: &mut World, src: u32, dst: u32, create: bool) -> Option<u32> {
     let st = w.cm.as_deref_mut()?;
-    let index = (src * st.voqs_per_host) as usize + voq_of(src, dst);
-    match st.rp_of[index] {
+    let nic = w.host_nic[src as usize];
+    let voq = voq_of(src, dst);
+    // The flow's reaction point is kept with its VOQ (`u32::MAX`: none yet,
+    // its frames go at line rate untagged).
+    match st.voqs[nic as usize].tag(voq) {
         u32::MAX if !create => return None,
         u32::MAX => {}
         slot => return Some(slot),
     }
     let key = (src as u64) << 32 | dst as u64;
-    let nic = w.host_nic[src as usize];
     let line = w.ports[w.nics[nic as usize].port as usize].rate;
     let rp = st.cm.build_rp(line.bits_per_sec() as f64, w.seed, key)?;
     let slot = st.rps.len() as u32;
@@ -287,7 +283,7 @@ fn rp_slot(w: &mut World, src: u32, dst: u32, create: bool) -> Option<u32> {
         voq: voq_of(src, dst) as u32,
         timer: LazyTimer::default(),
     });
-    st.rp_of[index] = slot;
+    st.voqs[nic as usize].set_tag(voq, slot);
     Some(slot)
 }
 
