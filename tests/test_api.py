@@ -196,8 +196,10 @@ def test_congestion_management_tables():
         assert port["tx_bytes"].is_monotonic_increasing
     hot = r.queues[(r.queues["node"] == 8) & (r.queues["port"] == 0)]
     late = hot[hot["time_us"] >= 2000]
-    gbps = (late["tx_bytes"].iloc[-1] - late["tx_bytes"].iloc[0]) * 8 / (
-        (late["time_us"].iloc[-1] - late["time_us"].iloc[0]) * 1e3
+    gbps = (
+        (late["tx_bytes"].iloc[-1] - late["tx_bytes"].iloc[0])
+        * 8
+        / ((late["time_us"].iloc[-1] - late["time_us"].iloc[0]) * 1e3)
     )
     assert 0.8 < gbps < 1.2, gbps  # the hot host drains at 10 % of 10 Gb/s
     assert r.summary["cm"]["scheme"] == "ecm"
