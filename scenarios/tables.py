@@ -58,6 +58,14 @@ METRICS = {
         ("overall.slowdown.mean", "all mean slowdown", 2),
         ("drops.packets", "drops", 0),
     ],
+    "netronome_fb": [
+        ("incasts.completion_us.p50", "read p50 (us)", 0),
+        ("incasts.completion_us.p99", "read p99 (us)", 0),
+        ("incasts.finished", "reads done", 0),
+        ("timeouts", "timeouts", 0),
+        ("utilization.max", "bottleneck utilization", 4),
+        ("ecn_marks", "switch ECN marks", 0),
+    ],
     "ibm_ecm": [
         ("utilization.mean_switch_ports", "mean port utilization", 3),
         ("cm.input_buffers.dropped_frames", "frame drops", 0),
