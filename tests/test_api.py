@@ -204,3 +204,15 @@ def test_congestion_management_tables():
     assert 0.8 < gbps < 1.2, gbps  # the hot host drains at 10 % of 10 Gb/s
     assert r.summary["cm"]["scheme"] == "ecm"
     assert r.summary["cm"]["receive_overflow_frames"] == 0
+
+
+def test_congestion_management_throughput_plot(tmp_path):
+    """A run with the adapter NIC gets throughput.png (aggregate and hot-port
+    throughput, hot queue); a run without congestion management does not."""
+    from incast.plots import plot_all
+
+    paths = plot_all(incast.run(CM_TOML), tmp_path / "cm", [])
+    assert tmp_path / "cm" / "throughput.png" in paths
+    assert (tmp_path / "cm" / "throughput.png").read_bytes()[:4] == b"\x89PNG"
+    plain = plot_all(incast.run(TINY_TOML), tmp_path / "tiny", [])
+    assert all(p.name != "throughput.png" for p in plain)

@@ -238,11 +238,57 @@ def plot_owd(results: Any, path: Path, notes: list | None = None) -> Path | None
     return _save(fig, path)
 
 
+def plot_throughput(results: Any, path: Path, notes: list | None = None) -> Path | None:
+    """Congestion-management runs (`[nic] model = "adapter"`): the switch ports'
+    aggregate throughput and the hot port's (the sampled port with the largest
+    queue), and the hot queue over time, from the queue series' cumulative
+    `tx_bytes` (the IBM talk's TP_aggr, TP_hot and Q_hot plots).
+
+    Other runs (no `cm` table) are skipped silently.
+    """
+    cm = getattr(results, "cm", None)
+    q = results.queues
+    if cm is None or len(cm) == 0 or len(q) == 0 or "tx_bytes" not in q.columns:
+        return None
+    n_hosts = _host_count(results) or 0
+    q = q[q["node"] >= n_hosts]
+    times = sorted(q["time_ps"].unique())
+    if len(times) < 2:
+        _skip(notes, "throughput.png skipped: fewer than two queue samples")
+        return None
+    t_max_us = float(times[-1]) / 1e6
+    unit, scale = ("ms", 1e9) if t_max_us >= 10_000 else ("us", 1e6)
+    agg = q.groupby("time_ps")["tx_bytes"].sum().sort_index()
+    t = agg.index.to_numpy(dtype=float)
+    mid = (t[1:] + t[:-1]) / 2 / scale
+    gbps = np.diff(agg.to_numpy(dtype=float)) * 8 / (np.diff(t) / 1e12) / 1e9
+    hot_node, hot_port = q.groupby(["node", "port"])["bytes"].max().idxmax()
+    hot = q[(q["node"] == hot_node) & (q["port"] == hot_port)].sort_values("time_ps")
+    ht = hot["time_ps"].to_numpy(dtype=float)
+    hot_gbps = np.diff(hot["tx_bytes"].to_numpy(dtype=float)) * 8 / (np.diff(ht) / 1e12) / 1e9
+    label = port_label(results, int(hot_node), int(hot_port))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    top.plot(mid, gbps, label="all switch ports (TP_aggr)")
+    top.plot((ht[1:] + ht[:-1]) / 2 / scale, hot_gbps, label=f"hot port: {label} (TP_hot)")
+    top.set_ylabel("throughput (Gb/s)")
+    top.set_yscale("symlog", linthresh=1.0)
+    top.legend(fontsize="small")
+    top.grid(alpha=0.3)
+    bottom.step(ht / scale, hot["bytes"].to_numpy(dtype=float) / 1e3, where="post")
+    bottom.set_ylabel("hot queue (KB)")
+    bottom.set_xlabel(f"simulated time ({unit})")
+    bottom.grid(alpha=0.3)
+    scheme = (results.summary.get("cm") or {}).get("scheme", "?")
+    top.set_title(f"Throughput and hot queue ({scheme}): {results.scenario_name}")
+    return _save(fig, path)
+
+
 def plot_all(
     results: Any, out_dir: str | os.PathLike[str], notes: list | None = None
 ) -> list[Path]:
     """Write slowdown_by_size.png, slowdown_cdf.png, queue_length.png (and owd.png
-    for runs with edge pausing) into `out_dir`.
+    for runs with edge pausing, throughput.png for runs with congestion
+    management) into `out_dir`.
 
     A plot whose data is empty is skipped: a note is appended to `notes` (or
     issued as a warning when `notes` is None). Returns the paths written.
@@ -255,6 +301,7 @@ def plot_all(
         (plot_slowdown_cdf, "slowdown_cdf.png"),
         (plot_queue_length, "queue_length.png"),
         (plot_owd, "owd.png"),
+        (plot_throughput, "throughput.png"),
     ):
         path = fn(results, out / name, notes)
         if path is not None:
