@@ -25,7 +25,6 @@
 use super::NicModel;
 use crate::host::tcp;
 use crate::net::PktId;
-use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::Ps;
 use schemars::JsonSchema;
@@ -67,64 +66,172 @@ impl Default for QueuesConfig {
     }
 }
 
+/// How a NIC's packets are spread over its queues (transmit or receive):
+/// how many per NIC, and each one's DWRR quantum (weight x MTU).
+pub(crate) struct Layout {
+    pub split: Split,
+    pub per_nic: usize,
+    quantum: Vec<i64>,
+}
+
+impl Layout {
+    pub fn new(split: Split, weights: &[u32], ccs: usize, mtu: u64) -> Layout {
+        let per_nic = match split {
+            Split::Shared => 1,
+            Split::Cc => ccs.max(1),
+            Split::Class => crate::net::NUM_CLASSES,
+        };
+        let quantum = (0..per_nic)
+            .map(|q| weights.get(q).copied().unwrap_or(1).max(1) as i64 * mtu as i64)
+            .collect();
+        Layout {
+            split,
+            per_nic,
+            quantum,
+        }
+    }
+
+    /// The index, among all NICs' queues, of NIC `nic`'s queue for a packet
+    /// of congestion control `cc` and class `class`.
+    #[inline]
+    pub fn index(&self, nic: u32, cc: u8, class: u8) -> usize {
+        let q = match self.split {
+            Split::Shared => 0,
+            Split::Cc => cc as usize,
+            Split::Class => class as usize,
+        };
+        nic as usize * self.per_nic + q.min(self.per_nic - 1)
+    }
+
+    /// The queues' names in the summary (`ccs`: the run's congestion controls).
+    pub fn names(&self, ccs: &[crate::transport::cc::CcConfig]) -> Vec<String> {
+        let names: Vec<String> = match self.split {
+            Split::Shared => vec!["shared".into()],
+            Split::Cc => ccs.iter().map(|c| c.name().to_string()).collect(),
+            Split::Class => (0..crate::net::NUM_CLASSES)
+                .map(|c| format!("class{c}"))
+                .collect(),
+        };
+        (0..self.per_nic)
+            .map(|k| names.get(k).cloned().unwrap_or_else(|| format!("queue{k}")))
+            .collect()
+    }
+
+    /// Deficit weighted round robin (Shreedhar and Varghese) over one NIC's
+    /// `queues`, from `next` (the queue visited and whether its quantum was
+    /// added on this visit): the queue whose head packet goes now, its
+    /// deficit charged; `None` when no queue's head is `sendable`. A queue
+    /// whose head may not go is skipped, keeping its deficit; an empty one
+    /// loses it.
+    pub fn dwrr<Q: AsMut<Fifo>>(
+        &self,
+        queues: &mut [Q],
+        next: &mut (u32, bool),
+        size: impl Fn(PktId) -> i64,
+        sendable: impl Fn(PktId) -> bool,
+    ) -> Option<usize> {
+        let ok = |q: &mut Q| q.as_mut().pkts.front().is_some_and(|&id| sendable(id));
+        if !queues.iter_mut().any(ok) {
+            return None;
+        }
+        loop {
+            let (k, fresh) = *next;
+            let fifo = queues[k as usize].as_mut();
+            let advance = (((k as usize + 1) % self.per_nic) as u32, false);
+            let Some(&head) = fifo.pkts.front().filter(|&&id| sendable(id)) else {
+                if fifo.pkts.is_empty() {
+                    fifo.deficit = 0;
+                }
+                *next = advance;
+                continue;
+            };
+            let bytes = size(head);
+            if fifo.deficit >= bytes {
+                fifo.deficit -= bytes;
+                return Some(k as usize);
+            }
+            if !fresh {
+                fifo.deficit += self.quantum[k as usize];
+                *next = (k, true);
+            } else {
+                *next = advance;
+            }
+        }
+    }
+}
+
+/// A NIC queue of packets with its DWRR deficit and largest backlog.
+#[derive(Debug, Default)]
+pub(crate) struct Fifo {
+    pub pkts: VecDeque<PktId>,
+    pub bytes: u64,
+    deficit: i64,
+    pub max_bytes: u64,
+}
+
+impl Fifo {
+    pub fn push(&mut self, id: PktId, size: u64) {
+        self.pkts.push_back(id);
+        self.bytes += size;
+        self.max_bytes = self.max_bytes.max(self.bytes);
+    }
+    /// Removes the head packet (of `size` bytes).
+    pub fn pop(&mut self, size: u64) -> PktId {
+        self.bytes -= size;
+        self.pkts.pop_front().expect("a packet at the head")
+    }
+}
+
 /// One transmit queue of a NIC.
 #[derive(Debug, Default)]
 pub(crate) struct TxQueue {
-    pkts: VecDeque<PktId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Flows of this queue that may send, in round-robin order.
     ready: VecDeque<u32>,
-    deficit: i64,
-    /// Statistics: the largest backlog, and bytes x time for the mean.
-    pub max_bytes: u64,
+    /// Bytes x time, for the mean backlog.
     pub byte_ps: u128,
     since: Ps,
 }
 
+impl AsMut<Fifo> for TxQueue {
+    fn as_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
+    }
+}
+
 impl TxQueue {
     fn track(&mut self, now: Ps) {
-        self.byte_ps += self.bytes as u128 * (now - self.since) as u128;
+        self.byte_ps += self.fifo.bytes as u128 * (now - self.since) as u128;
         self.since = now;
     }
 }
 
 /// Every NIC's transmit queues.
 pub(crate) struct NicQueues {
-    pub split: Split,
+    pub layout: Layout,
     pub limit: u64,
-    /// Per queue: DWRR quantum (weight x MTU).
-    quantum: Vec<i64>,
     /// `queues[nic * per_nic + q]`.
     pub queues: Vec<TxQueue>,
-    pub per_nic: usize,
-    /// Per NIC: the queue the round robin visits next, and whether its
-    /// quantum was added on this visit.
+    /// Per NIC: the round robin's position ([`Layout::dwrr`]).
     next: Vec<(u32, bool)>,
 }
 
 impl NicQueues {
     pub fn new(cfg: &QueuesConfig, nics: usize, ccs: usize, mtu: u64) -> NicQueues {
-        let per_nic = match cfg.split {
-            Split::Shared => 1,
-            Split::Cc => ccs.max(1),
-            Split::Class => crate::net::NUM_CLASSES,
-        };
-        let quantum = (0..per_nic)
-            .map(|q| cfg.weights.get(q).copied().unwrap_or(1).max(1) as i64 * mtu as i64)
-            .collect();
+        let layout = Layout::new(cfg.split, &cfg.weights, ccs, mtu);
         NicQueues {
-            split: cfg.split,
+            queues: (0..nics * layout.per_nic)
+                .map(|_| TxQueue::default())
+                .collect(),
+            layout,
             limit: cfg.limit.bytes(),
-            quantum,
-            queues: (0..nics * per_nic).map(|_| TxQueue::default()).collect(),
-            per_nic,
             next: vec![(0, false); nics],
         }
     }
 
     /// Bytes held in every queue (conservation).
     pub fn held_bytes(&self) -> u64 {
-        self.queues.iter().map(|q| q.bytes).sum()
+        self.queues.iter().map(|q| q.fifo.bytes).sum()
     }
 }
 
@@ -132,12 +239,7 @@ impl NicQueues {
 #[inline]
 fn queue_of(w: &World, nq: &NicQueues, nic: u32, slot: u32) -> usize {
     let f = &w.flows.slots[slot as usize];
-    let q = match nq.split {
-        Split::Shared => 0,
-        Split::Cc => f.cc as usize,
-        Split::Class => f.class as usize,
-    };
-    nic as usize * nq.per_nic + q.min(nq.per_nic - 1)
+    nq.layout.index(nic, f.cc, f.class)
 }
 
 /// The transmit-queue NIC model.
@@ -165,10 +267,10 @@ impl NicModel for Queues {
 
     fn has_work(w: &World, nic: u32) -> bool {
         let nq = w.nic_queues.as_deref().expect("the queues model");
-        let first = nic as usize * nq.per_nic;
-        nq.queues[first..first + nq.per_nic]
+        let first = nic as usize * nq.layout.per_nic;
+        nq.queues[first..first + nq.layout.per_nic]
             .iter()
-            .any(|q| q.bytes > 0 || !q.ready.is_empty())
+            .any(|q| q.fifo.bytes > 0 || !q.ready.is_empty())
     }
 }
 
@@ -177,13 +279,13 @@ impl NicModel for Queues {
 fn fill(w: &mut World, now: Ps, n: u32) {
     let (first, per_nic, limit) = {
         let nq = w.nic_queues.as_deref().expect("the queues model");
-        (n as usize * nq.per_nic, nq.per_nic, nq.limit)
+        (n as usize * nq.layout.per_nic, nq.layout.per_nic, nq.limit)
     };
     for q in first..first + per_nic {
         loop {
             let nq = w.nic_queues.as_deref_mut().expect("the queues model");
             let txq = &mut nq.queues[q];
-            if txq.bytes >= limit {
+            if txq.fifo.bytes >= limit {
                 break;
             }
             let Some(slot) = txq.ready.pop_front() else {
@@ -194,16 +296,7 @@ fn fill(w: &mut World, now: Ps, n: u32) {
             if !f.active {
                 continue;
             }
-            if let Some(g) = f.gate.as_deref_mut() {
-                if !g.is_open(now) {
-                    let t = g.hold_until;
-                    w.q.arm(&mut g.timer, t, Ev::Gate(slot));
-                    continue;
-                }
-            }
-            if now < f.tcp.next_send_at {
-                let t = f.tcp.next_send_at;
-                w.q.arm(&mut f.tcp.pace_timer, t, Ev::Pace(slot));
+            if super::round_robin::held_at_sender(&mut w.q, f, now, slot) {
                 continue;
             }
             let Some(pkt) = tcp::send_segment(w, now, slot) else {
@@ -218,9 +311,7 @@ fn fill(w: &mut World, now: Ps, n: u32) {
             let nq = w.nic_queues.as_deref_mut().expect("the queues model");
             let txq = &mut nq.queues[q];
             txq.track(now);
-            txq.pkts.push_back(pkt);
-            txq.bytes += size;
-            txq.max_bytes = txq.max_bytes.max(txq.bytes);
+            txq.fifo.push(pkt, size);
             if again {
                 txq.ready.push_back(slot);
             }
@@ -228,82 +319,50 @@ fn fill(w: &mut World, now: Ps, n: u32) {
     }
 }
 
-/// Deficit weighted round robin over NIC `n`'s non-empty queues whose head
-/// is not PAUSEd: the next packet.
+/// NIC `n`'s next packet: deficit weighted round robin over its queues
+/// whose head is not PAUSEd.
 fn pick(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     let paused = w.ports[w.nics[n as usize].port as usize].paused;
     let nq = w.nic_queues.as_deref_mut().expect("the queues model");
-    let first = n as usize * nq.per_nic;
-    let per_nic = nq.per_nic;
-    let sendable = |nq: &NicQueues, q: usize| {
-        nq.queues[q]
-            .pkts
-            .front()
-            .is_some_and(|&id| paused & (1 << w.arena.get(id).prio) == 0)
-    };
-    if !(first..first + per_nic).any(|q| sendable(nq, q)) {
-        return None;
-    }
-    loop {
-        let (k, fresh) = nq.next[n as usize];
-        let q = first + k as usize;
-        if !sendable(nq, q) {
-            if nq.queues[q].pkts.is_empty() {
-                nq.queues[q].deficit = 0;
-            }
-            nq.next[n as usize] = (((k as usize + 1) % per_nic) as u32, false);
-            continue;
-        }
-        let head = *nq.queues[q].pkts.front().expect("sendable");
-        let size = w.arena.get(head).size as i64;
-        let txq = &mut nq.queues[q];
-        if txq.deficit >= size {
-            txq.deficit -= size;
-            txq.track(now);
-            txq.pkts.pop_front();
-            txq.bytes -= size as u64;
-            return Some(head);
-        }
-        if !fresh {
-            txq.deficit += nq.quantum[k as usize];
-            nq.next[n as usize] = (k, true);
-        } else {
-            nq.next[n as usize] = (((k as usize + 1) % per_nic) as u32, false);
-        }
-    }
+    let first = n as usize * nq.layout.per_nic;
+    let queues = &mut nq.queues[first..first + nq.layout.per_nic];
+    let arena = &w.arena;
+    let k = nq.layout.dwrr(
+        queues,
+        &mut nq.next[n as usize],
+        |id| arena.get(id).size as i64,
+        |id| paused & (1 << arena.get(id).prio) == 0,
+    )?;
+    let txq = &mut queues[k];
+    let head = *txq.fifo.pkts.front().expect("picked");
+    txq.track(now);
+    Some(txq.fifo.pop(arena.get(head).size as u64))
 }
 
 /// The summary's `nic_queues` block: per queue (by congestion control, class
 /// or "shared"), the largest backlog on any NIC and the time-weighted mean
 /// backlog of the NIC where it was largest, over `[0, end]`.
 pub(crate) fn summary(w: &mut World, end: Ps) -> Option<serde_json::Value> {
-    let names: Vec<String> = match w.nic_queues.as_deref()?.split {
-        Split::Shared => vec!["shared".into()],
-        Split::Cc => w.ccs.iter().map(|c| c.name().to_string()).collect(),
-        Split::Class => (0..crate::net::NUM_CLASSES)
-            .map(|c| format!("class{c}"))
-            .collect(),
-    };
+    let names = w.nic_queues.as_deref()?.layout.names(&w.ccs);
     let nq = w.nic_queues.as_deref_mut()?;
-    let per_nic = nq.per_nic;
+    let per_nic = nq.layout.per_nic;
     let mut out = serde_json::Map::new();
-    for k in 0..per_nic {
+    for (k, name) in names.into_iter().enumerate() {
         let (mut max, mut mean) = (0u64, 0.0f64);
         for txq in nq.queues.iter_mut().skip(k).step_by(per_nic) {
             txq.track(end);
-            if txq.max_bytes > max {
-                max = txq.max_bytes;
+            if txq.fifo.max_bytes > max {
+                max = txq.fifo.max_bytes;
                 mean = txq.byte_ps as f64 / end.max(1) as f64;
             }
         }
-        let name = names.get(k).cloned().unwrap_or_else(|| format!("queue{k}"));
         out.insert(
             name,
             serde_json::json!({ "max_bytes": max, "mean_bytes": mean }),
         );
     }
     Some(serde_json::json!({
-        "split": format!("{:?}", nq.split).to_lowercase(),
+        "split": format!("{:?}", nq.layout.split).to_lowercase(),
         "limit_bytes": nq.limit,
         "queues": out,
     }))

@@ -73,19 +73,7 @@ fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
             }
             continue;
         }
-        if let Some(g) = f.gate.as_deref_mut() {
-            if !g.is_open(now) {
-                // Edge pause: off the ready list until the gate reopens.
-                let t = g.hold_until;
-                w.q.arm(&mut g.timer, t, Ev::Gate(slot));
-                continue;
-            }
-        }
-        if now < f.tcp.next_send_at {
-            // Paced (BBR): off the ready list until its next send time.
-            // Flows that do not pace never set `next_send_at`.
-            let t = f.tcp.next_send_at;
-            w.q.arm(&mut f.tcp.pace_timer, t, Ev::Pace(slot));
+        if held_at_sender(&mut w.q, f, now, slot) {
             continue;
         }
         let Some(pkt) = tcp::send_segment(w, now, slot) else {
@@ -99,6 +87,33 @@ fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         return Some(pkt);
     }
     None
+}
+
+/// Whether TCP flow `slot` must wait at its sender before its next segment:
+/// its edge gate is closed, or it paces (BBR) and its next send time has not
+/// come. Then it leaves the NIC's lists, and the timer that ends the wait
+/// (`Ev::Gate`, `Ev::Pace`) is armed to hand it back. Flows that do not pace
+/// never set `next_send_at`.
+#[inline(always)]
+pub(super) fn held_at_sender(
+    q: &mut crate::engine::EventQueue<Ev>,
+    f: &mut crate::host::FlowSlot,
+    now: Ps,
+    slot: u32,
+) -> bool {
+    if let Some(g) = f.gate.as_deref_mut() {
+        if !g.is_open(now) {
+            let t = g.hold_until;
+            q.arm(&mut g.timer, t, Ev::Gate(slot));
+            return true;
+        }
+    }
+    if now < f.tcp.next_send_at {
+        let t = f.tcp.next_send_at;
+        q.arm(&mut f.tcp.pace_timer, t, Ev::Pace(slot));
+        return true;
+    }
+    false
 }
 
 /// Round robin over the NIC's QPs: the next paced data packet, if one may

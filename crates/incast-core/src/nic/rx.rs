@@ -14,7 +14,7 @@
 //! Without `[nic.receive]` a packet is delivered when it arrives (the host
 //! takes everything at once), as before.
 
-use super::queues::Split;
+use super::queues::{Fifo, Layout, Split};
 use crate::config_types::{RateValue, SizeValue};
 use crate::net::packet::flags;
 use crate::net::{PacketKind, PktId};
@@ -23,7 +23,6 @@ use crate::sim::world::World;
 use crate::units::{Ps, Rate};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// `[nic.receive]`.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
@@ -49,22 +48,23 @@ fn default_buffer() -> SizeValue {
 
 #[derive(Debug, Default)]
 struct RxQueue {
-    pkts: VecDeque<PktId>,
-    bytes: u64,
-    deficit: i64,
-    max_bytes: u64,
+    fifo: Fifo,
     marks: u64,
     drops: u64,
 }
 
+impl AsMut<Fifo> for RxQueue {
+    fn as_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
+    }
+}
+
 /// Every NIC's receive queues.
 pub(crate) struct RxPath {
-    split: Split,
+    layout: Layout,
     rate: Rate,
     buffer: u64,
     ecn_k: Option<u64>,
-    quantum: Vec<i64>,
-    per_nic: usize,
     queues: Vec<RxQueue>,
     /// Per NIC: the packet being handed to the host, and the round robin's
     /// position and whether its quantum was added on this visit.
@@ -74,21 +74,15 @@ pub(crate) struct RxPath {
 
 impl RxPath {
     pub fn new(cfg: &ReceiveConfig, nics: usize, ccs: usize, mtu: u64) -> RxPath {
-        let per_nic = match cfg.split {
-            Split::Shared => 1,
-            Split::Cc => ccs.max(1),
-            Split::Class => crate::net::NUM_CLASSES,
-        };
+        let layout = Layout::new(cfg.split, &cfg.weights, ccs, mtu);
         RxPath {
-            split: cfg.split,
+            queues: (0..nics * layout.per_nic)
+                .map(|_| RxQueue::default())
+                .collect(),
+            layout,
             rate: cfg.pcie_rate.0,
             buffer: cfg.buffer.bytes(),
             ecn_k: cfg.ecn_k.map(|k| k.bytes()),
-            quantum: (0..per_nic)
-                .map(|q| cfg.weights.get(q).copied().unwrap_or(1).max(1) as i64 * mtu as i64)
-                .collect(),
-            per_nic,
-            queues: (0..nics * per_nic).map(|_| RxQueue::default()).collect(),
             in_service: vec![None; nics],
             next: vec![(0, false); nics],
         }
@@ -96,7 +90,7 @@ impl RxPath {
 
     /// Bytes held in receive queues and in service (conservation).
     pub fn held_bytes(&self, size: impl Fn(PktId) -> u64) -> u64 {
-        let queued: u64 = self.queues.iter().map(|q| q.bytes).sum();
+        let queued: u64 = self.queues.iter().map(|q| q.fifo.bytes).sum();
         queued
             + self
                 .in_service
@@ -113,33 +107,29 @@ impl RxPath {
 pub(crate) fn arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     let rx = w.rx.as_deref_mut().expect("the receive path");
-    let q = match rx.split {
-        Split::Shared => 0,
-        Split::Cc => match pkt.kind {
-            PacketKind::Data | PacketKind::Ack => w.flows.slots[pkt.flow as usize].cc as usize,
-            _ => 0,
-        },
-        Split::Class => pkt.class as usize,
+    // A transport packet goes with its flow's congestion control; others
+    // (datagrams, RDMA control) with the first.
+    let cc = match (rx.layout.split, pkt.kind) {
+        (Split::Cc, PacketKind::Data | PacketKind::Ack) => w.flows.slots[pkt.flow as usize].cc,
+        _ => 0,
     };
-    let q = n as usize * rx.per_nic + q.min(rx.per_nic - 1);
+    let q = rx.layout.index(n, cc, pkt.class);
     let size = pkt.size as u64;
     let queue = &mut rx.queues[q];
-    if queue.bytes + size > rx.buffer {
+    if queue.fifo.bytes + size > rx.buffer {
         queue.drops += 1;
         w.counters.cons.dropped_bytes += size;
         w.arena.free(id);
         return;
     }
-    if rx.ecn_k.is_some_and(|k| queue.bytes > k)
+    if rx.ecn_k.is_some_and(|k| queue.fifo.bytes > k)
         && pkt.flags & flags::ECT != 0
         && pkt.flags & flags::CE == 0
     {
         w.arena.get_mut(id).flags |= flags::CE;
         queue.marks += 1;
     }
-    queue.pkts.push_back(id);
-    queue.bytes += size;
-    queue.max_bytes = queue.max_bytes.max(queue.bytes);
+    queue.fifo.push(id, size);
     if rx.in_service[n as usize].is_none() {
         start(w, now, n);
     }
@@ -148,38 +138,21 @@ pub(crate) fn arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
 /// NIC `n`'s PCIe link is free: the next packet by weighted round robin.
 fn start(w: &mut World, now: Ps, n: u32) {
     let rx = w.rx.as_deref_mut().expect("the receive path");
-    let first = n as usize * rx.per_nic;
-    if rx.queues[first..first + rx.per_nic]
-        .iter()
-        .all(|q| q.pkts.is_empty())
-    {
+    let first = n as usize * rx.layout.per_nic;
+    let queues = &mut rx.queues[first..first + rx.layout.per_nic];
+    let arena = &w.arena;
+    let Some(k) = rx.layout.dwrr(
+        queues,
+        &mut rx.next[n as usize],
+        |id| arena.get(id).size as i64,
+        |_| true,
+    ) else {
         return;
-    }
-    loop {
-        let (k, fresh) = rx.next[n as usize];
-        let q = first + k as usize;
-        let queue = &mut rx.queues[q];
-        let Some(&head) = queue.pkts.front() else {
-            queue.deficit = 0;
-            rx.next[n as usize] = (((k as usize + 1) % rx.per_nic) as u32, false);
-            continue;
-        };
-        let size = w.arena.get(head).size as u64;
-        if queue.deficit >= size as i64 {
-            queue.deficit -= size as i64;
-            queue.pkts.pop_front();
-            queue.bytes -= size;
-            rx.in_service[n as usize] = Some(head);
-            w.q.push(now + rx.rate.tx_time(size), Ev::PcieDone(n));
-            return;
-        }
-        if !fresh {
-            queue.deficit += rx.quantum[k as usize];
-            rx.next[n as usize] = (k, true);
-        } else {
-            rx.next[n as usize] = (((k as usize + 1) % rx.per_nic) as u32, false);
-        }
-    }
+    };
+    let fifo = &mut queues[k].fifo;
+    let size = arena.get(*fifo.pkts.front().expect("picked")).size as u64;
+    rx.in_service[n as usize] = Some(fifo.pop(size));
+    w.q.push(now + rx.rate.tx_time(size), Ev::PcieDone(n));
 }
 
 /// NIC `n` handed its packet in service to the host.
@@ -196,23 +169,15 @@ pub(crate) fn on_done(w: &mut World, now: Ps, n: u32) {
 /// NIC, and the CE marks and drops of all NICs.
 pub(crate) fn summary(w: &World) -> Option<serde_json::Value> {
     let rx = w.rx.as_deref()?;
-    let names: Vec<String> = match rx.split {
-        Split::Shared => vec!["shared".into()],
-        Split::Cc => w.ccs.iter().map(|c| c.name().to_string()).collect(),
-        Split::Class => (0..crate::net::NUM_CLASSES)
-            .map(|c| format!("class{c}"))
-            .collect(),
-    };
     let mut out = serde_json::Map::new();
-    for k in 0..rx.per_nic {
-        let qs = rx.queues.iter().skip(k).step_by(rx.per_nic);
+    for (k, name) in rx.layout.names(&w.ccs).into_iter().enumerate() {
+        let qs = rx.queues.iter().skip(k).step_by(rx.layout.per_nic);
         let (mut max, mut marks, mut drops) = (0, 0, 0);
         for q in qs {
-            max = max.max(q.max_bytes);
+            max = max.max(q.fifo.max_bytes);
             marks += q.marks;
             drops += q.drops;
         }
-        let name = names.get(k).cloned().unwrap_or_else(|| format!("queue{k}"));
         out.insert(
             name,
             serde_json::json!({ "max_bytes": max, "ecn_marks": marks, "drops": drops }),
