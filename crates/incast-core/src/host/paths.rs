@@ -124,10 +124,28 @@ pub(crate) fn ideal_fct(w: &World, src: u32, dst: u32, size: u64, hashes: (u64, 
     }
 }
 
-/// HPCC's standalone FCT along the flow's actual ECMP path (see [`crate::metrics`]).
+/// The hosts' PCIe links ([`crate::nic::pcie`], [`crate::nic::rx`]): the
+/// transmit cap and the receive rate, where there are.
+fn pcie_rates(w: &World) -> (Option<Rate>, Option<Rate>) {
+    (
+        w.pcie.as_deref().map(|p| p.rate),
+        w.rx.as_deref().map(|r| r.rate),
+    )
+}
+
+/// HPCC's standalone FCT along the flow's actual ECMP path (see
+/// [`crate::metrics`]); the receiving host's PCIe link counts as one more
+/// hop and a PCIe link slower than the path as its bottleneck.
 fn hpcc_fct(w: &World, src: u32, dst: u32, size: u64, hash: u64) -> Ps {
     let (seg, header) = segment_and_header(w);
-    let (base_rtt, min_rate) = path_base_rtt(w, src, dst, hash);
+    let (mut base_rtt, mut min_rate) = path_base_rtt(w, src, dst, hash);
+    let (tx, rx) = pcie_rates(w);
+    if let Some(rx) = rx {
+        base_rtt += rx.tx_time(seg);
+    }
+    for cap in [tx, rx].into_iter().flatten() {
+        min_rate = min_rate.min(cap);
+    }
     let packets = size.div_ceil(seg);
     base_rtt + min_rate.tx_time(size + packets * header)
 }
@@ -145,6 +163,7 @@ fn idle_fct(w: &World, src: u32, dst: u32, size: u64, hashes: (u64, u64)) -> Ps 
         Some(r) => r.overhead as u64,
         None => header,
     };
+    let (tx_cap, rx) = pcie_rates(w);
     let mut hops = Vec::with_capacity(8);
     walk(w, src, dst, hashes.0, |port| {
         hops.push((port.rate, port.delay))
@@ -153,7 +172,49 @@ fn idle_fct(w: &World, src: u32, dst: u32, size: u64, hashes: (u64, u64)) -> Ps 
     walk(w, dst, src, hashes.1, |port| {
         back += port.rate.tx_time(ack) + port.delay
     });
-    idle_arrival(&hops, size, seg, header) + back
+    if let Some(rx) = rx {
+        // The receiving host's PCIe link is one more store-and-forward hop,
+        // for the data and for the ACK at the source.
+        hops.push((rx, 0));
+        back += rx.tx_time(ack);
+    }
+    let arrival = match tx_cap {
+        Some(cap) => paced_arrival(&hops, size, seg, header, cap),
+        None => idle_arrival(&hops, size, seg, header),
+    };
+    arrival + back
+}
+
+/// As [`idle_arrival`], with the source's packets handed to its NIC no
+/// faster than `cap` (its PCIe link, [`crate::nic::pcie`]): packet `k` leaves
+/// no earlier than the earlier packets' wire bytes at `cap`. By the tandem
+/// recursion itself, packet by packet (O(packets x hops)).
+pub(crate) fn paced_arrival(
+    hops: &[(Rate, Ps)],
+    size: u64,
+    seg: u64,
+    header: u64,
+    cap: Rate,
+) -> Ps {
+    let n = size.div_ceil(seg).max(1);
+    let wire = |k: u64| (size - k * seg).min(seg) + header;
+    let mut leave = 0;
+    let mut arrive: Vec<Ps> = (0..n)
+        .map(|k| {
+            let t = leave;
+            leave += cap.tx_time(wire(k));
+            t
+        })
+        .collect();
+    for &(rate, delay) in hops {
+        let mut prev_end = 0;
+        for (k, t) in arrive.iter_mut().enumerate() {
+            let end = (*t).max(prev_end) + rate.tx_time(wire(k as u64));
+            prev_end = end;
+            *t = end + delay;
+        }
+    }
+    *arrive.last().expect("a packet")
 }
 
 /// When the last of a flow's packets (`size` bytes in segments of `seg`
@@ -212,6 +273,24 @@ mod tests {
             }
         }
         *arrive.last().expect("a packet")
+    }
+
+    #[test]
+    fn paced_arrival_is_idle_arrival_when_the_cap_is_not_the_bottleneck() {
+        use super::paced_arrival;
+        let hops = [(Rate::gbps(25), 1000 * NS), (Rate::gbps(100), 1000 * NS)];
+        for size in [1, 1000, 1460, 1461, 100_000] {
+            // A cap at the first hop's rate adds no wait.
+            assert_eq!(
+                paced_arrival(&hops, size, 1460, 48, Rate::gbps(25)),
+                idle_arrival(&hops, size, 1460, 48)
+            );
+        }
+        // A 10 Gb/s cap: n packets leave 1508 B x 8 / 10 Gb/s apart, the
+        // last then crosses both hops alone: 99 x 1206.4 ns + 482.56 +
+        // 120.64 + 2000 ns for 100 full packets.
+        let t = paced_arrival(&hops, 146_000, 1460, 48, Rate::gbps(10));
+        assert_eq!(t, 99 * 1_206_400 + 482_560 + 120_640 + 2_000_000);
     }
 
     #[test]

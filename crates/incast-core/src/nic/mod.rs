@@ -21,6 +21,7 @@
 //! side: the model skips a flow whose gate is closed.
 
 pub(crate) mod adapter;
+pub(crate) mod pcie;
 pub(crate) mod queues;
 mod round_robin;
 pub(crate) mod rx;
@@ -179,7 +180,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, n: u32, id: PktId) {
     }
     if w.rx.is_some() && w.arena.get(id).kind != PacketKind::Notify {
         // Through the receive queues and PCIe first (`[nic.receive]`).
-        rx::arrive(w, now, n, id);
+        rx::arrive(w, now, id);
         return;
     }
     deliver(w, now, n, id);

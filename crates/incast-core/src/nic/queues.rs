@@ -42,6 +42,8 @@ pub enum Split {
     Cc,
     /// One queue per traffic class (8).
     Class,
+    /// One queue per host of a multi-host NIC (`[nic] hosts`; transmit only).
+    Host,
 }
 
 /// `[nic.queues]`.
@@ -75,11 +77,13 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    pub fn new(split: Split, weights: &[u32], ccs: usize, mtu: u64) -> Layout {
+    /// `hosts`: the hosts behind each NIC port.
+    pub fn new(split: Split, weights: &[u32], ccs: usize, hosts: usize, mtu: u64) -> Layout {
         let per_nic = match split {
             Split::Shared => 1,
             Split::Cc => ccs.max(1),
             Split::Class => crate::net::NUM_CLASSES,
+            Split::Host => hosts.max(1),
         };
         let quantum = (0..per_nic)
             .map(|q| weights.get(q).copied().unwrap_or(1).max(1) as i64 * mtu as i64)
@@ -91,14 +95,16 @@ impl Layout {
         }
     }
 
-    /// The index, among all NICs' queues, of NIC `nic`'s queue for a packet
-    /// of congestion control `cc` and class `class`.
+    /// The index, among all NICs' (or hosts') queues, of NIC `nic`'s queue
+    /// for a packet of congestion control `cc` and class `class` from the
+    /// NIC's host number `host` (0 for its first).
     #[inline]
-    pub fn index(&self, nic: u32, cc: u8, class: u8) -> usize {
+    pub fn index(&self, nic: u32, cc: u8, class: u8, host: u32) -> usize {
         let q = match self.split {
             Split::Shared => 0,
             Split::Cc => cc as usize,
             Split::Class => class as usize,
+            Split::Host => host as usize,
         };
         nic as usize * self.per_nic + q.min(self.per_nic - 1)
     }
@@ -111,6 +117,7 @@ impl Layout {
             Split::Class => (0..crate::net::NUM_CLASSES)
                 .map(|c| format!("class{c}"))
                 .collect(),
+            Split::Host => (0..self.per_nic).map(|h| format!("host{h}")).collect(),
         };
         (0..self.per_nic)
             .map(|k| names.get(k).cloned().unwrap_or_else(|| format!("queue{k}")))
@@ -217,8 +224,8 @@ pub(crate) struct NicQueues {
 }
 
 impl NicQueues {
-    pub fn new(cfg: &QueuesConfig, nics: usize, ccs: usize, mtu: u64) -> NicQueues {
-        let layout = Layout::new(cfg.split, &cfg.weights, ccs, mtu);
+    pub fn new(cfg: &QueuesConfig, nics: usize, ccs: usize, hosts: usize, mtu: u64) -> NicQueues {
+        let layout = Layout::new(cfg.split, &cfg.weights, ccs, hosts, mtu);
         NicQueues {
             queues: (0..nics * layout.per_nic)
                 .map(|_| TxQueue::default())
@@ -235,11 +242,13 @@ impl NicQueues {
     }
 }
 
-/// The queue flow `slot` of NIC `nic` uses.
+/// The queue flow `slot` of NIC `nic` uses. (A multi-host NIC's hosts are
+/// numbered from its first, [`crate::topology::Graph::with_hosts_per_nic`].)
 #[inline]
 fn queue_of(w: &World, nq: &NicQueues, nic: u32, slot: u32) -> usize {
     let f = &w.flows.slots[slot as usize];
-    nq.layout.index(nic, f.cc, f.class)
+    let host = f.src.saturating_sub(w.nics[nic as usize].node);
+    nq.layout.index(nic, f.cc, f.class, host)
 }
 
 /// The transmit-queue NIC model.
@@ -296,13 +305,15 @@ fn fill(w: &mut World, now: Ps, n: u32) {
             if !f.active {
                 continue;
             }
-            if super::round_robin::held_at_sender(&mut w.q, f, now, slot) {
+            let (src, pcie_free) = (f.src, super::pcie::free_at(&w.pcie, f.src));
+            if super::round_robin::held_at_sender(&mut w.q, f, now, slot, pcie_free) {
                 continue;
             }
             let Some(pkt) = tcp::send_segment(w, now, slot) else {
                 continue;
             };
             let size = w.arena.get(pkt).size as u64;
+            super::pcie::charge(&mut w.pcie, now, src, size);
             let f = &mut w.flows.slots[slot as usize];
             let again = f.tcp.can_send(&w.tcp);
             if again {

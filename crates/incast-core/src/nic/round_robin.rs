@@ -9,10 +9,11 @@
 //!
 //! A flow whose priority PFC pauses is skipped (the resume kicks the NIC);
 //! a flow whose edge gate is closed waits at the sender, and so does a
-//! paced TCP flow (BBR) before its next send time (its pace timer puts it
-//! back on the list).
+//! paced TCP flow (BBR) before its next send time, and a flow whose host's
+//! PCIe link is busy ([`super::pcie`]); its pace timer puts it back on the
+//! list.
 
-use super::{ci_age, NicModel};
+use super::{ci_age, pcie, NicModel};
 use crate::host::{rdma, tcp};
 use crate::net::PktId;
 use crate::rdma::qp::SendState;
@@ -73,12 +74,14 @@ fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
             }
             continue;
         }
-        if held_at_sender(&mut w.q, f, now, slot) {
+        let src = f.src;
+        if held_at_sender(&mut w.q, f, now, slot, pcie::free_at(&w.pcie, src)) {
             continue;
         }
         let Some(pkt) = tcp::send_segment(w, now, slot) else {
             continue;
         };
+        pcie::charge(&mut w.pcie, now, src, w.arena.get(pkt).size as u64);
         let f = &mut w.flows.slots[slot as usize];
         if f.tcp.can_send(&w.tcp) {
             f.in_ready = true;
@@ -91,7 +94,8 @@ fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
 
 /// Whether TCP flow `slot` must wait at its sender before its next segment:
 /// its edge gate is closed, or it paces (BBR) and its next send time has not
-/// come. Then it leaves the NIC's lists, and the timer that ends the wait
+/// come, or its host's PCIe link (`pcie_free`, [`pcie::free_at`]) is still
+/// busy. Then it leaves the NIC's lists, and the timer that ends the wait
 /// (`Ev::Gate`, `Ev::Pace`) is armed to hand it back. Flows that do not pace
 /// never set `next_send_at`.
 #[inline(always)]
@@ -100,6 +104,7 @@ pub(super) fn held_at_sender(
     f: &mut crate::host::FlowSlot,
     now: Ps,
     slot: u32,
+    pcie_free: Ps,
 ) -> bool {
     if let Some(g) = f.gate.as_deref_mut() {
         if !g.is_open(now) {
@@ -108,8 +113,8 @@ pub(super) fn held_at_sender(
             return true;
         }
     }
-    if now < f.tcp.next_send_at {
-        let t = f.tcp.next_send_at;
+    let t = f.tcp.next_send_at.max(pcie_free);
+    if now < t {
         q.arm(&mut f.tcp.pace_timer, t, Ev::Pace(slot));
         return true;
     }
@@ -145,6 +150,12 @@ fn next_qp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
                 continue;
             }
         }
+        let (src, pcie_free) = (f.src, pcie::free_at(&w.pcie, f.src));
+        if now < pcie_free {
+            // Its host's PCIe link is still busy with the previous packet.
+            wake = wake.min(pcie_free);
+            continue;
+        }
         match qp.send_state(cfg, now) {
             SendState::Blocked => continue,
             SendState::WaitUntil(t) => {
@@ -153,7 +164,9 @@ fn next_qp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
             }
             SendState::Ready => {}
         }
-        return Some(rdma::send_segment(w, now, slot));
+        let pkt = rdma::send_segment(w, now, slot);
+        pcie::charge(&mut w.pcie, now, src, w.arena.get(pkt).size as u64);
+        return Some(pkt);
     }
     if wake != Ps::MAX {
         w.q.arm(&mut w.nics[n as usize].wake, wake, Ev::NicWake(n));

@@ -11,8 +11,12 @@
 //! link to mimic incast and split the NIC queues by congestion control so
 //! that CUBIC could not keep DCTCP's storage reads waiting.
 //!
-//! Without `[nic.receive]` a packet is delivered when it arrives (the host
-//! takes everything at once), as before.
+//! Each host has its own PCIe link: on a multi-host NIC (`[nic] hosts`) the
+//! queues and the link are per host, so a slow or busy host does not hold up
+//! the others' packets (the NIC's memory is not modelled as shared).
+//!
+//! Without `[nic.receive]` or `[nic] pcie_rate` a packet is delivered when
+//! it arrives (the host takes everything at once), as before.
 
 use super::queues::{Fifo, Layout, Split};
 use crate::config_types::{RateValue, SizeValue};
@@ -28,8 +32,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ReceiveConfig {
-    /// The rate at which the NIC hands packets to the host (PCIe).
-    pub pcie_rate: RateValue,
+    /// The rate at which the NIC hands packets to each host (PCIe);
+    /// `[nic] pcie_rate` if unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcie_rate: Option<RateValue>,
     #[serde(default)]
     pub split: Split,
     /// Bytes a receive queue may hold; a packet that does not fit is dropped.
@@ -46,6 +52,20 @@ fn default_buffer() -> SizeValue {
     SizeValue(1_000_000)
 }
 
+impl Default for ReceiveConfig {
+    /// The receive path `[nic] pcie_rate` alone implies: one shared 1 MB
+    /// queue per host, no marking.
+    fn default() -> Self {
+        ReceiveConfig {
+            pcie_rate: None,
+            split: Split::Shared,
+            buffer: default_buffer(),
+            ecn_k: None,
+            weights: vec![],
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct RxQueue {
     fifo: Fifo,
@@ -59,32 +79,33 @@ impl AsMut<Fifo> for RxQueue {
     }
 }
 
-/// Every NIC's receive queues.
+/// Every host's receive queues (indexed by host, as `Layout` indexes NICs).
 pub(crate) struct RxPath {
     layout: Layout,
-    rate: Rate,
+    pub rate: Rate,
     buffer: u64,
     ecn_k: Option<u64>,
     queues: Vec<RxQueue>,
-    /// Per NIC: the packet being handed to the host, and the round robin's
+    /// Per host: the packet being handed to the host, and the round robin's
     /// position and whether its quantum was added on this visit.
     in_service: Vec<Option<PktId>>,
     next: Vec<(u32, bool)>,
 }
 
 impl RxPath {
-    pub fn new(cfg: &ReceiveConfig, nics: usize, ccs: usize, mtu: u64) -> RxPath {
-        let layout = Layout::new(cfg.split, &cfg.weights, ccs, mtu);
+    /// `rate`: each host's PCIe rate (validated: `cfg.pcie_rate` or `[nic] pcie_rate`).
+    pub fn new(cfg: &ReceiveConfig, rate: Rate, hosts: usize, ccs: usize, mtu: u64) -> RxPath {
+        let layout = Layout::new(cfg.split, &cfg.weights, ccs, 1, mtu);
         RxPath {
-            queues: (0..nics * layout.per_nic)
+            queues: (0..hosts * layout.per_nic)
                 .map(|_| RxQueue::default())
                 .collect(),
             layout,
-            rate: cfg.pcie_rate.0,
+            rate,
             buffer: cfg.buffer.bytes(),
             ecn_k: cfg.ecn_k.map(|k| k.bytes()),
-            in_service: vec![None; nics],
-            next: vec![(0, false); nics],
+            in_service: vec![None; hosts],
+            next: vec![(0, false); hosts],
         }
     }
 
@@ -101,11 +122,12 @@ impl RxPath {
     }
 }
 
-/// Packet `id` reached NIC `n`: into its receive queue (or dropped), and
-/// into service if the PCIe link is idle.
+/// Packet `id` reached its destination host's NIC: into the host's receive
+/// queue (or dropped), and into service if the host's PCIe link is idle.
 #[inline(never)]
-pub(crate) fn arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
+pub(crate) fn arrive(w: &mut World, now: Ps, id: PktId) {
     let pkt = *w.arena.get(id);
+    let host = pkt.dst;
     let rx = w.rx.as_deref_mut().expect("the receive path");
     // A transport packet goes with its flow's congestion control; others
     // (datagrams, RDMA control) with the first.
@@ -113,7 +135,7 @@ pub(crate) fn arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
         (Split::Cc, PacketKind::Data | PacketKind::Ack) => w.flows.slots[pkt.flow as usize].cc,
         _ => 0,
     };
-    let q = rx.layout.index(n, cc, pkt.class);
+    let q = rx.layout.index(host, cc, pkt.class, 0);
     let size = pkt.size as u64;
     let queue = &mut rx.queues[q];
     if queue.fifo.bytes + size > rx.buffer {
@@ -130,20 +152,20 @@ pub(crate) fn arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
         queue.marks += 1;
     }
     queue.fifo.push(id, size);
-    if rx.in_service[n as usize].is_none() {
-        start(w, now, n);
+    if rx.in_service[host as usize].is_none() {
+        start(w, now, host);
     }
 }
 
-/// NIC `n`'s PCIe link is free: the next packet by weighted round robin.
-fn start(w: &mut World, now: Ps, n: u32) {
+/// Host `h`'s PCIe link is free: its next packet by weighted round robin.
+fn start(w: &mut World, now: Ps, h: u32) {
     let rx = w.rx.as_deref_mut().expect("the receive path");
-    let first = n as usize * rx.layout.per_nic;
+    let first = h as usize * rx.layout.per_nic;
     let queues = &mut rx.queues[first..first + rx.layout.per_nic];
     let arena = &w.arena;
     let Some(k) = rx.layout.dwrr(
         queues,
-        &mut rx.next[n as usize],
+        &mut rx.next[h as usize],
         |id| arena.get(id).size as i64,
         |_| true,
     ) else {
@@ -151,22 +173,23 @@ fn start(w: &mut World, now: Ps, n: u32) {
     };
     let fifo = &mut queues[k].fifo;
     let size = arena.get(*fifo.pkts.front().expect("picked")).size as u64;
-    rx.in_service[n as usize] = Some(fifo.pop(size));
-    w.q.push(now + rx.rate.tx_time(size), Ev::PcieDone(n));
+    rx.in_service[h as usize] = Some(fifo.pop(size));
+    w.q.push(now + rx.rate.tx_time(size), Ev::PcieDone(h));
 }
 
-/// NIC `n` handed its packet in service to the host.
-pub(crate) fn on_done(w: &mut World, now: Ps, n: u32) {
+/// Host `h`'s PCIe link handed it its packet in service.
+pub(crate) fn on_done(w: &mut World, now: Ps, h: u32) {
     let rx = w.rx.as_deref_mut().expect("the receive path");
-    let id = rx.in_service[n as usize]
+    let id = rx.in_service[h as usize]
         .take()
         .expect("a packet in service");
-    start(w, now, n);
-    super::deliver(w, now, n, id);
+    start(w, now, h);
+    let nic = w.host_nic[h as usize];
+    super::deliver(w, now, nic, id);
 }
 
 /// The summary's `nic_receive` block: per queue, the largest backlog on any
-/// NIC, and the CE marks and drops of all NICs.
+/// host, and the CE marks and drops of all hosts.
 pub(crate) fn summary(w: &World) -> Option<serde_json::Value> {
     let rx = w.rx.as_deref()?;
     let mut out = serde_json::Map::new();

@@ -41,10 +41,19 @@ pub enum NicModelName {
 }
 
 /// `[nic]`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct NicConfig {
     pub model: NicModelName,
+    /// Hosts behind each NIC port (a multi-host NIC): every host of the
+    /// topology becomes this many, numbered contiguously, the first keeping
+    /// its name and the others named `<name>.1`, `<name>.2`, ...
+    pub hosts: u32,
+    /// Each host's PCIe link to its NIC, in both directions: it caps what
+    /// the host sends ([`crate::nic::pcie`]) and drains its receive queue
+    /// (`[nic.receive]`, whose own `pcie_rate` overrides this one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcie_rate: Option<crate::config_types::RateValue>,
     /// The adapter's buffers (`model = "adapter"`). Defaults: the talk's.
     pub adapter: AdapterParams,
     /// The transmit queues (`model = "queues"`).
@@ -53,6 +62,34 @@ pub struct NicConfig {
     /// adapter, which has its own receive buffer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receive: Option<crate::nic::rx::ReceiveConfig>,
+}
+
+impl Default for NicConfig {
+    fn default() -> Self {
+        NicConfig {
+            model: NicModelName::default(),
+            hosts: 1,
+            pcie_rate: None,
+            adapter: AdapterParams::default(),
+            queues: Default::default(),
+            receive: None,
+        }
+    }
+}
+
+impl NicConfig {
+    /// The receive path's settings and each host's receive PCIe rate, when
+    /// there is one (`[nic.receive]` or `[nic] pcie_rate`; validated).
+    pub(crate) fn receive_path(
+        &self,
+    ) -> Option<(crate::nic::rx::ReceiveConfig, crate::units::Rate)> {
+        let cfg = self.receive.clone().or_else(|| {
+            self.pcie_rate
+                .map(|_| crate::nic::rx::ReceiveConfig::default())
+        })?;
+        let rate = cfg.pcie_rate.or(self.pcie_rate)?;
+        Some((cfg, rate.0))
+    }
 }
 
 /// `[[workload.hotspot]]`: a host whose receive buffer drains at a fraction
@@ -91,6 +128,26 @@ impl Scenario {
         c.cm.validate()
             .map_err(|e| ScenarioError::new(format!("cm.{}", e.field), e.message))?;
         let adapter = c.nic.model == NicModelName::Adapter;
+        if adapter && c.nic.hosts > 1 {
+            return Err(ScenarioError::new(
+                "nic.hosts",
+                "the adapter model has one host per NIC; remove nic.hosts or use \"round_robin\" or \"queues\"",
+            ));
+        }
+        if let Some(rate) = c.nic.pcie_rate {
+            if adapter {
+                return Err(ScenarioError::new(
+                    "nic.pcie_rate",
+                    "the adapter drains its receive buffer at the hotspot's service rate; remove nic.pcie_rate",
+                ));
+            }
+            if rate.0.bits_per_sec() == 0 {
+                return Err(ScenarioError::new(
+                    "nic.pcie_rate",
+                    "must be positive, e.g. \"32Gbps\"",
+                ));
+            }
+        }
         if !matches!(c.cm, CmConfig::None(_)) && !adapter {
             return Err(ScenarioError::new(
                 "cm",
@@ -145,10 +202,24 @@ impl Scenario {
                     "the adapter has its own receive buffer (nic.adapter.receive_buffer); remove [nic.receive]",
                 ));
             }
-            if r.pcie_rate.0.bits_per_sec() == 0 {
-                return Err(ScenarioError::new(
+            match r.pcie_rate.or(c.nic.pcie_rate) {
+                None => return Err(ScenarioError::new(
                     "nic.receive.pcie_rate",
-                    "must be positive, e.g. \"32Gbps\"",
+                    "give the rate at which the NIC hands packets to each host, e.g. \"32Gbps\", \
+                         or set [nic] pcie_rate",
+                )),
+                Some(rate) if rate.0.bits_per_sec() == 0 => {
+                    return Err(ScenarioError::new(
+                        "nic.receive.pcie_rate",
+                        "must be positive, e.g. \"32Gbps\"",
+                    ))
+                }
+                Some(_) => {}
+            }
+            if r.split == crate::nic::queues::Split::Host {
+                return Err(ScenarioError::new(
+                    "nic.receive.split",
+                    "every host has its own receive queues already: use \"shared\", \"cc\" or \"class\"",
                 ));
             }
             if r.buffer.bytes() < 9_000 {

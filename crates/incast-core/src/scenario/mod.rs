@@ -116,6 +116,9 @@ impl std::error::Error for ScenarioError {}
 /// flows inline is about 60 MB; larger flow lists belong in `flow_file`).
 pub const MAX_SCENARIO_FILE_BYTES: u64 = 64 << 20;
 
+/// The most hosts one NIC port may serve (`[nic] hosts`).
+pub const MAX_HOSTS_PER_NIC: u32 = 64;
+
 /// A flow to start at a given time (from `workload.flows` or `workload.flow_file`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ListedFlow {
@@ -211,12 +214,25 @@ impl Scenario {
         self.config.seed = seed;
     }
 
-    /// Validates a parsed configuration.
+    /// Validates a parsed configuration. The graph has `[nic] hosts` hosts
+    /// behind every NIC port of the topology.
     pub fn from_config(config: ScenarioConfig, base_dir: &Path) -> Result<Scenario, ScenarioError> {
-        let graph = config
+        let mut graph = config
             .topology
             .build()
             .map_err(|(p, m)| ScenarioError::new(join("topology", &p), m))?;
+        let per_nic = config.nic.hosts;
+        if !(1..=MAX_HOSTS_PER_NIC).contains(&per_nic) {
+            return Err(ScenarioError::new(
+                "nic.hosts",
+                format!(
+                    "hosts behind each NIC port: 1 (the default) to {MAX_HOSTS_PER_NIC}, got {per_nic}"
+                ),
+            ));
+        }
+        if per_nic > 1 {
+            graph = graph.with_hosts_per_nic(per_nic);
+        }
         let mut sc = Scenario {
             config,
             base_dir: base_dir.to_path_buf(),

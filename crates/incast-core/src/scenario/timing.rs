@@ -217,10 +217,8 @@ impl Scenario {
         let c = &self.config;
         let duration = c.duration.map_or(0, |d| d.0);
         let window = |start: Ps| duration.saturating_sub(start) as f64 / SEC as f64;
-        let rate_of = |h: u32| {
-            let (l, _) = self.graph.ports(crate::topology::NodeRef::Host(h))[0];
-            self.graph.links[l as usize].rate.bits_per_sec() as f64
-        };
+        let rates = self.host_rates();
+        let rate_of = |h: u32| rates[h as usize].bits_per_sec() as f64;
         let mut out = vec![];
         for (i, p) in c.workload.poisson.iter().enumerate() {
             let hosts = &self.poisson_hosts[i];

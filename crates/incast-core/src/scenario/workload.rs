@@ -283,12 +283,18 @@ impl Scenario {
         Ok(())
     }
 
-    /// Each host's line rate (its NIC port's).
+    /// Each host's line rate: its NIC port's, or its PCIe link's if that is
+    /// slower (`[nic] pcie_rate`). The hosts of a multi-host NIC share the
+    /// port: each has its full rate (a load of 0.5 on four hosts offers
+    /// twice the port's rate).
     pub fn host_rates(&self) -> Vec<crate::units::Rate> {
-        (0..self.graph.n_hosts() as u32)
-            .map(|h| {
-                let (l, _) = self.graph.ports(crate::topology::NodeRef::Host(h))[0];
-                self.graph.links[l as usize].rate
+        let cap = self.config.nic.pcie_rate.map_or(u64::MAX, |r| r.0 .0);
+        self.graph
+            .nic_hosts()
+            .iter()
+            .map(|&owner| {
+                let (l, _) = self.graph.ports(crate::topology::NodeRef::Host(owner))[0];
+                crate::units::Rate(self.graph.links[l as usize].rate.0.min(cap))
             })
             .collect()
     }

@@ -376,11 +376,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let routes = Routes::compute(g).map_err(|m| ScenarioError::new("topology", m))?;
     let mut fabric = fabric(g, seed);
     let duration = c.duration.map_or(0, |d| d.0);
-    let host_rates: Vec<Rate> = fabric
-        .host_nic
-        .iter()
-        .map(|&n| fabric.ports[fabric.nics[n as usize].port as usize].rate)
-        .collect();
+    let host_rates = sc.host_rates();
     let gens = generators(sc, &host_rates, duration);
     let horizon = duration.max(sc.listed.last().map_or(0, |f| f.start));
     let mut node_names = g.host_names.clone();
@@ -441,6 +437,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         cm: None,
         nic_queues: None,
         rx: None,
+        pcie: None,
         counters: Counters::default(),
         seed,
     };
@@ -452,27 +449,32 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         w.rdma.as_mut().expect("rdma").ctx = ctx;
     }
     adapter(sc, &mut w);
-    if let Some(r) = &c.nic.receive {
+    let n_hosts = g.n_hosts();
+    if let Some((r, rate)) = c.nic.receive_path() {
         let mtu = c
             .rdma
             .as_ref()
             .map_or(c.transport.mtu, |r| r.data_wire(r.payload)) as u64;
         w.rx = Some(Box::new(crate::nic::rx::RxPath::new(
-            r,
-            w.nics.len(),
+            &r,
+            rate,
+            n_hosts,
             w.ccs.len(),
             mtu,
         )));
     }
+    if let Some(rate) = c.nic.pcie_rate {
+        w.pcie = Some(Box::new(crate::nic::pcie::PcieTx::new(rate.0, n_hosts)));
+    }
     if c.nic.model == NicModelName::Queues {
-        w.nic_model = NicModelKind::Queues;
-        let mtu = c.transport.mtu as u64;
         w.nic_queues = Some(Box::new(crate::nic::queues::NicQueues::new(
             &c.nic.queues,
             w.nics.len(),
             w.ccs.len(),
-            mtu,
+            c.nic.hosts as usize,
+            c.transport.mtu as u64,
         )));
+        w.nic_model = NicModelKind::Queues;
     }
     let mut gens = gens;
     gens.schedule(&mut w, c);

@@ -37,7 +37,7 @@ pub(crate) enum Ev {
     OnOff(u16, u32),
     /// Adapter NIC `.0`'s receive buffer finished serving a frame.
     RxDone(u32),
-    /// NIC `.0` handed the packet in service to its host over PCIe.
+    /// Host `.0`'s PCIe link handed it the packet in service.
     PcieDone(u32),
     /// Congestion management: reaction point `.0`'s timer.
     RpTimer(u32),

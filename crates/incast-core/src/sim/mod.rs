@@ -379,6 +379,9 @@ impl Simulation {
         if let Some(v) = nic::rx::summary(w) {
             summary["nic_receive"] = v;
         }
+        if let Some(v) = nic::pcie::summary(&w.pcie) {
+            summary["pcie"] = v;
+        }
         if let Some(e) = edge_summary {
             summary["edge"] = e;
         }

@@ -63,6 +63,8 @@ pub(crate) struct World {
     pub nic_queues: Option<Box<crate::nic::queues::NicQueues>>,
     /// The NICs' receive path through PCIe ([`crate::nic::rx`]).
     pub rx: Option<Box<crate::nic::rx::RxPath>>,
+    /// Each host's transmit PCIe cap ([`crate::nic::pcie`]).
+    pub pcie: Option<Box<crate::nic::pcie::PcieTx>>,
     pub counters: Counters,
     pub seed: u64,
 }

@@ -174,6 +174,41 @@ impl Graph {
         v
     }
 
+    /// The same network with `k` hosts behind every NIC port (multi-host
+    /// NICs, `[nic] hosts`): host `i` of this graph becomes hosts `i * k ..
+    /// i * k + k`, the first keeping its name and link, the others named
+    /// `<name>.1`, `<name>.2`, ... and sharing its NIC. Switches, links and
+    /// port numbers are unchanged, so a rack stays a contiguous host range.
+    pub fn with_hosts_per_nic(&self, k: u32) -> Graph {
+        let mut g = Graph {
+            switch_names: self.switch_names.clone(),
+            switch_tier: self.switch_tier.clone(),
+            ..Graph::default()
+        };
+        for name in &self.host_names {
+            let owner = g.add_host(name.clone());
+            for j in 1..k {
+                g.add_host_behind(format!("{name}.{j}"), owner);
+            }
+        }
+        let map = |n: NodeRef| match n {
+            NodeRef::Host(h) => NodeRef::Host(h * k),
+            s => s,
+        };
+        for link in &self.links {
+            g.add_link(map(link.a), map(link.b), link.rate, link.delay);
+        }
+        g.finalize();
+        g
+    }
+
+    /// The rate of host `h`'s NIC port (shared with the other hosts of a
+    /// multi-host NIC).
+    pub fn host_rate(&self, h: u32) -> Rate {
+        let (link, _) = self.ports(NodeRef::Host(self.nic_host(h)))[0];
+        self.links[link as usize].rate
+    }
+
     /// Adds a switch of the given tier and returns it. Call [`Graph::finalize`] when done editing.
     pub fn add_switch(&mut self, name: impl Into<String>, tier: u8) -> NodeRef {
         self.switch_names.push(name.into());

@@ -17,6 +17,7 @@ mod hpcc_end_to_end;
 mod invariants;
 mod lossless_pfc;
 mod multi_cc;
+mod multi_host;
 mod nic_queues;
 mod nic_receive;
 mod onoff_sources;
