@@ -176,10 +176,16 @@ def totals_rows(summary: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def _totals(summary: dict) -> Table:
-    t = Table(show_header=False, box=None, pad_edge=False, title="Totals", title_justify="left")
+def _kv_table(title: str) -> Table:
+    """A borderless two-column table of labels (dim) and right-aligned values."""
+    t = Table(show_header=False, box=None, pad_edge=False, title=title, title_justify="left")
     t.add_column(style="dim")
     t.add_column(justify="right")
+    return t
+
+
+def _totals(summary: dict) -> Table:
+    t = _kv_table("Totals")
     for label, value in totals_rows(summary):
         t.add_row(escape(label), escape(value))
     return t
@@ -215,9 +221,7 @@ def _pfc(summary: dict) -> Table | None:
     rows = pfc_rows(summary)
     if not rows:
         return None
-    t = Table(show_header=False, box=None, pad_edge=False, title="PFC", title_justify="left")
-    t.add_column(style="dim")
-    t.add_column(justify="right")
+    t = _kv_table("PFC")
     for label, value in rows:
         t.add_row(escape(label), value)
     return t
@@ -244,11 +248,7 @@ def _edge(summary: dict) -> tuple[Table | None, list[str]]:
     e = summary.get("edge")
     if not isinstance(e, dict):
         return None, []
-    t = Table(
-        show_header=False, box=None, pad_edge=False, title="Edge pausing", title_justify="left"
-    )
-    t.add_column(style="dim")
-    t.add_column(justify="right")
+    t = _kv_table("Edge pausing")
     t.add_row("rule", escape(str(e.get("rule", "?"))))
     t.add_row("gated senders", _num(e.get("gated_hosts")))
     t.add_row("smallest threshold T", f"{_num(e.get('min_threshold_us'))} us")
@@ -277,15 +277,7 @@ def _ci(summary: dict) -> tuple[Table | None, list[str]]:
     c = summary.get("ci")
     if not isinstance(c, dict):
         return None, []
-    t = Table(
-        show_header=False,
-        box=None,
-        pad_edge=False,
-        title="Congestion isolation",
-        title_justify="left",
-    )
-    t.add_column(style="dim")
-    t.add_column(justify="right")
+    t = _kv_table("Congestion isolation")
 
     def slash(*keys: str) -> str:
         return " / ".join(_num(c.get(k)) for k in keys)
@@ -394,15 +386,7 @@ def _cm(summary: dict) -> Table | None:
     rows = cm_rows(summary)
     if not rows:
         return None
-    t = Table(
-        show_header=False,
-        box=None,
-        pad_edge=False,
-        title="Congestion management",
-        title_justify="left",
-    )
-    t.add_column(style="dim")
-    t.add_column(justify="right")
+    t = _kv_table("Congestion management")
     for k, v in rows:
         t.add_row(escape(k), escape(v))
     return t
@@ -425,9 +409,7 @@ def _others(summary: dict) -> Table | None:
             _flatten(k, v, rows)
     if not rows:
         return None
-    t = Table(show_header=False, box=None, pad_edge=False, title="Other", title_justify="left")
-    t.add_column(style="dim")
-    t.add_column(justify="right")
+    t = _kv_table("Other")
     for k, v in rows:
         t.add_row(escape(k), escape(v))
     return t

@@ -32,7 +32,7 @@ use crate::cm::scheme::{AnyCp, CpFrame};
 use crate::cm::PauseChange;
 use crate::metrics_table::Table;
 use crate::net::switch::{self, Switch, NO_INGRESS};
-use crate::net::{link, Packet, PacketKind, PktId};
+use crate::net::{link, PacketKind, PktId};
 use crate::nic::adapter::{self, Msg};
 use crate::sim::world::World;
 use crate::units::Ps;
@@ -193,13 +193,6 @@ fn send_pause(w: &mut World, now: Ps, s: u32, l: u16, change: PauseChange) {
         PauseChange::Pause => 0xFFFF,
         PauseChange::Resume => 0,
     };
-    let frame = Packet::link_frame(PacketKind::Pause, now, class, quanta, class as u32);
-    switch::queue_link_frame(w, gp, frame);
-    let port = &mut w.ports[gp as usize];
-    if quanta > 0 {
-        port.pfc.xoff_tx[class as usize] += 1;
-    } else {
-        port.pfc.xon_tx[class as usize] += 1;
-    }
+    switch::queue_pause(w, now, gp, class, quanta > 0, quanta);
     link::kick(w, now, gp);
 }

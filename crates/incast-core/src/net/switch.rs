@@ -225,6 +225,20 @@ pub(crate) fn queue_link_frame(w: &mut World, gp: u32, frame: Packet) -> PktId {
     id
 }
 
+/// Queues a PAUSE frame for `class` on port `gp` (any port: a switch's or a
+/// NIC's) carrying `quanta`: a pause (`pause`, counted as an XOFF) or a
+/// resume (quanta 0, an XON). The caller kicks the port.
+pub(crate) fn queue_pause(w: &mut World, now: Ps, gp: u32, class: u8, pause: bool, quanta: u64) {
+    let frame = Packet::link_frame(super::PacketKind::Pause, now, class, quanta, class as u32);
+    queue_link_frame(w, gp, frame);
+    let pfc = &mut w.ports[gp as usize].pfc;
+    if pause {
+        pfc.xoff_tx[class as usize] += 1;
+    } else {
+        pfc.xon_tx[class as usize] += 1;
+    }
+}
+
 /// Switch `s` sends frame `pkt` (built by a mechanism, addressed to a host)
 /// through the network, routed like any packet from this switch on, but
 /// charged to no ingress (`Hop::in_local` is [`NO_INGRESS`]): a congestion

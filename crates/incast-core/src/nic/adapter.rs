@@ -509,14 +509,7 @@ fn rx_outcome(w: &mut World, now: Ps, n: u32, pause: Option<PauseChange>, done: 
         0
     };
     let gp = w.nics[n as usize].port;
-    let frame = Packet::link_frame(PacketKind::Pause, now, class, quanta, class as u32);
-    switch::queue_link_frame(w, gp, frame);
-    let port = &mut w.ports[gp as usize];
-    if quanta > 0 {
-        port.pfc.xoff_tx[class as usize] += 1;
-    } else {
-        port.pfc.xon_tx[class as usize] += 1;
-    }
+    switch::queue_pause(w, now, gp, class, quanta > 0, quanta);
     super::kick(w, now, n);
 }
 

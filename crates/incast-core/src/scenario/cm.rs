@@ -121,6 +121,13 @@ impl Scenario {
         }
     }
 
+    /// The largest raw frame of the on/off sources (1500 B without any): the
+    /// adapter's buffers and PAUSE thresholds are sized by it.
+    pub(crate) fn largest_frame(&self) -> u64 {
+        let onoff = &self.config.workload.onoff;
+        onoff.iter().map(|o| o.frame.bytes()).max().unwrap_or(1500)
+    }
+
     /// `[cm]`, `[nic]`, `[switch.input_buffer]` and `[[workload.hotspot]]`:
     /// each valid, and the combinations that work together.
     pub(super) fn validate_cm(&self) -> Result<(), ScenarioError> {
@@ -159,13 +166,7 @@ impl Scenario {
         }
         if adapter {
             let voqs = self.graph.n_hosts().saturating_sub(1).max(1);
-            let mtu = c
-                .workload
-                .onoff
-                .iter()
-                .map(|o| o.frame.bytes())
-                .max()
-                .unwrap_or(1500);
+            let mtu = self.largest_frame();
             c.nic
                 .adapter
                 .validate(voqs, mtu)

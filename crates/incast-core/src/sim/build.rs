@@ -314,13 +314,7 @@ fn adapter(sc: &Scenario, w: &mut World) {
         w.host_nic.len() as u32,
         data_class(sc),
     );
-    let frame = c
-        .workload
-        .onoff
-        .iter()
-        .map(|o| o.frame.bytes())
-        .max()
-        .unwrap_or(1500);
+    let frame = sc.largest_frame();
     for (i, h) in c.workload.hotspot.iter().enumerate() {
         let host = sc.host_index(&h.host);
         let nic = w.host_nic[host as usize];

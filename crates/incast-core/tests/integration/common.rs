@@ -240,6 +240,19 @@ fn set_path(sc: &mut toml::Table, path: &str, value: toml::Value) {
     };
 }
 
+/// The FCTs (us), sorted, of the finished flows whose (source, destination)
+/// pass `keep`.
+pub fn finished_fcts_us(r: &Results, keep: impl Fn(u32, u32) -> bool) -> Vec<f64> {
+    let (src, dst) = (r.flows.u32s("src"), r.flows.u32s("dst"));
+    let (fct, fin) = (r.flows.u64s("fct_ps"), r.flows.u8s("finished"));
+    let mut v: Vec<f64> = (0..src.len())
+        .filter(|&i| fin[i] == 1 && keep(src[i], dst[i]))
+        .map(|i| fct[i] as f64 / 1e6)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
 /// Every flow finished, and every byte sent was delivered or dropped, with
 /// nothing left in the network.
 pub fn assert_finished_and_conserved(r: &Results, what: &str) {

@@ -3,7 +3,7 @@
 //! round robin. The talk (`seeds/003`): CUBIC filling a shared NIC queue keeps
 //! DCTCP's latency high; queues split by congestion control remove that.
 
-use crate::common::{run, scenario_err};
+use crate::common::{finished_fcts_us, run, scenario_err};
 use incast_core::Results;
 
 /// Host 0 sends one CUBIC bulk flow (100 MB) to host 1 and, from 1 ms on, a
@@ -28,17 +28,7 @@ fn sender(split: &str) -> String {
 
 /// FCTs (us) of the DCTCP flows, sorted.
 fn dctcp_fcts(r: &Results) -> Vec<f64> {
-    let (dst, fct, fin) = (
-        r.flows.u32s("dst"),
-        r.flows.u64s("fct_ps"),
-        r.flows.u8s("finished"),
-    );
-    let mut v: Vec<f64> = (0..dst.len())
-        .filter(|&i| dst[i] == 2 && fin[i] == 1)
-        .map(|i| fct[i] as f64 / 1e6)
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v
+    finished_fcts_us(r, |_, dst| dst == 2)
 }
 
 fn queue_max(r: &Results, name: &str) -> u64 {

@@ -2,7 +2,7 @@
 //! PCIe rate below the link's builds a queue in the NIC; ECN marks there;
 //! queues shared or split by congestion control.
 
-use crate::common::{run, scenario_err};
+use crate::common::{finished_fcts_us, run, scenario_err};
 use incast_core::Results;
 
 /// Host 0 (the worker) reads 64 KB from storage host 1 every 500 us (DCTCP,
@@ -26,17 +26,7 @@ fn worker(split: &str) -> String {
 }
 
 fn read_fcts(r: &Results) -> Vec<f64> {
-    let (src, fct, fin) = (
-        r.flows.u32s("src"),
-        r.flows.u64s("fct_ps"),
-        r.flows.u8s("finished"),
-    );
-    let mut v: Vec<f64> = (0..src.len())
-        .filter(|&i| src[i] == 1 && fin[i] == 1)
-        .map(|i| fct[i] as f64 / 1e6)
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v
+    finished_fcts_us(r, |src, _| src == 1)
 }
 
 fn rx_queue(r: &Results, name: &str, key: &str) -> u64 {

@@ -29,7 +29,7 @@ use super::{DropCause, Hop, SwitchMechanism, TimerKind, Verdict};
 use crate::metrics_table::Table;
 use crate::net::port::{Owner, Port};
 use crate::net::switch::{self, Switch, NO_INGRESS};
-use crate::net::{link, Packet, PacketKind, PktId, NUM_CLASSES};
+use crate::net::{link, PacketKind, PktId, NUM_CLASSES};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::{ps_to_us, Bytes, Ps, Rate};
@@ -278,11 +278,9 @@ fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
     let sw = &mut w.switches[s as usize];
     sw.pfc.ingress[l as usize][class as usize].paused = pause;
     let gp = sw.port(l);
-    let frame = Packet::link_frame(PacketKind::Pause, now, class, quanta as u64, class as u32);
-    switch::queue_link_frame(w, gp, frame);
+    switch::queue_pause(w, now, gp, class, pause, quanta as u64);
     let port = &mut w.ports[gp as usize];
     if pause {
-        port.pfc.xoff_tx[class as usize] += 1;
         if mode == PauseMode::Quanta && quanta > 0 {
             // Refresh at half the pause time while still congested (spec §2.1).
             let half = quanta as Ps * quantum(port.rate) / 2;
@@ -292,8 +290,6 @@ fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
                 Ev::timer(Pfc::ID, REFRESH, gp),
             );
         }
-    } else {
-        port.pfc.xon_tx[class as usize] += 1;
     }
     link::kick(w, now, gp);
 }
