@@ -222,6 +222,34 @@ pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
         }
         g.add_link(ends[0], ends[1], link.rate.0, link.delay.0);
     }
+    for (host, nic) in &c.shared_nic {
+        let field = format!("shared_nic.{host}");
+        let index = |name: &str| c.hosts.iter().position(|h| h == name);
+        let (Some(h), Some(owner)) = (index(host), index(nic)) else {
+            let unknown = if index(host).is_none() { host } else { nic };
+            return err(
+                field,
+                format!(
+                    "unknown host `{unknown}`; hosts are {}",
+                    summarize_names(c.hosts.iter().map(|h| h.as_str()))
+                ),
+            );
+        };
+        if host_link[h].is_some() {
+            return err(
+                field,
+                format!("host `{host}` has a link of its own; remove its link or this entry"),
+            );
+        }
+        if host_link[owner].is_none() {
+            return err(
+                field,
+                format!("host `{nic}` has no link: name a host that has one"),
+            );
+        }
+        g.shared_nics.push((h as u32, owner as u32));
+        host_link[h] = host_link[owner];
+    }
     if let Some(h) = host_link.iter().position(|l| l.is_none()) {
         let name = &c.hosts[h];
         let switch = c.switches.first().map_or("s0", |s| s.name.as_str());
@@ -411,7 +439,27 @@ mod tests {
                 link("s0", "s1"),
                 link("s1", "h2"),
             ],
+            shared_nic: Default::default(),
         }
+    }
+
+    #[test]
+    fn explicit_hosts_may_share_a_nic() {
+        let mut c = small();
+        c.hosts.push("h3".into());
+        c.shared_nic.insert("h3".into(), "h2".into());
+        let g = explicit(&c).unwrap();
+        g.validate().unwrap();
+        assert_eq!(g.nic_hosts(), [0, 1, 2, 2]);
+        c.shared_nic.insert("h3".into(), "h9".into());
+        let (field, msg) = explicit_err(&c);
+        assert_eq!(field, "shared_nic.h3");
+        assert!(msg.contains("unknown host `h9`"), "{msg}");
+        c.shared_nic.insert("h3".into(), "h1".into());
+        c.shared_nic.insert("h0".into(), "h1".into());
+        let (field, msg) = explicit_err(&c);
+        assert_eq!(field, "shared_nic.h0");
+        assert!(msg.contains("has a link of its own"), "{msg}");
     }
 
     fn explicit_err(c: &Explicit) -> (String, String) {
@@ -429,6 +477,7 @@ mod tests {
             hosts: vec!["a".into(), "b".into()],
             switches: vec![],
             links: vec![link("b", "a")],
+            shared_nic: Default::default(),
         };
         explicit(&direct).unwrap().validate().unwrap();
     }
@@ -449,6 +498,7 @@ mod tests {
             hosts: (0..8).map(|i| format!("h{i}")).collect(),
             switches: vec!["s0".into()],
             links: (0..8).map(|i| link(&format!("h{i}"), "s0")).collect(),
+            shared_nic: Default::default(),
         };
         c.links[3].b = "h9".into();
         assert_eq!(

@@ -152,9 +152,13 @@ pub struct Explicit {
     /// Switches, in switch-number order: a name, or a table `{ name = "spine0", tier = 2 }`.
     #[serde(default)]
     pub switches: Vec<ExplicitSwitch>,
-    /// Full-duplex links between named nodes. Every host needs exactly one link; a node numbers its ports
-    /// in the order its links appear here.
+    /// Full-duplex links between named nodes. Every host needs exactly one link (or a `shared_nic`); a node
+    /// numbers its ports in the order its links appear here.
     pub links: Vec<ExplicitLink>,
+    /// Multi-host NICs: host name -> the host whose NIC port it shares, e.g. `{ slot1 = "slot0" }`
+    /// (Yosemite's compute slots behind one NIC). Such a host has no link of its own.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub shared_nic: std::collections::BTreeMap<String, String>,
 }
 
 /// A switch of an explicit topology. In a scenario file, either its name (tier 1)
