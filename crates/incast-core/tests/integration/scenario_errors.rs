@@ -541,11 +541,9 @@ fn timed_flow(flow: &str) -> String {
 /// Lines 1-5 as above; then a bulk schedule 0 -> 1, `stop` 10 ms, on and
 /// off 5 ms (lines 6-11), with `replace` applied.
 fn bulk(replace: (&str, &str)) -> String {
-    format!(
-        "name = \"t\"\n[topology]\nkind = \"single_switch\"\nhosts = 3\nlink_rate = \"100Gbps\"\n\
-         [[workload.bulk]]\nsrc = 0\ndst = 1\nstop = \"10ms\"\non = \"5ms\"\noff = \"5ms\"\n"
-    )
-    .replace(replace.0, replace.1)
+    "name = \"t\"\n[topology]\nkind = \"single_switch\"\nhosts = 3\nlink_rate = \"100Gbps\"\n\
+     [[workload.bulk]]\nsrc = 0\ndst = 1\nstop = \"10ms\"\non = \"5ms\"\noff = \"5ms\"\n"
+        .replace(replace.0, replace.1)
 }
 
 /// Issue 20 item 5: flows that end at a time say what is wrong with their
