@@ -86,3 +86,17 @@ def test_bundled_bulk_scenario_splits_by_kind():
     others = f[f["kind"] != "bulk"]
     assert (others["finished"] == 1).all() and others["slowdown"].notna().all()
     assert isinstance(f["kind"].dtype, pd.CategoricalDtype)
+
+
+def test_report_counts_stopped_flows():
+    from incast.report import totals_rows
+
+    summary = {
+        "flows": {"total": 5, "finished": 3, "unfinished": 0, "stopped": 2, "measured": 3},
+        "stopped_flows": {"count": 2, "bytes": 4829680, "goodput_gbps": {"mean": 4.8, "max": 6.0}},
+    }
+    rows = dict(totals_rows(summary))
+    assert rows["flows"] == "5 (3 finished, 2 stopped at their stop time)"
+    assert rows["stopped flows"] == (
+        "2 flows delivered 4,829,680 B, goodput mean 4.80 Gb/s, max 6.00 Gb/s"
+    )
