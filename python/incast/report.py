@@ -136,9 +136,26 @@ def totals_rows(summary: dict) -> list[tuple[str, str]]:
         parts = [f"{_num(flows.get('finished'))} finished"]
         if flows.get("unfinished"):
             parts.append(f"{_num(flows.get('unfinished'))} unfinished")
-        if flows.get("measured") != flows.get("total"):
+        # Flows stopped at their `stop` (bulk on-periods, long-lived flows) are
+        # never measured: they have no slowdown.
+        stopped = flows.get("stopped") or 0
+        if stopped:
+            parts.append(f"{_num(stopped)} stopped at their stop time")
+        total = flows.get("total")
+        if isinstance(total, int) and flows.get("measured") != total - stopped:
             parts.append(f"{_num(flows.get('measured'))} measured (outside warm-up/cool-down)")
-        rows.append(("flows", f"{_num(flows.get('total'))} ({', '.join(parts)})"))
+        rows.append(("flows", f"{_num(total)} ({', '.join(parts)})"))
+    stopped_flows = summary.get("stopped_flows")
+    if isinstance(stopped_flows, dict):
+        gbps = stopped_flows.get("goodput_gbps") or {}
+        rows.append(
+            (
+                "stopped flows",
+                f"{_num(stopped_flows.get('count'))} flows delivered "
+                f"{_num(stopped_flows.get('bytes'))} B, goodput mean "
+                f"{_num(gbps.get('mean'))} Gb/s, max {_num(gbps.get('max'))} Gb/s",
+            )
+        )
     drops = summary.get("drops")
     if isinstance(drops, dict):
         rows.append(

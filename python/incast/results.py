@@ -110,8 +110,14 @@ TABLE_SCHEMAS: dict[str, tuple[tuple[str, str], ...]] = {
 #: not completed when the run ended): null, not 0, in every table and file.
 UNFINISHED_NULL = ("finish_ps", "fct_ps", "completion_ps", "slowdown")
 
+#: `finished` of a flow stopped at its `stop` (a bulk on-period, a long-lived or
+#: cut flow): its finish is the stop time and its size the bytes it delivered,
+#: but it has no ideal FCT and no slowdown, which are null in its row.
+FINISHED_STOPPED = 2
+STOPPED_NULL = ("ideal_fct_ps", "slowdown")
+
 #: Integer codes the core uses, as the names the tables show (categorical columns).
-FLOW_KINDS = {0: "poisson", 1: "incast", 2: "listed"}
+FLOW_KINDS = {0: "poisson", 1: "incast", 2: "listed", 3: "bulk"}
 PFC_EVENTS = {0: "resume", 1: "pause", 2: "watchdog_trip", 3: "watchdog_restore"}
 CATEGORIES = {("flows", "kind"): FLOW_KINDS, ("pfc", "event"): PFC_EVENTS}
 
@@ -136,8 +142,9 @@ def table_from_columns(
 
     With `table` (one of `TABLES`), columns the core left out of an empty table
     are added, typed, from `TABLE_SCHEMAS`; integer codes become names
-    (`CATEGORIES`); and in rows with `finished == 0` the columns of
-    `UNFINISHED_NULL` are null (pandas NA). Adds a float `<x>_us` column next to
+    (`CATEGORIES`); in rows with `finished == 0` the columns of
+    `UNFINISHED_NULL` are null (pandas NA), and in the flows table's rows with
+    `finished == FINISHED_STOPPED` those of `STOPPED_NULL`. Adds a float `<x>_us` column next to
     every integer `<x>_ps` column, and `node_name` / `peer_name` columns where
     `node` / `peer` ids are present.
     """
@@ -151,16 +158,25 @@ def table_from_columns(
             data.setdefault(name, np.zeros(0, dtype=np.dtype(dtype)))
     df = pd.DataFrame(data)
 
-    unfinished = None
+    # Which rows null which columns: unfinished rows (flows, incasts), stopped flows.
+    null_rows: dict[str, np.ndarray] = {}
     if "finished" in df.columns:
-        unfinished = df["finished"].to_numpy() == 0
+        finished = df["finished"].to_numpy()
+        for name in UNFINISHED_NULL:
+            null_rows[name] = finished == 0
+        stopped = finished == FINISHED_STOPPED
+        # Only runs with stopped flows get nullable ideal/slowdown columns, so
+        # every other run's tables (and Parquet files) stay as they were.
+        if table == "flows" and stopped.any():
+            for name in STOPPED_NULL:
+                null_rows[name] = stopped
     extra: dict[str, Any] = {}
     for name in list(df.columns):
         if name.endswith("_ps"):
             us = df[name].to_numpy().astype(np.float64) / 1e6
-            if unfinished is not None and name in UNFINISHED_NULL:
+            if name in null_rows:
                 us = pd.array(us, dtype="Float64")
-                us[unfinished] = pd.NA
+                us[null_rows[name]] = pd.NA
             extra[name[: -len("_ps")] + "_us"] = us
     if node_names is not None:
         names = np.asarray(list(node_names) + [""], dtype=object)
@@ -172,13 +188,12 @@ def table_from_columns(
                 if not ok.all():
                     mapped = np.where(ok, mapped, ids.astype(str).astype(object))
                 extra[out] = mapped.astype(str)
-    if unfinished is not None:
-        for name in UNFINISHED_NULL:
-            if name in df.columns:
-                kind = "Float64" if df[name].dtype.kind == "f" else "UInt64"
-                col = pd.array(df[name].to_numpy(), dtype=kind)
-                col[unfinished] = pd.NA
-                df[name] = col
+    for name, rows in null_rows.items():
+        if name in df.columns:
+            kind = "Float64" if df[name].dtype.kind == "f" else "UInt64"
+            col = pd.array(df[name].to_numpy(), dtype=kind)
+            col[rows] = pd.NA
+            df[name] = col
     for (tname, col), names_map in CATEGORIES.items():
         if tname == table and col in df.columns:
             df[col] = _categorical(df[col].to_numpy(), names_map)

@@ -53,3 +53,4 @@ pub mod workload;
 
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::{Progress, Results, RunStats, Simulation};
+pub use sim::{KIND_BULK, KIND_INCAST, KIND_LISTED, KIND_POISSON};

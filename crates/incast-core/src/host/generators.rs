@@ -5,10 +5,11 @@
 //! their next arrival time and what it asks for; this file keeps them and
 //! turns their arrivals into flows.
 
-use super::{start_flow, IncastRecord, KIND_INCAST, KIND_LISTED, KIND_POISSON};
+use super::KIND_POISSON;
+use super::{start_flow, start_flow_until, IncastRecord, KIND_BULK, KIND_INCAST, KIND_LISTED};
 use crate::net::{Packet, PacketKind};
 use crate::nic;
-use crate::scenario::{ListedFlow, ScenarioConfig};
+use crate::scenario::{BulkGroup, ListedFlow, ScenarioConfig, LONG_LIVED};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::Ps;
@@ -28,6 +29,8 @@ pub(crate) struct Generators {
     /// Listed flows, by start time.
     pub listed: Vec<ListedFlow>,
     listed_next: usize,
+    /// On/off bulk schedules (each has at most one on-period pending).
+    pub bulk: Vec<BulkGroup>,
     /// Generators with an arrival still pending.
     pub live: u64,
 }
@@ -48,6 +51,7 @@ impl Generators {
             onoff_class: 0,
             listed,
             listed_next: 0,
+            bulk: vec![],
             live: 0,
         }
     }
@@ -81,6 +85,11 @@ impl Generators {
         }
         if let Some(f) = self.listed.first() {
             w.q.push(f.start, Ev::Listed);
+            self.live += 1;
+        }
+        for (g, b) in self.bulk.iter().enumerate() {
+            // Validated: every schedule starts before its stop.
+            w.q.push(b.start, Ev::Bulk(g as u32));
             self.live += 1;
         }
         for (g, gen) in self.onoff.iter_mut().enumerate() {
@@ -206,7 +215,29 @@ impl Generators {
                 class: f.class,
                 cc: f.cc,
             };
-            start_flow(w, now, req, KIND_LISTED, -1);
+            start_flow_until(w, now, req, KIND_LISTED, -1, f.stop);
+        }
+    }
+
+    /// Bulk schedule `g`: an on-period starts now, a long-lived flow that
+    /// stops `on` later (or at the schedule's stop); the next one `on + off`
+    /// from now, if that is before the schedule's stop.
+    pub fn on_bulk(&mut self, w: &mut World, now: Ps, g: u32) {
+        self.live -= 1;
+        let b = self.bulk[g as usize];
+        let req = FlowRequest {
+            src: b.src,
+            dst: b.dst,
+            size: LONG_LIVED,
+            class: b.class,
+            cc: b.cc,
+        };
+        let stop = now.saturating_add(b.on).min(b.stop);
+        start_flow_until(w, now, req, KIND_BULK, -1, stop);
+        let next = now.saturating_add(b.on).saturating_add(b.off);
+        if next < b.stop {
+            w.q.push(next, Ev::Bulk(g));
+            self.live += 1;
         }
     }
 

@@ -14,6 +14,13 @@
 //! 3. When the last byte is acknowledged, [`complete_flow`] appends its
 //!    record and recycles the slot; flows still running at the end are
 //!    recorded unfinished.
+//!
+//! A flow may also end at a time: one started by [`start_flow_until`]
+//! (a listed flow with `stop`, a bulk on-period) is stopped by
+//! [`on_flow_stop`] at its stop time unless its last byte was acknowledged
+//! before. Its sender stops offering data there ([`stop_flow`]): packets in
+//! flight still reach the receiver (they count as delivered), nothing new
+//! leaves, and its record is closed then with the bytes its receiver got.
 
 pub mod generators;
 pub mod paths;
@@ -26,6 +33,8 @@ use crate::nic;
 use crate::rdma::qp::RdmaQp;
 use crate::rdma::BaseRtt;
 use crate::scenario::IdealFct;
+use crate::scenario::LONG_LIVED;
+use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::transport::TcpFlow;
 use crate::units::{Bytes, Ps};
@@ -35,6 +44,8 @@ use crate::workload::generators::FlowRequest;
 pub const KIND_POISSON: u8 = 0;
 pub const KIND_INCAST: u8 = 1;
 pub const KIND_LISTED: u8 = 2;
+/// An on-period of a `[[workload.bulk]]` schedule.
+pub const KIND_BULK: u8 = 3;
 
 /// A flow's slot in the flow table.
 ///
@@ -64,6 +75,8 @@ pub(crate) struct FlowSlot {
     pub cc: u8,
     pub id: u64,
     pub start: Ps,
+    /// When the sender stops offering data ([`Ps::MAX`]: never).
+    pub stop: Ps,
     pub incast: i64,
     pub ideal: Ps,
     /// When the NIC last sent (or was paused on) the isolated priority.
@@ -130,8 +143,26 @@ impl Flows {
 
 /// Starts a flow now: a slot, its transport, its gate; its NIC is kicked.
 pub(crate) fn start_flow(w: &mut World, now: Ps, req: FlowRequest, kind: u8, incast: i64) {
+    start_flow_until(w, now, req, kind, incast, Ps::MAX);
+}
+
+/// [`start_flow`] with a stop time (`Ps::MAX`: none): at `stop` the flow is
+/// stopped ([`on_flow_stop`]) unless it finished before. A flow of
+/// [`LONG_LIVED`] size has no ideal FCT (0 in the slot; its record has none).
+pub(crate) fn start_flow_until(
+    w: &mut World,
+    now: Ps,
+    req: FlowRequest,
+    kind: u8,
+    incast: i64,
+    stop: Ps,
+) {
     let (hash, ack_hash) = paths::flow_hash(w, req.src, req.dst);
-    let ideal = paths::ideal_fct(w, req.src, req.dst, req.size, (hash, ack_hash));
+    let ideal = if req.size == LONG_LIVED {
+        0
+    } else {
+        paths::ideal_fct(w, req.src, req.dst, req.size, (hash, ack_hash))
+    };
     let flows = &mut w.flows;
     let uid = flows.next_uid;
     flows.next_uid = flows.next_uid.wrapping_add(1);
@@ -165,6 +196,7 @@ pub(crate) fn start_flow(w: &mut World, now: Ps, req: FlowRequest, kind: u8, inc
         src: req.src,
         dst: req.dst,
         start: now,
+        stop,
         class: req.class,
         kind,
         incast,
@@ -192,22 +224,73 @@ pub(crate) fn start_flow(w: &mut World, now: Ps, req: FlowRequest, kind: u8, inc
     };
     flows.active += 1;
     flows.peak_active = flows.peak_active.max(flows.active);
+    if stop != Ps::MAX {
+        w.q.push(stop, Ev::FlowStop(s));
+    }
     nic::flow_ready(w, src_nic, s);
     nic::kick(w, now, src_nic);
 }
 
-/// Appends the record of the flow in `slot` (`finish`: `None` if unfinished).
-pub(crate) fn record(w: &mut World, slot: u32, finish: Option<Ps>) {
+/// A flow's stop time came ([`Ev::FlowStop`]): stop it, if the slot still
+/// holds a flow that stops now. A flow that finished earlier left the slot
+/// inactive, or to another flow, which stops now only if its own stop time
+/// is now (then stopping it here is what its own event would do).
+pub(crate) fn on_flow_stop(w: &mut World, now: Ps, slot: u32) {
+    let f = &w.flows.slots[slot as usize];
+    if f.active && f.stop == now {
+        stop_flow(w, now, slot);
+    }
+}
+
+/// The sender of the flow in `slot` stops offering data now: its transport
+/// takes what the receiver has in order as the flow's size
+/// ([`TcpFlow::stop_offering`], [`RdmaQp::stop_offering`]), its record is
+/// closed as stopped, and its slot recycled (packets still in flight are
+/// delivered and ignored by the receiver, as a finished flow's are).
+pub(crate) fn stop_flow(w: &mut World, now: Ps, slot: u32) {
+    let f = &mut w.flows.slots[slot as usize];
+    match f.qp.as_deref_mut() {
+        Some(q) => q.stop_offering(),
+        None => f.tcp.stop_offering(),
+    }
+    record(w, slot, End::Stopped(now));
+    release(w, now, slot);
+}
+
+/// How a flow's record ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    /// Its last byte was acknowledged at this time.
+    Finished(Ps),
+    /// Its sender stopped offering data at this time (its `stop`).
+    Stopped(Ps),
+    /// Still running when the run ended.
+    Running,
+}
+
+/// Appends the record of the flow in `slot`. Its size is the transport's:
+/// the flow's, or once stopped the bytes its receiver got; a long-lived
+/// flow still running is recorded with the bytes its receiver got so far.
+pub(crate) fn record(w: &mut World, slot: u32, end: End) {
     let now = w.q.now();
     let flows = &mut w.flows;
     let f = &flows.slots[slot as usize];
+    let (size, received) = match f.qp.as_deref() {
+        Some(q) => (q.size, q.expected),
+        None => (f.tcp.size, f.tcp.rcv_nxt),
+    };
+    let finish = match end {
+        End::Finished(t) | End::Stopped(t) => Some(t),
+        End::Running => None,
+    };
     flows.records.push(FlowRecord {
         flow_id: f.id,
         src: f.src,
         dst: f.dst,
-        size: f.tcp.size,
+        size: if size == LONG_LIVED { received } else { size },
         start: f.start,
         finish,
+        stopped: matches!(end, End::Stopped(_)),
         ideal: f.ideal,
         class: f.class,
         kind: f.kind,
@@ -228,7 +311,13 @@ pub(crate) fn record(w: &mut World, slot: u32, finish: Option<Ps>) {
 
 /// The flow in `slot` had its last byte acknowledged: record it, free its slot.
 pub(crate) fn complete_flow(w: &mut World, now: Ps, slot: u32) {
-    record(w, slot, Some(now));
+    record(w, slot, End::Finished(now));
+    release(w, now, slot);
+}
+
+/// The recorded flow in `slot` ends now: its timers off, off its NIC's
+/// list, its incast told, its slot free for the next flow.
+fn release(w: &mut World, now: Ps, slot: u32) {
     let f = &mut w.flows.slots[slot as usize];
     f.active = false;
     f.tcp.rto_timer.disarm();

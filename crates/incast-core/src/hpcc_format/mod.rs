@@ -305,8 +305,9 @@ impl HpccImport {
             .map(|f| FlowConfig {
                 src: HostRef::Index(f.src),
                 dst: HostRef::Index(f.dst),
-                size: SizeValue(f.size),
+                size: Some(SizeValue(f.size)),
                 start: TimeValue(f.start_ns * NS),
+                stop: None,
                 class: Some(f.priority),
                 cc: None,
             })

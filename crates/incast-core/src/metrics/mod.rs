@@ -65,6 +65,11 @@ impl Stats {
     }
 }
 
+/// The flows table's `finished` of a flow stopped at its `stop` (a bulk
+/// on-period, a long-lived flow, a sized flow cut before its last byte):
+/// 1 is finished (its last byte acknowledged), 0 still running at the end.
+pub const FINISHED_STOPPED: u8 = 2;
+
 /// Per-flow records in columns, appended when a flow finishes (or at the end, unfinished).
 #[derive(Default)]
 pub struct FlowRecords {
@@ -99,6 +104,9 @@ pub struct FlowRecord {
     pub size: u64,
     pub start: Ps,
     pub finish: Option<Ps>,
+    /// Stopped at `finish` (its `stop`) rather than finished: `finished` is
+    /// 2, and it has no ideal FCT (0) and no slowdown (NaN).
+    pub stopped: bool,
     pub ideal: Ps,
     pub class: u8,
     pub kind: u8,
@@ -126,6 +134,7 @@ impl FlowRecords {
         self.size.push(r.size);
         self.start.push(r.start);
         let (finish, fct, sd) = match r.finish {
+            Some(f) if r.stopped => (f, f - r.start, f64::NAN),
             Some(f) => {
                 let fct = f - r.start;
                 (f, fct, (fct as f64 / r.ideal as f64).max(1.0))
@@ -134,9 +143,13 @@ impl FlowRecords {
         };
         self.finish.push(finish);
         self.fct.push(fct);
-        self.ideal.push(r.ideal);
+        self.ideal.push(if r.stopped { 0 } else { r.ideal });
         self.slowdown.push(sd);
-        self.finished.push(r.finish.is_some() as u8);
+        self.finished.push(match (r.finish, r.stopped) {
+            (Some(_), true) => FINISHED_STOPPED,
+            (Some(_), false) => 1,
+            (None, _) => 0,
+        });
         self.class.push(r.class);
         self.kind.push(r.kind);
         self.cc.push(r.cc);
@@ -302,6 +315,7 @@ mod tests {
                 size: *size,
                 start: 0,
                 finish: Some(1_000_000 * (i as u64 + 1)),
+                stopped: false,
                 ideal: 1_000_000,
                 class: 0,
                 kind: 0,

@@ -2,7 +2,7 @@
 //! marks, retransmissions, incasts, utilization, engine counts, and each
 //! switch mechanism's section ([`crate::mech::SwitchMechanism::report`]).
 
-use super::{buckets, buckets_of, Stats};
+use super::{buckets, buckets_of, Stats, FINISHED_STOPPED};
 use crate::host::KIND_INCAST;
 use crate::metrics_table::Table;
 use crate::sim::world::World;
@@ -93,7 +93,35 @@ pub(crate) fn summary(
     if w.rdma.is_none() {
         by_congestion_control(w, flows, &mut summary);
     }
+    stopped_flows(flows, &mut summary);
     summary
+}
+
+/// Flows stopped at their `stop` (bulk on-periods, long-lived or cut
+/// flows), when the run has any: how many, the bytes their receivers got,
+/// and their mean goodput over their lifetimes. They have no slowdown, so
+/// the buckets leave them out.
+fn stopped_flows(flows: &Table, summary: &mut serde_json::Value) {
+    let fin = flows.u8s("finished");
+    let rows: Vec<usize> = (0..fin.len())
+        .filter(|&i| fin[i] == FINISHED_STOPPED)
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let size = flows.u64s("size_bytes");
+    let fct = flows.u64s("fct_ps");
+    let bytes: u64 = rows.iter().map(|&i| size[i]).sum();
+    let mut gbps: Vec<f64> = rows
+        .iter()
+        .map(|&i| size[i] as f64 * 8.0 / (fct[i] as f64 * 1e-12) / 1e9)
+        .collect();
+    summary["flows"]["stopped"] = rows.len().into();
+    summary["stopped_flows"] = serde_json::json!({
+        "count": rows.len(),
+        "bytes": bytes,
+        "goodput_gbps": Stats::of(&mut gbps),
+    });
 }
 
 /// The TCP congestion controls of the run (`congestion_controls`: the

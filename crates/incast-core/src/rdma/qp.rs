@@ -104,6 +104,13 @@ impl RdmaQp {
         }
     }
 
+    /// The application stops offering data (the flow's `stop`): the
+    /// message's size becomes the bytes the receiver has in order, so
+    /// nothing new is sent.
+    pub fn stop_offering(&mut self) {
+        self.size = self.expected;
+    }
+
     /// The window in bytes (`u64::MAX`: none) — HPCC simulator `GetWin`.
     pub fn window(&self, cfg: &RdmaConfig) -> u64 {
         match cfg.window {

@@ -311,9 +311,17 @@ impl<'de> Deserialize<'de> for HostRef {
 pub struct FlowConfig {
     pub src: HostRef,
     pub dst: HostRef,
-    pub size: SizeValue,
+    /// Bytes to send. Optional with `stop`: without it the flow is
+    /// long-lived (its sender always has data) until `stop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<SizeValue>,
     #[serde(default)]
     pub start: TimeValue,
+    /// When the sender stops offering data (e.g. "11ms"): nothing new is
+    /// sent after it and the flow's record is closed then, with the bytes
+    /// its receiver got as its size. With `size` too, whichever comes first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<TimeValue>,
     /// Priority class (default: transport.class).
     pub class: Option<u8>,
     /// TCP congestion control of this group's flows (default: `transport.cc`):
@@ -404,6 +412,38 @@ pub struct IncastConfig {
     pub cc: Option<CcConfig>,
 }
 
+/// An iperf-like bulk flow switched on and off: from `start`, every
+/// `on + off` a new long-lived flow from `src` to `dst` starts and is
+/// stopped `on` later; the schedule ends at `stop` (an on-period it cuts
+/// ends there).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BulkConfig {
+    pub src: HostRef,
+    pub dst: HostRef,
+    /// When the first on-period begins.
+    #[serde(default)]
+    pub start: TimeValue,
+    /// The end of the whole schedule: no flow runs past it.
+    pub stop: TimeValue,
+    /// How long each flow sends (positive).
+    pub on: TimeValue,
+    /// The pause between one flow's stop and the next one's start (0: back to back).
+    pub off: TimeValue,
+    /// Priority class (default: transport.class).
+    pub class: Option<u8>,
+    /// TCP congestion control of this group's flows (default: `transport.cc`):
+    /// a name or a table with its parameters, e.g. a `"cubic"` bulk flow
+    /// beside `"dctcp"` everywhere else.
+    #[serde(
+        default,
+        deserialize_with = "deserialize_cc_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub cc: Option<CcConfig>,
+}
+
 /// How an open-loop packet generator spaces its packets.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -441,6 +481,9 @@ pub struct WorkloadConfig {
     pub poisson: Vec<PoissonConfig>,
     pub incast: Vec<IncastConfig>,
     pub packets: Vec<PacketsConfig>,
+    /// On/off bulk transfers (iperf-like): a long-lived flow per on-period.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bulk: Vec<BulkConfig>,
     /// Raw-frame sources with bursty on/off or Bernoulli arrivals (the IBM
     /// ECM talk's traffic; `workload::onoff`).
     pub onoff: Vec<crate::workload::onoff::OnOffConfig>,

@@ -41,6 +41,7 @@
 //!   in size and restricted to regular files.
 
 mod buffer;
+mod bulk;
 mod cm;
 pub mod config;
 mod files;
@@ -124,8 +125,30 @@ pub const MAX_HOSTS_PER_NIC: u32 = 64;
 pub struct ListedFlow {
     pub src: u32,
     pub dst: u32,
+    /// Bytes to send; [`LONG_LIVED`] for a flow that sends until `stop`.
     pub size: u64,
     pub start: Ps,
+    /// When the sender stops offering data ([`Ps::MAX`]: never).
+    pub stop: Ps,
+    pub class: u8,
+    /// Index in [`Scenario::ccs`].
+    pub cc: u8,
+}
+
+/// The size of a long-lived flow: more than any run can send (2^62 bytes
+/// take 46 days at 10 Tb/s), and small enough that sequence arithmetic on
+/// it cannot overflow. Such a flow ends only at its `stop`.
+pub const LONG_LIVED: u64 = 1 << 62;
+
+/// A `[[workload.bulk]]` group, resolved: hosts by index, times in ps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BulkGroup {
+    pub src: u32,
+    pub dst: u32,
+    pub start: Ps,
+    pub stop: Ps,
+    pub on: Ps,
+    pub off: Ps,
     pub class: u8,
     /// Index in [`Scenario::ccs`].
     pub cc: u8,
@@ -155,6 +178,8 @@ pub struct Scenario {
     /// Index in `ccs` of each `workload.poisson` / `workload.incast` group.
     pub poisson_cc: Vec<u8>,
     pub incast_cc: Vec<u8>,
+    /// The `workload.bulk` groups.
+    pub bulk: Vec<BulkGroup>,
 }
 
 impl Scenario {
@@ -246,6 +271,7 @@ impl Scenario {
             ccs: vec![],
             poisson_cc: vec![],
             incast_cc: vec![],
+            bulk: vec![],
         };
         sc.validate()?;
         Ok(sc)

@@ -3,7 +3,7 @@
 //! (`workload.flows` and `workload.flow_file`) resolved to host indices.
 
 use super::files::{read_input_file, MAX_FLOW_FILE_BYTES};
-use super::{check_class, HostRef, IncastConfig, ListedFlow, Scenario, ScenarioError};
+use super::{check_class, HostRef, IncastConfig, ListedFlow, Scenario, ScenarioError, LONG_LIVED};
 use crate::transport::cc::CcConfig;
 use crate::units::Ps;
 use crate::workload::cdf::Cdf;
@@ -92,7 +92,9 @@ impl Scenario {
         let mut listed = vec![];
         for (i, f) in w.flows.iter().enumerate() {
             let p = format!("workload.flows[{i}]");
-            let mut flow = self.listed_flow(&f.src, &f.dst, f.size.0, f.start.0, f.class, &p)?;
+            let times = (f.start.0, f.stop.map(|s| s.0));
+            let size = f.size.map(|s| s.0);
+            let mut flow = self.listed_flow(&f.src, &f.dst, size, times, f.class, &p)?;
             flow.cc = self.group_cc(&mut ccs, &f.cc, &p)?;
             listed.push(flow);
         }
@@ -104,6 +106,7 @@ impl Scenario {
         for (i, g) in w.incast.iter().enumerate() {
             incast_cc.push(self.group_cc(&mut ccs, &g.cc, &format!("workload.incast[{i}]"))?);
         }
+        let bulk = self.validate_bulk(&mut ccs)?;
         if let Some(file) = &w.flow_file {
             listed.extend(self.read_flow_file(file)?);
         }
@@ -118,14 +121,16 @@ impl Scenario {
             && w.incast.is_empty()
             && w.packets.is_empty()
             && w.onoff.is_empty()
+            && bulk.is_empty()
         {
             return err(
                 "workload",
                 "the workload is empty: add [[workload.flows]], a flow_file, [[workload.poisson]], \
-                 [[workload.incast]], [[workload.packets]] or [[workload.onoff]]",
+                 [[workload.incast]], [[workload.packets]], [[workload.onoff]] or [[workload.bulk]]",
             );
         }
         self.listed = listed;
+        self.bulk = bulk;
         self.ccs = ccs;
         self.poisson_cc = poisson_cc;
         self.incast_cc = incast_cc;
@@ -352,15 +357,18 @@ impl Scenario {
         Ok(())
     }
 
+    /// A listed flow of `size` bytes (`None`: long-lived) from `times.0`
+    /// until `times.1` (`None`: until its last byte is acknowledged).
     fn listed_flow(
         &self,
         src: &HostRef,
         dst: &HostRef,
-        size: u64,
-        start: Ps,
+        size: Option<u64>,
+        times: (Ps, Option<Ps>),
         class: Option<u8>,
         p: &str,
     ) -> Result<ListedFlow, ScenarioError> {
+        let (start, stop) = times;
         let s = self.host(src, &format!("{p}.src"))?;
         let d = self.host(dst, &format!("{p}.dst"))?;
         if s == d {
@@ -369,11 +377,25 @@ impl Scenario {
                 format!("source and destination are both host {s}"),
             ));
         }
-        if size == 0 || size > crate::units::MAX_BYTES {
-            return Err(ScenarioError::new(
-                format!("{p}.size"),
-                format!("a flow carries 1 byte to 1 TiB (2^40 bytes), not {size}"),
-            ));
+        let size =
+            match (size, stop) {
+                (Some(size), _) if size == 0 || size > crate::units::MAX_BYTES => {
+                    return Err(ScenarioError::new(
+                        format!("{p}.size"),
+                        format!("a flow carries 1 byte to 1 TiB (2^40 bytes), not {size}"),
+                    ))
+                }
+                (Some(size), _) => size,
+                (None, Some(_)) => LONG_LIVED,
+                (None, None) => return Err(ScenarioError::new(
+                    p,
+                    "the flow has neither `size` nor `stop`, so it would never end: give `size` \
+                     (bytes to send, e.g. size = \"1MB\") or `stop` (a long-lived flow that \
+                     sends until then, e.g. stop = \"10ms\"), or both",
+                )),
+            };
+        if let Some(stop) = stop {
+            self.check_stop(start, stop, &format!("{p}.stop"))?;
         }
         if start > crate::units::MAX_TIME {
             return Err(ScenarioError::new(
@@ -393,6 +415,7 @@ impl Scenario {
             dst: d,
             size,
             start,
+            stop: stop.unwrap_or(Ps::MAX),
             class,
             cc: 0,
         })
@@ -401,7 +424,7 @@ impl Scenario {
     /// The index in `ccs` of a workload group's own congestion control
     /// (`cc` at `path`), adding it when it is new; 0 (`transport.cc`) when it
     /// names none.
-    fn group_cc(
+    pub(super) fn group_cc(
         &self,
         ccs: &mut Vec<CcConfig>,
         cc: &Option<CcConfig>,
@@ -501,8 +524,8 @@ impl Scenario {
             out.push(self.listed_flow(
                 &host(cols[0]),
                 &host(cols[1]),
-                size,
-                (start_ns * 1000.0).round() as Ps,
+                Some(size),
+                ((start_ns * 1000.0).round() as Ps, None),
                 class,
                 &where_,
             )?);

@@ -194,6 +194,7 @@ fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
         .map(|(i, o)| o.build(i, seed, host_rates, end).expect("validated"))
         .collect();
     gens.onoff_class = default_class;
+    gens.bulk = sc.bulk.clone();
     gens
 }
 
@@ -353,11 +354,13 @@ fn traffic_start(sc: &Scenario) -> Ps {
     let packets = w.packets.iter().map(|p| p.start.0);
     let onoff = w.onoff.iter().map(|o| o.start.0);
     let listed = sc.listed.first().map(|f| f.start);
+    let bulk = sc.bulk.iter().map(|b| b.start);
     starts
         .chain(incasts)
         .chain(packets)
         .chain(onoff)
         .chain(listed)
+        .chain(bulk)
         .min()
         .unwrap_or(0)
 }
@@ -372,7 +375,15 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let duration = c.duration.map_or(0, |d| d.0);
     let host_rates = sc.host_rates();
     let gens = generators(sc, &host_rates, duration);
-    let horizon = duration.max(sc.listed.last().map_or(0, |f| f.start));
+    // Progress runs to the last start of a listed flow or the last stop
+    // of a timed flow or bulk schedule when that is later than `duration`.
+    let timed = sc.listed.iter().map(|f| f.stop).filter(|&s| s != Ps::MAX);
+    let horizon = duration.max(sc.listed.last().map_or(0, |f| f.start)).max(
+        timed
+            .chain(sc.bulk.iter().map(|b| b.stop))
+            .max()
+            .unwrap_or(0),
+    );
     let mut node_names = g.host_names.clone();
     node_names.extend(g.switch_names.iter().cloned());
     let mut sw = sc.switch_params()?;

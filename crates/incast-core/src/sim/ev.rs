@@ -19,6 +19,10 @@ pub(crate) enum Ev {
     Incast(u32),
     /// The next listed flow(s) start.
     Listed,
+    /// Bulk schedule `.0`: its next on-period's flow starts.
+    Bulk(u32),
+    /// The flow in slot `.0` reaches its stop time ([`crate::host::on_flow_stop`]).
+    FlowStop(u32),
     /// Packet generator `.0`: its next datagram.
     Packets(u32),
     /// Queue-length sampling tick.

@@ -41,7 +41,7 @@ use serde::Serialize;
 use std::time::Instant;
 use world::World;
 
-pub use crate::host::{KIND_INCAST, KIND_LISTED, KIND_POISSON};
+pub use crate::host::{KIND_BULK, KIND_INCAST, KIND_LISTED, KIND_POISSON};
 
 /// Progress of a run, for progress bars.
 #[derive(Clone, Copy, Debug, Default)]
@@ -233,6 +233,8 @@ impl Simulation {
             Ev::Poisson(g, i) => self.gens.on_poisson(w, now, g, i),
             Ev::Incast(g) => self.gens.on_incast(w, now, g),
             Ev::Listed => self.gens.on_listed(w, now),
+            Ev::Bulk(g) => self.gens.on_bulk(w, now, g),
+            Ev::FlowStop(slot) => host::on_flow_stop(w, now, slot),
             Ev::Packets(g) => self.gens.on_packets(w, now, g),
             Ev::Sample => {
                 let more = !(self.gens.live == 0 && w.flows.active == 0);
@@ -325,7 +327,7 @@ impl Simulation {
             .filter(|&s| self.w.flows.slots[s as usize].active)
             .collect();
         for s in active {
-            host::record(&mut self.w, s, None);
+            host::record(&mut self.w, s, host::End::Running);
         }
         let mut cons = self.w.counters.cons;
         cons.in_network_bytes = self.in_network_bytes();

@@ -500,6 +500,15 @@ impl TcpFlow {
         self.snd_nxt = self.snd_una;
     }
 
+    /// The application stops offering data (the flow's `stop`): the flow's
+    /// size becomes the bytes its receiver has in order, so nothing new is
+    /// sent and nothing pending is retransmitted. That size is what the flow
+    /// delivered (at least `snd_una`: every ACK reports what the receiver had).
+    pub fn stop_offering(&mut self) {
+        self.size = self.rcv_nxt;
+        self.retx_next = None;
+    }
+
     /// Data not yet acknowledged is outstanding.
     pub fn outstanding(&self) -> bool {
         self.snd_nxt > self.snd_una

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod bulk_flows;
 mod bundled_scenarios;
 mod closed_forms;
 mod cm_network;

@@ -528,3 +528,104 @@ fn validation_errors_carry_the_line_of_their_key() {
     );
     assert_says(&e, &["limit of 1 B"]);
 }
+
+/// Lines 1-5: a 3-host 100G switch; then one listed flow with `flow`
+/// (from line 7).
+fn timed_flow(flow: &str) -> String {
+    format!(
+        "name = \"t\"\n[topology]\nkind = \"single_switch\"\nhosts = 3\nlink_rate = \"100Gbps\"\n\
+         [[workload.flows]]\nsrc = 0\ndst = 1\n{flow}\n"
+    )
+}
+
+/// Lines 1-5 as above; then a bulk schedule 0 -> 1, `stop` 10 ms, on and
+/// off 5 ms (lines 6-11), with `replace` applied.
+fn bulk(replace: (&str, &str)) -> String {
+    "name = \"t\"\n[topology]\nkind = \"single_switch\"\nhosts = 3\nlink_rate = \"100Gbps\"\n\
+     [[workload.bulk]]\nsrc = 0\ndst = 1\nstop = \"10ms\"\non = \"5ms\"\noff = \"5ms\"\n"
+        .replace(replace.0, replace.1)
+}
+
+/// Issue 20 item 5: flows that end at a time say what is wrong with their
+/// times and hosts, at the key and its line.
+#[test]
+fn stop_and_bulk_schedules_are_checked() {
+    // A flow without size is long-lived: it needs a stop.
+    let e = err_at(&timed_flow("start = \"1ms\""), "workload.flows[0]", Some(6));
+    assert_says(
+        &e,
+        &["neither `size` nor `stop`", "give `size`", "or `stop`"],
+    );
+    scenario(&timed_flow("stop = \"1ms\""));
+    scenario(&timed_flow("size = 1500\nstop = \"1ms\""));
+    let e = err_at(
+        &timed_flow("start = \"2ms\"\nstop = \"1ms\""),
+        "workload.flows[0].stop",
+        Some(10),
+    );
+    assert_says(
+        &e,
+        &[
+            "stop (1ms) is not after start (2ms)",
+            "set stop after start",
+        ],
+    );
+    let e = err_at(
+        &top_level("stop = \"5ms\"").replace("size = 1500", "stop = \"6ms\""),
+        "workload.flows[0].stop",
+        Some(11),
+    );
+    assert_says(
+        &e,
+        &[
+            "after the end of the run (5ms, the scenario's `stop`)",
+            "at least 6ms",
+        ],
+    );
+
+    scenario(&bulk(("", "")));
+    let e = err_at(
+        &bulk(("on = \"5ms\"", "on = \"0ms\"")),
+        "workload.bulk[0].on",
+        Some(10),
+    );
+    assert_says(&e, &["is 0", "on = \"5ms\""]);
+    let e = err_at(
+        &bulk(("dst = 1", "dst = 0")),
+        "workload.bulk[0].dst",
+        Some(8),
+    );
+    assert_says(&e, &["both host 0", "set dst to another host"]);
+    let e = err_at(
+        &bulk(("dst = 1", "dst = 7")),
+        "workload.bulk[0].dst",
+        Some(8),
+    );
+    assert_says(&e, &["host 7 does not exist"]);
+    let e = err_at(
+        &bulk(("stop = \"10ms\"", "stop = \"10ms\"\nstart = \"10ms\"")),
+        "workload.bulk[0].stop",
+        Some(9),
+    );
+    assert_says(&e, &["stop (10ms) is not after start (10ms)"]);
+    let e = err_at(
+        &bulk(("stop = \"10ms\"", "stop = \"11s\"")),
+        "workload.bulk[0].stop",
+        Some(9),
+    );
+    assert_says(&e, &["the default stop", "at least 11s"]);
+    let e = err_at(
+        &bulk(("off = \"5ms\"", "off = \"5ms\"\nperiod = \"10ms\"")),
+        "workload.bulk[0].period",
+        Some(12),
+    );
+    assert_says(&e, &["unknown field `period`", "`on`", "`off`"]);
+    let e = err_at(&bulk(("off = \"5ms\"\n", "")), "workload.bulk[0]", Some(6));
+    assert_says(&e, &["missing field `off`"]);
+    let e = err_at(
+        &bulk(("off = \"5ms\"", "off = \"5ms\"\ncc = \"vegas\"")),
+        "workload.bulk[0].cc",
+        Some(12),
+    );
+    assert!(e.message.contains("vegas"), "{e}");
+}
