@@ -269,6 +269,20 @@ def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Per experiment, where its runs table differs from its talk's.
+EXPERIMENT_METRICS = {
+    "netronome_multi_host": [
+        ("incasts.completion_us.p50", "read p50 (us)", 0),
+        ("incasts.completion_us.p99", "read p99 (us)", 0),
+        ("incasts.completion_us.p999", "read p99.9 (us)", 0),
+        ("incasts.finished", "reads done", 0),
+        ("timeouts", "timeouts", 0),
+        ("drops.packets", "switch drops", 0),
+        ("ecn_marks", "switch ECN marks", 0),
+        ("nic_receive.queues.shared.ecn_marks", "NIC ECN marks", 0),
+    ],
+}
+
 #: Tables beyond the runs and comparisons, per talk.
 EXTRAS = {"on_ramp": (coexist_groups, long12_utilization), "ibm_ecm": (ibm_series,)}
 
@@ -289,7 +303,7 @@ def tables(talk: str, sweep_dir: Path) -> tuple[str, str]:
         "",
         "Runs:",
         "",
-        runs_markdown(points, METRICS[talk]),
+        runs_markdown(points, EXPERIMENT_METRICS.get(name, METRICS[talk])),
         "",
     ]
     for extra in EXTRAS.get(talk, ()):

@@ -180,6 +180,12 @@ fn apply_overrides(sc: &mut toml::Table, overrides: &toml::Table, reserved: &[&s
                         }
                         .unwrap_or_else(|| panic!("unset {p}"));
                     }
+                    // The last key may index an array (`workload.incast.3`).
+                    if let (Some(arr), Ok(i)) = (v.as_array_mut(), last.parse::<usize>()) {
+                        assert!(i < arr.len(), "unset {p}: no such element");
+                        arr.remove(i);
+                        continue;
+                    }
                     v.as_table_mut().unwrap_or_else(|| panic!("unset {p}"))
                 }
                 None => &mut *sc,
