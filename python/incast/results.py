@@ -39,6 +39,7 @@ TABLE_SCHEMAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("edge_paused_ps", "<u8"),
         ("ci_isolations", "<u4"),
         ("cnps", "<u4"),
+        ("ce_marks", "<u4"),
         ("measured", "<u1"),
     ),
     "incasts": (

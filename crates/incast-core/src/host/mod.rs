@@ -305,6 +305,7 @@ pub(crate) fn record(w: &mut World, slot: u32, end: End) {
         timeouts: f.qp.as_ref().map_or(f.tcp.timeouts, |q| q.timeouts),
         ci_isolations: f.ci_isolations,
         cnps: f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32),
+        ce_marks: f.tcp.ce_marks,
         measured: f.start >= flows.warmup && f.start < flows.measure_end,
     });
 }

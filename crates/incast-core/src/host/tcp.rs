@@ -82,6 +82,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet) {
             if pkt.seq > f.tcp.rcv_nxt {
                 w.counters.out_of_order += 1;
             }
+            f.tcp.ce_marks += pkt.has(flags::CE) as u32;
             let out = f.tcp.on_data(
                 now,
                 pkt.seq,

@@ -93,6 +93,7 @@ pub struct FlowRecords {
     pub edge_paused_ps: Vec<u64>,
     pub ci_isolations: Vec<u32>,
     pub cnps: Vec<u32>,
+    pub ce_marks: Vec<u32>,
     pub measured: Vec<u8>,
 }
 
@@ -123,6 +124,8 @@ pub struct FlowRecord {
     pub ci_isolations: u32,
     /// RDMA: CNPs its receiver sent.
     pub cnps: u32,
+    /// TCP: data segments its receiver got marked CE (ECN, RFC 3168).
+    pub ce_marks: u32,
     pub measured: bool,
 }
 
@@ -160,6 +163,7 @@ impl FlowRecords {
         self.edge_paused_ps.push(r.edge_paused_ps);
         self.ci_isolations.push(r.ci_isolations);
         self.cnps.push(r.cnps);
+        self.ce_marks.push(r.ce_marks);
         self.measured.push(r.measured as u8);
     }
 
@@ -204,6 +208,7 @@ impl FlowRecords {
             Column::U32(pick(&self.ci_isolations, &order)),
         );
         t.push("cnps", Column::U32(pick(&self.cnps, &order)));
+        t.push("ce_marks", Column::U32(pick(&self.ce_marks, &order)));
         t.push("measured", Column::U8(pick(&self.measured, &order)));
         t
     }
@@ -327,6 +332,7 @@ mod tests {
                 edge_paused_ps: 0,
                 ci_isolations: 0,
                 cnps: 0,
+                ce_marks: 0,
                 measured: true,
             });
         }

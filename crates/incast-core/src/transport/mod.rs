@@ -202,6 +202,8 @@ pub struct TcpFlow {
     pub rto_timer: LazyTimer,
     pub retransmits: u32,
     pub timeouts: u32,
+    /// Receiver: data segments that arrived marked CE.
+    pub ce_marks: u32,
     /// Pacing: the earliest time the next segment may leave (0: any time).
     pub next_send_at: Ps,
     /// The NIC's wake-up for `next_send_at` (armed by the NIC, like `rto_timer`).
@@ -243,6 +245,7 @@ impl TcpFlow {
             rtt: RttEstimator::new(p.rto_initial),
             rto_timer: LazyTimer::default(),
             retransmits: 0,
+            ce_marks: 0,
             timeouts: 0,
             next_send_at: 0,
             pace_timer: LazyTimer::default(),
