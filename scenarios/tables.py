@@ -269,8 +269,89 @@ def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _six_rack_run(d: Path, sc: dict) -> dict[str, float]:
+    """One six-rack run's benchmark figures (the talk's table), from its tables."""
+    topo = sc["topology"]
+    per_rack, leaves = topo["hosts_per_leaf"], topo["leaves"]
+    n_hosts = per_rack * leaves
+    storage_hosts = 3 * per_rack  # racks leaf0-leaf2
+    worker_leaves = set(range(n_hosts + 3, n_hosts + leaves))
+    spines = set(range(n_hosts + leaves, n_hosts + leaves + topo["spines"]))
+    duration_s = _seconds(sc["duration"])
+    ports = pd.read_parquet(d / "ports.parquet")
+    down = ports[ports["node"].isin(spines) & ports["peer"].isin(worker_leaves)]
+    util = (down["tx_bytes"] * 8 / (down["rate_bps"] * duration_s)).mean()
+    counters = pd.read_parquet(d / "counters.parquet")
+    discards = {
+        name: float(counters[counters["node"].isin(nodes)]["drop_bytes"].sum() * 8)
+        for name, nodes in (("fsw", spines), ("worker_rack", worker_leaves))
+    }
+    flows = pd.read_parquet(d / "flows.parquet")
+    mss = sc["transport"]["mtu"] - sc["transport"]["header"]
+    flows = flows.assign(packets=(flows["size_bytes"] + mss - 1) // mss)
+    out = {"util": 100 * util, "fsw": discards["fsw"], "worker_rack": discards["worker_rack"]}
+    for name, group in (
+        ("storage", flows[flows["src"] < storage_hosts]),
+        ("worker", flows[flows["src"] >= storage_hosts]),
+    ):
+        packets = max(int(group["packets"].sum()), 1)
+        out[f"{name}_retx"] = 100 * group["retransmits"].sum() / packets
+        out[f"{name}_ce"] = 100 * group["ce_marks"].sum() / packets
+    return out
+
+
+def _seconds(text: str) -> float:
+    units = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    for unit in ("ps", "ns", "us", "ms", "s"):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * units[unit]
+    raise ValueError(f"not a time: {text}")
+
+
+def six_rack_benchmarks(points: pd.DataFrame, sweep_dir: Path) -> str:
+    """The talk's "DCTCP in Switch: Benchmarks" table, per point and variant."""
+    first = sweep_dir / str(points["dir"].iloc[0]) / "run.json"
+    if json.loads(first.read_text(encoding="utf-8"))["experiment"] != "netronome_six_rack":
+        return ""
+    heads = [
+        ("util", "FSW to worker link utilization (%)", 1),
+        ("fsw", "FSW discards (bits)", 0),
+        ("worker_rack", "worker rack discards (bits)", 0),
+        ("storage_retx", "storage retransmits (%)", 3),
+        ("worker_retx", "worker retransmits (%)", 3),
+        ("storage_ce", "storage CE marked (%)", 1),
+        ("worker_ce", "worker CE marked (%)", 1),
+    ]
+    lines = [
+        "The talk's benchmark table (utilization: bytes the FSWs sent down to the worker racks "
+        "over the 20 ms of arrivals x their rate; discards: bytes dropped x 8 at the FSWs and at "
+        "the worker racks' switches; retransmits and CE marks: per data packet of the flows the "
+        "storage servers (reads) and the workers (cross traffic) send):",
+        "",
+        "| point | variant | " + " | ".join(h for _, h, _ in heads) + " |",
+        "|---|---|" + "---|" * len(heads),
+    ]
+    for point in dict.fromkeys(points["point"]):
+        by_variant: dict[str, list[dict[str, float]]] = {}
+        for variant, _seed, d, sc in _runs(points, sweep_dir, point):
+            by_variant.setdefault(variant, []).append(_six_rack_run(d, sc))
+        for variant, runs in by_variant.items():
+            cells = [_cell(pd.Series([r[k] for r in runs]), digits) for k, _, digits in heads]
+            lines.append(f"| {point} | {variant} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 #: Per experiment, where its runs table differs from its talk's.
 EXPERIMENT_METRICS = {
+    "netronome_six_rack": [
+        ("incasts.completion_us.p50", "read p50 (us)", 0),
+        ("incasts.completion_us.p99", "read p99 (us)", 0),
+        ("overall.fct_us.p99", "flow FCT p99 (us)", 0),
+        ("retransmits", "retransmits", 0),
+        ("timeouts", "timeouts", 0),
+        ("drops.packets", "drops", 0),
+        ("ecn_marks", "ECN marks", 0),
+    ],
     "netronome_multi_host": [
         ("incasts.completion_us.p50", "read p50 (us)", 0),
         ("incasts.completion_us.p99", "read p99 (us)", 0),
@@ -284,7 +365,11 @@ EXPERIMENT_METRICS = {
 }
 
 #: Tables beyond the runs and comparisons, per talk.
-EXTRAS = {"on_ramp": (coexist_groups, long12_utilization), "ibm_ecm": (ibm_series,)}
+EXTRAS = {
+    "on_ramp": (coexist_groups, long12_utilization),
+    "ibm_ecm": (ibm_series,),
+    "netronome_fb": (six_rack_benchmarks,),
+}
 
 
 def tables(talk: str, sweep_dir: Path) -> tuple[str, str]:

@@ -395,6 +395,10 @@ pub struct IncastConfig {
     pub times: Option<Vec<TimeValue>>,
     /// A fixed receiver (default: a random host of the group for each event).
     pub receiver: Option<HostRef>,
+    /// Or a random receiver from this list for each event, the senders from
+    /// `hosts` (the receivers need not be in it): e.g. workers reading from
+    /// storage servers. `load` is then a fraction of the senders' capacity.
+    pub receivers: Option<Vec<HostRef>>,
     /// Hosts taking part (default: all).
     pub hosts: Option<Vec<HostRef>>,
     pub class: Option<u8>,

@@ -208,12 +208,22 @@ impl Scenario {
             let group = self.host_group(&inc.hosts, &format!("{path}.hosts"))?;
             let mix = incast_mix(inc, &path)?;
             let max_fan = mix.iter().map(|m| m.0).max().unwrap_or(1);
-            if max_fan as usize > group.len() - 1 {
+            let receivers = self.incast_receivers(inc, &path)?;
+            // The fewest senders an event can have: the group without its receiver.
+            let senders = match &receivers {
+                Some(rs) => rs
+                    .iter()
+                    .map(|r| group.iter().filter(|&h| h != r).count())
+                    .min()
+                    .unwrap_or(0),
+                None => group.len() - 1,
+            };
+            if max_fan as usize > senders {
                 return err(
                     format!("{path}.fan_in"),
                     format!(
                         "fan-in {max_fan} needs {max_fan} senders besides the receiver, but the \
-                         group has {} hosts",
+                         group has {} hosts ({senders} besides a receiver)",
                         group.len()
                     ),
                 );
@@ -259,7 +269,7 @@ impl Scenario {
                     ),
                 };
             incast_cdfs.push(cdf);
-            if let Some(r) = &inc.receiver {
+            if let (Some(r), None) = (&inc.receiver, &receivers) {
                 let r = self.host(r, &format!("{path}.receiver"))?;
                 if !group.contains(&r) {
                     return err(
@@ -274,6 +284,36 @@ impl Scenario {
             incast_hosts.push(group);
         }
         Ok((incast_hosts, incast_cdfs))
+    }
+
+    /// An incast group's `receivers`, checked: hosts, not empty, not beside
+    /// `receiver`.
+    fn incast_receivers(
+        &self,
+        inc: &super::config::IncastConfig,
+        path: &str,
+    ) -> Result<Option<Vec<u32>>, ScenarioError> {
+        let Some(list) = &inc.receivers else {
+            return Ok(None);
+        };
+        if inc.receiver.is_some() {
+            return err(
+                format!("{path}.receivers"),
+                "give `receiver` (one fixed receiver) or `receivers` (a random one of a list), not both",
+            );
+        }
+        if list.is_empty() {
+            return err(
+                format!("{path}.receivers"),
+                "is empty: list the hosts that receive, e.g. receivers = [4, 5, 6, 7]",
+            );
+        }
+        let hosts = list
+            .iter()
+            .enumerate()
+            .map(|(k, r)| self.host(r, &format!("{path}.receivers[{k}]")))
+            .collect::<Result<Vec<u32>, _>>()?;
+        Ok(Some(hosts))
     }
 
     /// `[[workload.onoff]]`: each generator builds (its own checks name

@@ -154,7 +154,11 @@ fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
             inc.times
                 .as_ref()
                 .map_or(vec![], |t| t.iter().map(|x| x.0).collect()),
-            inc.receiver.as_ref().map(host_id),
+            match (&inc.receiver, &inc.receivers) {
+                (Some(r), _) => vec![host_id(r)],
+                (None, Some(list)) => list.iter().map(host_id).collect(),
+                (None, None) => vec![],
+            },
             class_or(inc.class),
             duration,
         );

@@ -111,7 +111,8 @@ pub struct IncastGen {
     pub hosts: Vec<u32>,
     pub mix: Vec<(u32, f64)>,
     pub sizes: IncastSizes,
-    pub receiver: Option<u32>,
+    /// The fixed receiver, or the receivers to draw from (empty: any host of the group).
+    pub receivers: Vec<u32>,
     pub class: u8,
     pub end: Ps,
     mean_gap: f64,
@@ -159,7 +160,7 @@ impl IncastGen {
         sizes: IncastSizes,
         load: Option<f64>,
         times: Vec<Ps>,
-        receiver: Option<u32>,
+        receivers: Vec<u32>,
         class: u8,
         end: Ps,
     ) -> Self {
@@ -179,7 +180,7 @@ impl IncastGen {
             hosts,
             mix,
             sizes,
-            receiver,
+            receivers,
             class,
             end,
             mean_gap,
@@ -201,10 +202,12 @@ impl IncastGen {
     }
     /// Draws the receiver, the fan-in and the senders of an event.
     pub fn event(&mut self) -> IncastEvent {
-        let n = self.hosts.len();
-        let receiver = self
-            .receiver
-            .unwrap_or_else(|| self.hosts[self.rng.below(n as u64) as usize]);
+        // A fixed receiver draws nothing, so its runs are what they were.
+        let receiver = match self.receivers.as_slice() {
+            [r] => *r,
+            [] => self.hosts[self.rng.below(self.hosts.len() as u64) as usize],
+            list => list[self.rng.below(list.len() as u64) as usize],
+        };
         let u = self.rng.uniform();
         let mut acc = 0.0;
         let mut fan = self.mix.last().map_or(1, |m| m.0);
@@ -340,6 +343,37 @@ mod tests {
     }
 
     #[test]
+    fn incast_receivers_from_a_list_senders_from_the_group() {
+        let rates = vec![Rate::gbps(10); 8];
+        let mut g = IncastGen::new(
+            0,
+            5,
+            vec![0, 1, 2, 3],
+            &rates,
+            vec![(3, 1.0)],
+            IncastSizes::Fixed(1000),
+            Some(0.1),
+            vec![],
+            vec![4, 5, 6, 7],
+            0,
+            MS,
+        );
+        let mut seen = [0u32; 8];
+        for _ in 0..400 {
+            let e = g.event();
+            assert!((4..8).contains(&e.receiver), "{}", e.receiver);
+            assert_eq!(e.senders.len(), 3);
+            assert!(e.senders.iter().all(|&s| s < 4));
+            seen[e.receiver as usize] += 1;
+        }
+        // Each of the 4 receivers about 100 times (binomial sd 8.7): within 4 sd.
+        assert!(
+            seen[4..].iter().all(|&n| (65..=135).contains(&n)),
+            "{seen:?}"
+        );
+    }
+
+    #[test]
     fn incast_senders_are_distinct_and_exclude_receiver() {
         let rates = vec![Rate::gbps(10); 16];
         let mut g = IncastGen::new(
@@ -351,7 +385,7 @@ mod tests {
             IncastSizes::Fixed(1000),
             Some(0.1),
             vec![],
-            None,
+            vec![],
             0,
             MS,
         );
@@ -385,7 +419,7 @@ mod tests {
             IncastSizes::Cdf(cdf),
             Some(0.5),
             vec![],
-            None,
+            vec![],
             0,
             SEC,
         );

@@ -26,6 +26,7 @@ mod properties;
 mod queue_stats;
 mod rdma_cc;
 mod repro_congestion_isolation;
+mod repro_netronome;
 mod repro_on_ramp;
 mod repro_smart_pause;
 mod scenario_errors;

@@ -291,6 +291,40 @@ fn poisson_needs_two_hosts() {
 }
 
 #[test]
+fn incast_receivers_are_hosts_and_leave_enough_senders() {
+    let group = |keys: &str| {
+        three_hosts(&format!(
+            "[[workload.incast]]\nfan_in = 2\nbytes_per_sender = \"10KB\"\nload = 0.1\n{keys}"
+        ))
+    };
+    let e = err_at(
+        &group("receivers = []"),
+        "workload.incast[0].receivers",
+        Some(10),
+    );
+    assert_says(&e, &["is empty"]);
+    let e = err_at(
+        &group("receiver = 0\nreceivers = [1]"),
+        "workload.incast[0].receivers",
+        Some(11),
+    );
+    assert_says(&e, &["not both"]);
+    let e = err_at(
+        &group("receivers = [0, 7]"),
+        "workload.incast[0].receivers[1]",
+        Some(10),
+    );
+    assert_says(&e, &["7"]);
+    // Senders from hosts [1, 2] without the receiver 1: one, below fan-in 2.
+    let e = err_at(
+        &group("receivers = [0, 1]\nhosts = [1, 2]"),
+        "workload.incast[0].fan_in",
+        Some(7),
+    );
+    assert_says(&e, &["1 besides a receiver"]);
+}
+
+#[test]
 fn incast_times_empty_or_after_the_duration() {
     let toml =
         three_hosts("[[workload.incast]]\nfan_in = 2\nbytes_per_sender = \"10KB\"\ntimes = []");

@@ -280,16 +280,14 @@ fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
     let gp = sw.port(l);
     switch::queue_pause(w, now, gp, class, pause, quanta as u64);
     let port = &mut w.ports[gp as usize];
-    if pause {
-        if mode == PauseMode::Quanta && quanta > 0 {
-            // Refresh at half the pause time while still congested (spec §2.1).
-            let half = quanta as Ps * quantum(port.rate) / 2;
-            w.q.arm(
-                &mut port.pfc.refresh,
-                now + half.max(1),
-                Ev::timer(Pfc::ID, REFRESH, gp),
-            );
-        }
+    if pause && mode == PauseMode::Quanta && quanta > 0 {
+        // Refresh at half the pause time while still congested (spec §2.1).
+        let half = quanta as Ps * quantum(port.rate) / 2;
+        w.q.arm(
+            &mut port.pfc.refresh,
+            now + half.max(1),
+            Ev::timer(Pfc::ID, REFRESH, gp),
+        );
     }
     link::kick(w, now, gp);
 }
