@@ -189,6 +189,49 @@ def long12_utilization(points: pd.DataFrame, sweep_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cubic_two_flows(points: pd.DataFrame, sweep_dir: Path) -> str:
+    """Slide 11: two long-lived flows into one receiver: the receiver link's utilization
+    over the run, the bottleneck queue from its sampled series, the OWD On-Ramp measured,
+    and each flow's goodput."""
+    if "two_flows" not in set(points["point"]):
+        return ""
+    lines = [
+        "Two long-lived CUBIC flows: receiver-link utilization over the whole run (its port's "
+        "bytes sent over the run time x the rate); the bottleneck queue (switch port to the "
+        "receiver) from its series sampled every 10 us: mean, p50, p99 (KB) and the share of "
+        "samples with an empty queue; mean OWD as On-Ramp measured it (T = 50 us); each "
+        "flow's goodput (bytes its receiver had in order at `stop`) and Jain's fairness index:",
+        "",
+        "| variant | seed | utilization | queue mean / p50 / p99 (KB) | queue empty | "
+        "OWD mean (us) | goodput flow 0 / flow 1 (Gb/s) | Jain | retransmits | On-Ramp pauses |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for variant, seed, d, sc in _runs(points, sweep_dir, "two_flows"):
+        rx = sc["workload"]["flows"][0]["dst"]
+        run_s = _seconds(sc["stop"])
+        ports = pd.read_parquet(d / "ports.parquet")
+        row = ports[ports["peer"] == rx].iloc[0]
+        util = int(row["tx_bytes"]) * 8 / (int(row["rate_bps"]) * run_s)
+        q = pd.read_parquet(d / "queues.parquet")
+        q = q[(q["node"] == row["node"]) & (q["port"] == row["port"])]["bytes"].astype(float)
+        flows = pd.read_parquet(d / "flows.parquet").sort_values("src")
+        gbps = [float(b) * 8 / run_s / 1e9 for b in flows["size_bytes"]]
+        jain = sum(gbps) ** 2 / (len(gbps) * sum(g * g for g in gbps))
+        summary = json.loads((d / "summary.json").read_text())
+        edge = summary.get("edge") or {}
+        owd = (edge.get("owd_sampled_us") or {}).get("mean")
+        pauses = edge.get("pauses")
+        lines.append(
+            f"| {variant} | {seed} | **{util:.3f}** | {q.mean() / 1e3:.0f} / "
+            f"{q.quantile(0.5) / 1e3:.0f} / {q.quantile(0.99) / 1e3:.0f} | "
+            f"{(q == 0).mean():.2f} | {'-' if owd is None else f'{owd:.0f}'} | "
+            + " / ".join(f"{g:.2f}" for g in gbps)
+            + f" | {jain:.3f} | {summary['retransmits']:,} | "
+            f"{'-' if pauses is None else f'{pauses:,}'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def _seconds(value) -> float:
     """A scenario time ("30ms", or picoseconds as the normalized form gives) in seconds."""
     if isinstance(value, (int, float)):
@@ -343,6 +386,26 @@ def six_rack_benchmarks(points: pd.DataFrame, sweep_dir: Path) -> str:
 
 #: Per experiment, where its runs table differs from its talk's.
 EXPERIMENT_METRICS = {
+    "on_ramp_cubic_two_flows": [
+        ("retransmits", "retransmits", 0),
+        ("drops.packets", "drops", 0),
+        ("edge.pauses", "On-Ramp pauses", 0),
+        ("edge.paused_time_us", "paused time, both flows (us)", 0),
+    ],
+    "on_ramp_cloud": [
+        ("incasts.count", "incasts", 0),
+        ("incasts.completion_us.mean", "incast RCT mean (us)", 0),
+        ("incasts.completion_us.p95", "incast RCT p95 (us)", 0),
+        ("incasts.completion_us.p99", "incast RCT p99 (us)", 0),
+        ("buckets_background[<10KB].fct_us.mean", "WebSearch FCT < 10 KB mean (us)", 1),
+        ("buckets_background[<10KB].fct_us.p95", "WebSearch FCT < 10 KB p95 (us)", 1),
+        ("buckets_background[10KB-1MB].fct_us.mean", "10 KB-1 MB mean (us)", 0),
+        ("buckets_background[>=1MB].fct_us.mean", ">= 1 MB mean (us)", 0),
+        ("retransmits", "retransmits", 0),
+        ("timeouts", "timeouts", 0),
+        ("drops.packets", "drops", 0),
+        ("edge.pauses", "On-Ramp pauses", 0),
+    ],
     "netronome_six_rack": [
         ("incasts.completion_us.p50", "read p50 (us)", 0),
         ("incasts.completion_us.p99", "read p99 (us)", 0),
@@ -366,7 +429,7 @@ EXPERIMENT_METRICS = {
 
 #: Tables beyond the runs and comparisons, per talk.
 EXTRAS = {
-    "on_ramp": (coexist_groups, long12_utilization),
+    "on_ramp": (coexist_groups, long12_utilization, cubic_two_flows),
     "ibm_ecm": (ibm_series,),
     "netronome_fb": (six_rack_benchmarks,),
 }

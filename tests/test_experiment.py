@@ -213,6 +213,11 @@ def test_bundled_experiments_expand_and_validate():
         "congestion_isolation/experiment.toml": 10,
         "congestion_isolation/small.toml": 30,
     }
+    # The On-Ramp CUBIC/BBR experiments (slide 11, slides 16-17).
+    for name, runs in (("cubic_two_flows_experiment.toml", 3), ("cloud_experiment.toml", 12)):
+        exp = load_experiment(REPO / "scenarios" / "on_ramp" / name)
+        assert len(exp.runs) == runs
+        assert all(r.hash for r in exp.runs)
 
 
 def test_experiment_schema_is_json_and_lists_keys():
