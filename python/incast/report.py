@@ -40,6 +40,9 @@ _KNOWN = {
     "congestion_controls",
     "by_cc",
     "cm",
+    "nic_queues",
+    "nic_receive",
+    "pcie",
 }
 
 
@@ -409,6 +412,51 @@ def _cm(summary: dict) -> Table | None:
     return t
 
 
+def nic_rows(summary: dict) -> list[tuple[str, str]]:
+    """The NICs' transmit queues, receive path and PCIe links (`[nic]`) as
+    (label, value) rows; empty without them."""
+    rows: list[tuple[str, str]] = []
+    tx = summary.get("nic_queues")
+    if isinstance(tx, dict):
+        for name, q in (tx.get("queues") or {}).items():
+            rows.append(
+                (
+                    f"transmit queue {name} ({tx.get('split')})",
+                    f"peak {_bytes(q.get('max_bytes'))}, mean {_bytes(q.get('mean_bytes'))}"
+                    f" (limit {_bytes(tx.get('limit_bytes'))})",
+                )
+            )
+    rx = summary.get("nic_receive")
+    if isinstance(rx, dict):
+        for name, q in (rx.get("queues") or {}).items():
+            rows.append(
+                (
+                    f"receive queue {name} (PCIe {_num(rx.get('pcie_gbps'))} Gb/s)",
+                    f"peak {_bytes(q.get('max_bytes'))}, {_num(q.get('ecn_marks'))} CE marks, "
+                    f"{_num(q.get('drops'))} drops",
+                )
+            )
+    pcie = summary.get("pcie")
+    if isinstance(pcie, dict):
+        rows.append(
+            (
+                f"host PCIe transmit cap {_num(pcie.get('gbps'))} Gb/s",
+                f"busiest host sent {_bytes(pcie.get('max_host_tx_bytes'))}",
+            )
+        )
+    return rows
+
+
+def _nic(summary: dict) -> Table | None:
+    rows = nic_rows(summary)
+    if not rows:
+        return None
+    t = _kv_table("NIC")
+    for k, v in rows:
+        t.add_row(escape(k), escape(v))
+    return t
+
+
 def _flatten(prefix: str, v: Any, out: list) -> None:
     if isinstance(v, dict):
         for k, sub in v.items():
@@ -498,6 +546,9 @@ def print_summary(results: Any, console: Console | None = None) -> None:
     cm = _cm(summary)
     if cm is not None:
         console.print(cm)
+    nic = _nic(summary)
+    if nic is not None:
+        console.print(nic)
     for w in warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(w)}")
     other = _others(summary)
