@@ -343,14 +343,6 @@ def _six_rack_run(d: Path, sc: dict) -> dict[str, float]:
     return out
 
 
-def _seconds(text: str) -> float:
-    units = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    for unit in ("ps", "ns", "us", "ms", "s"):
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * units[unit]
-    raise ValueError(f"not a time: {text}")
-
-
 def six_rack_benchmarks(points: pd.DataFrame, sweep_dir: Path) -> str:
     """The talk's "DCTCP in Switch: Benchmarks" table, per point and variant."""
     first = sweep_dir / str(points["dir"].iloc[0]) / "run.json"

@@ -79,12 +79,7 @@ impl Scenario {
                 ));
             }
             self.check_stop(b.start.0, b.stop.0, &format!("{p}.stop"))?;
-            let default_class = self
-                .config
-                .rdma
-                .as_ref()
-                .map_or(self.config.transport.class, |r| r.data_class);
-            let class = b.class.unwrap_or(default_class);
+            let class = b.class.unwrap_or(self.data_class());
             check_class(class, &format!("{p}.class"))?;
             let cc = self.group_cc(ccs, &b.cc, &p)?;
             out.push(BulkGroup {

@@ -121,6 +121,13 @@ impl Scenario {
         }
     }
 
+    /// The class of transport data (and raw frames) where a group names
+    /// none: the RDMA data class, or `transport.class`.
+    pub(crate) fn data_class(&self) -> u8 {
+        let c = &self.config;
+        c.rdma.as_ref().map_or(c.transport.class, |r| r.data_class)
+    }
+
     /// The largest raw frame of the on/off sources (1500 B without any): the
     /// adapter's buffers and PAUSE thresholds are sized by it.
     pub(crate) fn largest_frame(&self) -> u64 {

@@ -443,12 +443,7 @@ impl Scenario {
                 "starts after 2^62 ps (about 53 days), the longest supported time",
             ));
         }
-        let class = class.unwrap_or(
-            self.config
-                .rdma
-                .as_ref()
-                .map_or(self.config.transport.class, |r| r.data_class),
-        );
+        let class = class.unwrap_or(self.data_class());
         check_class(class, &format!("{p}.class"))?;
         Ok(ListedFlow {
             src: s,

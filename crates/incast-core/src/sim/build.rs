@@ -114,16 +114,10 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
 fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
     let c = &sc.config;
     let seed = c.seed;
-    let g = &sc.graph;
     // RDMA flows default to the RDMA data class, TCP flows to the transport's.
-    let default_class = c.rdma.as_ref().map_or(c.transport.class, |r| r.data_class);
+    let default_class = sc.data_class();
     let class_or = |c: Option<u8>| c.unwrap_or(default_class);
-    let host_id = |r: &HostRef| -> u32 {
-        match r {
-            HostRef::Index(i) => *i,
-            HostRef::Name(n) => g.host_names.iter().position(|x| x == n).expect("validated") as u32,
-        }
-    };
+    let host_id = |r: &HostRef| sc.host_index(r);
     let poisson = c.workload.poisson.iter().enumerate().map(|(i, p)| {
         let mut gen = PoissonGen::new(
             i,
@@ -265,7 +259,7 @@ fn cm_switch(
 ) -> CmSwitch {
     let c = &sc.config;
     let mut cm = CmSwitch {
-        data_class: data_class(sc),
+        data_class: sc.data_class(),
         first_port: fabric.switches.first().map_or(0, |s| s.ports.start),
         ..Default::default()
     };
@@ -293,12 +287,6 @@ fn cm_switch(
     cm
 }
 
-/// The class of raw frames and transport data (what PAUSE stops).
-fn data_class(sc: &Scenario) -> u8 {
-    let c = &sc.config;
-    c.rdma.as_ref().map_or(c.transport.class, |r| r.data_class)
-}
-
 /// The adapter NIC model's state ([`crate::nic::adapter`]), and the
 /// hotspots' events.
 fn adapter(sc: &Scenario, w: &mut World) {
@@ -317,7 +305,7 @@ fn adapter(sc: &Scenario, w: &mut World) {
         &c.nic.adapter,
         &rates,
         w.host_nic.len() as u32,
-        data_class(sc),
+        sc.data_class(),
     );
     let frame = sc.largest_frame();
     for (i, h) in c.workload.hotspot.iter().enumerate() {

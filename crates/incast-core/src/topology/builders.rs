@@ -224,7 +224,10 @@ pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
     }
     for (host, nic) in &c.shared_nic {
         let field = format!("shared_nic.{host}");
-        let index = |name: &str| c.hosts.iter().position(|h| h == name);
+        let index = |name: &str| match by_name.get(name) {
+            Some((NodeRef::Host(h), _)) => Some(*h as usize),
+            _ => None,
+        };
         let (Some(h), Some(owner)) = (index(host), index(nic)) else {
             let unknown = if index(host).is_none() { host } else { nic };
             return err(

@@ -202,13 +202,6 @@ impl Graph {
         g
     }
 
-    /// The rate of host `h`'s NIC port (shared with the other hosts of a
-    /// multi-host NIC).
-    pub fn host_rate(&self, h: u32) -> Rate {
-        let (link, _) = self.ports(NodeRef::Host(self.nic_host(h)))[0];
-        self.links[link as usize].rate
-    }
-
     /// Adds a switch of the given tier and returns it. Call [`Graph::finalize`] when done editing.
     pub fn add_switch(&mut self, name: impl Into<String>, tier: u8) -> NodeRef {
         self.switch_names.push(name.into());

@@ -235,11 +235,7 @@ fn bulk_beside_poisson_is_deterministic() {
         s["congestion_controls"],
         serde_json::json!(["dctcp", "cubic"])
     );
-    let c = a.conservation;
-    assert_eq!(
-        c.sent_bytes,
-        c.delivered_bytes + c.dropped_bytes + c.in_network_bytes
-    );
+    crate::common::assert_bytes_conserved(&a, "two groups");
 }
 
 /// The bundled `scenarios/bulk_on_off.toml`: incasts into host 7 while the

@@ -259,6 +259,16 @@ pub fn finished_fcts_us(r: &Results, keep: impl Fn(u32, u32) -> bool) -> Vec<f64
     v
 }
 
+/// Every byte sent was delivered, dropped or is still in the network.
+pub fn assert_bytes_conserved(r: &Results, what: &str) {
+    let c = r.conservation;
+    assert_eq!(
+        c.sent_bytes,
+        c.delivered_bytes + c.dropped_bytes + c.in_network_bytes,
+        "{what}: bytes not conserved ({c:?})"
+    );
+}
+
 /// Every flow finished, and every byte sent was delivered or dropped, with
 /// nothing left in the network.
 pub fn assert_finished_and_conserved(r: &Results, what: &str) {

@@ -3,7 +3,7 @@
 //! round robin. The talk (`seeds/003`): CUBIC filling a shared NIC queue keeps
 //! DCTCP's latency high; queues split by congestion control remove that.
 
-use crate::common::{finished_fcts_us, run, scenario_err};
+use crate::common::{assert_bytes_conserved, finished_fcts_us, run, scenario_err};
 use incast_core::Results;
 
 /// Host 0 sends one CUBIC bulk flow (100 MB) to host 1 and, from 1 ms on, a
@@ -66,13 +66,8 @@ fn split_queues_isolate_dctcp_from_cubic() {
         median(&b)
     );
     assert!(queue_max(&shared, "shared") >= 250_000);
-    for r in [&shared, &split] {
-        let c = r.conservation;
-        assert_eq!(
-            c.sent_bytes,
-            c.delivered_bytes + c.dropped_bytes + c.in_network_bytes
-        );
-    }
+    assert_bytes_conserved(&shared, "shared");
+    assert_bytes_conserved(&split, "split");
 }
 
 /// The NIC never sends faster than its port: the queues keep host 0's link

@@ -2,7 +2,7 @@
 //! PCIe rate below the link's builds a queue in the NIC; ECN marks there;
 //! queues shared or split by congestion control.
 
-use crate::common::{finished_fcts_us, run, scenario_err};
+use crate::common::{assert_bytes_conserved, finished_fcts_us, run, scenario_err};
 use incast_core::Results;
 
 /// Host 0 (the worker) reads 64 KB from storage host 1 every 500 us (DCTCP,
@@ -64,13 +64,8 @@ fn split_receive_queues_keep_reads_fast() {
         median(&a),
         median(&b)
     );
-    for r in [&shared, &split] {
-        let c = r.conservation;
-        assert_eq!(
-            c.sent_bytes,
-            c.delivered_bytes + c.dropped_bytes + c.in_network_bytes
-        );
-    }
+    assert_bytes_conserved(&shared, "shared");
+    assert_bytes_conserved(&split, "split");
 }
 
 /// The host never receives faster than PCIe: one bulk flow alone delivers

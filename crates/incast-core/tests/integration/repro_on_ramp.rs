@@ -456,12 +456,7 @@ fn cubic_two_flows_strawman_underutilizes_final_does_not() {
             1,
         );
         // The run ends at `stop` with both flows sending: bytes are still on their way.
-        let c = r.conservation;
-        assert_eq!(
-            c.sent_bytes,
-            c.delivered_bytes + c.dropped_bytes + c.in_network_bytes,
-            "{what}"
-        );
+        crate::common::assert_bytes_conserved(&r, &what);
         let (node, port, tx, rate) = port_to(&r, 2);
         let util = tx as f64 * 8.0 / (rate as f64 * 0.1);
         let q = &r.queues;
