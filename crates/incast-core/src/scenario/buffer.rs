@@ -104,10 +104,16 @@ impl Scenario {
                 uses[ack as usize].add(tcp_ack, "TCP ACKs");
             }
         };
-        let has_flows = !self.listed.is_empty() || !w.poisson.is_empty() || !w.incast.is_empty();
+        let has_flows = !self.listed.is_empty()
+            || !self.bulk.is_empty()
+            || !w.poisson.is_empty()
+            || !w.incast.is_empty();
         if has_flows {
-            for f in &self.listed {
-                flow_class(f.class, &mut uses);
+            for class in self.listed.iter().map(|f| f.class) {
+                flow_class(class, &mut uses);
+            }
+            for class in self.bulk.iter().map(|b| b.class) {
+                flow_class(class, &mut uses);
             }
             for p in &w.poisson {
                 flow_class(p.class.unwrap_or(data_class), &mut uses);

@@ -95,6 +95,22 @@ fn pfc_headroom_that_leaves_no_shared_pool_is_refused_with_the_arithmetic() {
     assert_eq!(r.flows.u8s("finished"), vec![0], "the flow should be stuck");
 }
 
+/// A bulk schedule's flows use their class like any other flows: with no
+/// other traffic, the headroom that leaves class 3 no shared pool is
+/// refused as for a listed flow.
+#[test]
+fn bulk_flows_count_as_flows_of_their_class() {
+    let bulk = lossless(100_000).replace(
+        "[[workload.flows]]\nsrc = 0\ndst = 1\nsize = 1500\n",
+        "[[workload.bulk]]\nsrc = 0\ndst = 1\nstop = \"1ms\"\non = \"100us\"\noff = \"100us\"\n",
+    );
+    let e = err_at(&bulk, "switch.pfc.headroom", Some(3));
+    assert_says(
+        &e,
+        &["shared pool of 0 B for lossless class 3", "up to 1048 B"],
+    );
+}
+
 /// A lossy 9000 B packet generator beside a lossless TCP class: the lossy
 /// class may use buffer - headroom, here 600000 - 3 x h.
 #[test]
