@@ -113,8 +113,6 @@ pub struct EventQueue<E> {
     occupied: [u64; WORDS],
     /// Entries at or beyond `cur_abs + SLOTS` when they were pushed.
     overflow: BinaryHeap<Far<E>>,
-    /// Events pushed and popped so far (their difference is the length).
-    pushed: u64,
     seq: u64,
     now: Ps,
     popped: u64,
@@ -137,7 +135,6 @@ impl<E: Copy> EventQueue<E> {
             slots: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; WORDS],
             overflow: BinaryHeap::new(),
-            pushed: 0,
             seq: 0,
             now: 0,
             popped: 0,
@@ -152,17 +149,19 @@ impl<E: Copy> EventQueue<E> {
             "event scheduled in the past: {t} < {}",
             self.now
         );
-        self.pushed += 1;
         let abs = t >> SLOT_BITS;
-        if abs == self.cur_abs {
+        let ahead = abs.wrapping_sub(self.cur_abs);
+        // One test for the common case, a slot of the wheel ahead of the
+        // current one (1 <= ahead < SLOTS).
+        if ahead.wrapping_sub(1) < SLOTS as u64 - 1 {
+            let k = (abs as usize) & (SLOTS - 1);
+            insert_sorted(&mut self.slots[k], Entry { time: t, event });
+            self.occupied[k / 64] |= 1 << (k % 64);
+        } else if ahead == 0 {
             // It was pushed last, so it fires after every pending entry at
             // or before `t`.
             let at = self.head + self.cur[self.head..].partition_point(|x| x.time <= t);
             self.cur.insert(at, Entry { time: t, event });
-        } else if abs - self.cur_abs < SLOTS as u64 {
-            let k = (abs as usize) & (SLOTS - 1);
-            insert_sorted(&mut self.slots[k], Entry { time: t, event });
-            self.occupied[k / 64] |= 1 << (k % 64);
         } else {
             self.overflow.push(Far {
                 time: t,
@@ -252,10 +251,16 @@ impl<E: Copy> EventQueue<E> {
     /// Removes and returns the earliest event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        if !self.refill() {
-            return None;
-        }
-        let e = *self.cur.get(self.head)?;
+        // One test on the common path: the current slot has a next entry.
+        let e = match self.cur.get(self.head) {
+            Some(&e) => e,
+            None => {
+                if !self.refill() {
+                    return None;
+                }
+                *self.cur.get(self.head)?
+            }
+        };
         self.head += 1;
         self.now = e.time;
         self.popped += 1;
@@ -281,11 +286,13 @@ impl<E: Copy> EventQueue<E> {
     pub fn now(&self) -> Ps {
         self.now
     }
+    /// Pending events (counted, not kept: the hot path keeps no count).
     pub fn len(&self) -> usize {
-        (self.pushed - self.popped) as usize
+        let wheel: usize = self.slots.iter().map(Vec::len).sum();
+        self.cur.len() - self.head + wheel + self.overflow.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.pushed == self.popped
+        self.len() == 0
     }
     /// Events popped so far.
     pub fn events_processed(&self) -> u64 {
@@ -322,14 +329,24 @@ impl<E: Copy> EventQueue<E> {
 /// arrive nearly in time order, so this usually compares once.
 #[inline(always)]
 fn insert_sorted<E: Copy>(slot: &mut Vec<Entry<E>>, e: Entry<E>) {
+    let in_order = slot.last().is_none_or(|last| last.time <= e.time);
     slot.push(e);
-    let v = slot.as_mut_slice();
-    let mut j = v.len() - 1;
-    while j > 0 && v[j - 1].time > e.time {
-        v[j] = v[j - 1];
+    if !in_order {
+        shift_into_place(slot);
+    }
+}
+
+/// Moves a slot's last entry left past every entry later than it (the rarer
+/// case of [`insert_sorted`], out of line so the common push stays short).
+#[inline(never)]
+fn shift_into_place<E: Copy>(slot: &mut [Entry<E>]) {
+    let mut j = slot.len() - 1;
+    let e = slot[j];
+    while j > 0 && slot[j - 1].time > e.time {
+        slot[j] = slot[j - 1];
         j -= 1;
     }
-    v[j] = e;
+    slot[j] = e;
 }
 
 /// Sorts a slot's entries, given in insertion order, by ascending time with

@@ -105,7 +105,7 @@ pub struct Conservation {
 
 /// A running simulation.
 pub struct Simulation {
-    w: World,
+    pub(crate) w: World,
     gens: Generators,
     sampler: QueueSampler,
     /// End of the traffic generators' window (or the last listed start).
