@@ -71,6 +71,7 @@
 //! [`Graph::validate`].
 
 pub mod builders;
+mod columns;
 pub mod config;
 pub mod routing;
 

@@ -9,13 +9,17 @@
 //! switch: the table keeps one row per switch that has hosts (its *edge
 //! row*), not one per host, and each host keeps its switch, the row and the
 //! port that faces it ([`HostRoute`]). The distinct port sets (together with
-//! their distance) are interned once, and a row entry is a `u32` set id. In
-//! HPCC's 320-host fat-tree this is 20 rows of 56 entries instead of 320.
+//! their distance) are interned once, and a row entry is a `u32` set id.
+//! Switches whose columns are identical share one ([`super::columns`]): a row
+//! holds one entry per *class* of switches, and each switch keeps its class.
+//! A k = 32 fat-tree (8,192 hosts, 1,280 switches) has 512 rows of 65
+//! entries, 67 KB of the two-byte table [`Routes::select`] reads, where one
+//! entry per switch took 1.3 MB (and one row per host would take 21 MB).
 //! [`Routes::choices`] reads the host's entry, then the row, then the set,
 //! without hashing or allocation; [`Routes::select`] reads a second table of
 //! the rows' shape that holds the port itself where there is only one (every
-//! downward hop of a tree), so most hops take two reads, both of tables small
-//! enough to stay in the first-level cache.
+//! downward hop of a tree), so most hops take three reads (host, class,
+//! entry), of tables small enough to stay in the first- or second-level cache.
 //!
 //! A flow picks one port per switch with [`Routes::select`]: its 64-bit hash is
 //! re-mixed with the switch id ([`ecmp_index`]) so that the choices at
@@ -23,6 +27,7 @@
 //! would *polarize*: every flow that took up-link `j` at the edge would take
 //! up-link `j` again at the aggregation switch, leaving most core links idle.
 
+use super::columns::{merge_columns, nearest_other_row, Merged};
 use super::{Graph, NodeRef, MAX_PORTS};
 use crate::rng::mix64;
 use std::collections::HashMap;
@@ -61,7 +66,8 @@ fn fast_entry(ports: &[u16], id: u32) -> u16 {
 struct HostRoute {
     /// The switch the host is linked to (`u32::MAX` when it is linked to a host).
     att: u32,
-    /// Start of the edge row of `att` in `table` and `fast`.
+    /// Start of the edge row of `att` in `table` and `fast` (the row
+    /// index times the number of switch classes).
     row: u32,
     /// Set id of the last hop: `att`'s one port toward the host.
     last: u32,
@@ -74,9 +80,11 @@ struct HostRoute {
 pub struct Routes {
     /// Per host: its switch and edge row ([`HostRoute`]).
     hosts: Vec<HostRoute>,
+    /// The class of each switch: switches with identical columns share one.
+    class_of: Vec<u32>,
     /// Set id for (switch `s`, every host on the edge row's switch `t`), at
-    /// `row(t) + s`. The entry at `row(t) + t` is unused: there the host's
-    /// own port is the route ([`HostRoute::last`]).
+    /// `row(t) + class_of[s]`. The entry of `t` itself is unused: there the
+    /// host's own port is the route ([`HostRoute::last`]).
     table: Vec<u32>,
     /// What [`Routes::select`] reads, in `table`'s shape: the port itself
     /// when its set has one port, else the set id ([`fast_entry`]). One
@@ -221,6 +229,31 @@ fn hosts_on_switches(g: &Graph) -> Result<Vec<Vec<u32>>, String> {
     Ok(on_switch)
 }
 
+/// Merges the identical columns of the full `table` (one column for each of
+/// the `ns` switches, one row per switch in `row_switches`) and points the
+/// hosts' rows into the merged table.
+fn merge_switch_columns(
+    mut table: Vec<u32>,
+    ns: usize,
+    row_switches: &[u32],
+    nearest: &[Option<usize>],
+    hosts: &mut [HostRoute],
+) -> Merged {
+    // A row's own switch never reads its entry, so it may hold anything: a
+    // copy of its nearest other row's lets it share a column with switches
+    // that route toward both rows alike ([`nearest_other_row`]).
+    for (r, &t) in row_switches.iter().enumerate() {
+        if let Some(u) = nearest[r] {
+            table[r * ns + t as usize] = table[u * ns + t as usize];
+        }
+    }
+    let merged = merge_columns(&table, ns);
+    for h in hosts.iter_mut().filter(|h| h.att != u32::MAX) {
+        h.row = h.row / ns as u32 * merged.n_classes as u32;
+    }
+    merged
+}
+
 impl Routes {
     /// BFS from every destination host over the graph (hop count metric). For each switch s and
     /// destination host d, the next hops are the local port indices of s whose peer is one hop closer to d.
@@ -232,8 +265,8 @@ impl Routes {
     /// ([`Graph::finalize`]). [`Graph::validate`] rules all of these out.
     ///
     /// Hosts on the same switch share one search and one table row, so the
-    /// cost is one BFS per switch that has hosts, and the table holds
-    /// `n_switches` entries per such switch.
+    /// cost is one BFS per switch that has hosts, and the table holds one
+    /// entry per class of switches ([`super::columns`]) per such switch.
     pub fn compute(g: &Graph) -> Result<Routes, String> {
         let (nh, ns) = (g.n_hosts(), g.n_switches());
         let on_switch = hosts_on_switches(g)?;
@@ -247,15 +280,20 @@ impl Routes {
 
         // One edge row per switch that has hosts, in switch order.
         let mut row_of = vec![u32::MAX; ns];
-        let mut n_rows = 0usize;
+        let mut row_switches: Vec<u32> = Vec::new();
         for (t, hosts) in on_switch.iter().enumerate() {
             if !hosts.is_empty() {
+                let n_rows = row_switches.len();
                 row_of[t] = u32::try_from(n_rows * ns).map_err(|_| {
                     format!("{ns} switches with hosts on {n_rows} of them are too many to route; use fewer switches")
                 })?;
-                n_rows += 1;
+                row_switches.push(t as u32);
             }
         }
+        let n_rows = row_switches.len();
+        // Per row: the row whose entry its own switch copies (see below).
+        let mut nearest = vec![None; n_rows];
+        // The full table (one column per switch) until the columns merge.
         let mut table = vec![u32::MAX; n_rows * ns];
         let mut hosts_route = vec![
             HostRoute {
@@ -288,6 +326,7 @@ impl Routes {
                 ));
             }
             let row = row_of[t];
+            nearest[row as usize / ns] = nearest_other_row(t, &row_switches, &dist);
             // The last hop: the port facing each host itself.
             for (port, _) in g.ports(NodeRef::Switch(t as u32)).iter().enumerate() {
                 if let (NodeRef::Host(d), _) = g.peer(NodeRef::Switch(t as u32), port) {
@@ -311,19 +350,21 @@ impl Routes {
                 table[row as usize + s] = sets.intern(&key);
             }
         }
+        let merged = merge_switch_columns(table, ns, &row_switches, &nearest, &mut hosts_route);
         // A host behind a multi-host NIC is reached as the NIC's own host.
         for (d, &owner) in g.nic_hosts().iter().enumerate() {
             hosts_route[d] = hosts_route[owner as usize];
         }
         let mut routes = Routes {
             hosts: hosts_route,
-            table,
+            class_of: merged.class_of,
+            table: merged.table,
             fast: Vec::new(),
             set_start: sets.set_start,
             set_ports: sets.set_ports,
             set_dist: sets.set_dist,
         };
-        // The unused diagonal entries (a row's own switch) read as SLOW.
+        // A diagonal entry without another row to copy reads as SLOW.
         routes.fast = routes
             .table
             .iter()
@@ -368,7 +409,7 @@ impl Routes {
         if h.att == sw {
             h.last as usize
         } else {
-            self.table[h.row as usize + sw as usize] as usize
+            self.table[h.row as usize + self.class_of[sw as usize] as usize] as usize
         }
     }
 
@@ -377,7 +418,7 @@ impl Routes {
     #[inline(always)]
     pub fn select(&self, sw: u32, dst: u32, flow_hash: u64) -> u16 {
         let h = &self.hosts[dst as usize];
-        let v = self.fast[h.row as usize + sw as usize];
+        let v = self.fast[h.row as usize + self.class_of[sw as usize] as usize];
         // The last hop's entry is the host's own (a select, not a branch).
         let v = if h.att == sw { h.last_fast } else { v };
         if v & SET == 0 {
@@ -480,11 +521,92 @@ mod tests {
             }
         }
         assert!(r.distinct_sets() < 20, "{}", r.distinct_sets());
-        // One row per edge switch (8 of them), not per host (16): 20 switches each.
+        // One row per edge switch (8 of them), not per host (16), of one
+        // entry per class of switches: the edges of each of the 4 pods, the
+        // aggregation switches of each pod and the cores (9), not 20 switches.
+        assert_eq!(r.class_of.len(), 20);
         assert_eq!(
             (r.table.len(), r.fast.len(), r.hosts.len()),
-            (8 * 20, 8 * 20, 16)
+            (8 * 9, 8 * 9, 16)
         );
+    }
+
+    /// The ports of switch `sw` on a shortest path to host `dst`, by a plain
+    /// breadth-first search over the whole graph (hosts included): what the
+    /// merged tables must reproduce.
+    fn plain_choices(g: &Graph, sw: u32, dst: u32) -> Vec<u16> {
+        let dst = NodeRef::Host(g.nic_host(dst));
+        let slot = |n: NodeRef| match n {
+            NodeRef::Host(h) => h as usize,
+            NodeRef::Switch(s) => g.n_hosts() + s as usize,
+        };
+        let mut dist = vec![u32::MAX; g.n_hosts() + g.n_switches()];
+        let mut queue = std::collections::VecDeque::from([dst]);
+        dist[slot(dst)] = 0;
+        while let Some(n) = queue.pop_front() {
+            for port in 0..g.ports(n).len() {
+                let q = g.peer(n, port).0;
+                // Hosts do not forward: only the destination starts a path.
+                if dist[slot(q)] == u32::MAX && (n == dst || matches!(n, NodeRef::Switch(_))) {
+                    dist[slot(q)] = dist[slot(n)] + 1;
+                    queue.push_back(q);
+                }
+            }
+        }
+        let me = NodeRef::Switch(sw);
+        (0..g.ports(me).len() as u16)
+            .filter(|&p| dist[slot(g.peer(me, p as usize).0)] + 1 == dist[slot(me)])
+            .collect()
+    }
+
+    /// An irregular graph: a ring of 5 switches with a chord, hosts on 4 of
+    /// them, two hosts behind another host's multi-host NIC.
+    fn irregular() -> Graph {
+        let mut g = Graph::default();
+        let sw: Vec<_> = (0..5).map(|i| g.add_switch(format!("s{i}"), 1)).collect();
+        for i in 0..5 {
+            g.add_link(sw[i], sw[(i + 1) % 5], Rate::gbps(1), US);
+        }
+        g.add_link(sw[0], sw[2], Rate::gbps(1), US);
+        for (i, &s) in [0, 0, 1, 3, 4, 4].iter().enumerate() {
+            let h = g.add_host(format!("h{i}"));
+            g.add_link(h, sw[s], Rate::gbps(1), US);
+        }
+        g.add_host_behind("n0", NodeRef::Host(2));
+        g.add_host_behind("n1", NodeRef::Host(2));
+        g.finalize();
+        g
+    }
+
+    /// The merged tables give every (switch, host) pair the shortest-path
+    /// ports and hop count of a plain search, on topologies whose columns
+    /// merge a lot (trees), a little, or not at all.
+    #[test]
+    fn merged_tables_match_a_plain_search() {
+        let mut shared = leaf_spine(3, 2, 2, 1);
+        shared.add_host_behind("behind", NodeRef::Host(4));
+        shared.finalize();
+        for g in [fat(4), fat(6), leaf_spine(4, 3, 5, 2), irregular(), shared] {
+            let r = Routes::compute(&g).unwrap();
+            assert!(r.table.len() <= r.hosts.len().max(1) * g.n_switches());
+            for sw in 0..g.n_switches() as u32 {
+                for d in 0..g.n_hosts() as u32 {
+                    assert_eq!(r.choices(sw, d), plain_choices(&g, sw, d), "{sw} {d}");
+                }
+            }
+            for src in 0..g.n_hosts() as u32 {
+                for dst in 0..g.n_hosts() as u32 {
+                    if g.nic_host(src) != g.nic_host(dst) {
+                        let s = g.nic_host(src);
+                        let want = walk(&g, &r, s, g.nic_host(dst), 5).len() as u32 + 1;
+                        assert_eq!(r.hops(src, dst), want);
+                    }
+                }
+            }
+        }
+        // The leaf-spine's leaves share a column, and so do its spines.
+        let r = Routes::compute(&leaf_spine(4, 3, 5, 2)).unwrap();
+        assert_eq!(r.table.len(), 4 * 2);
     }
 
     /// `select` (which reads the compact fast table) picks exactly
