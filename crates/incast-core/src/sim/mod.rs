@@ -198,9 +198,23 @@ impl Simulation {
         }
     }
 
-    /// Hands event `ev` to the element that owns it.
+    /// Hands event `ev` to the element that owns it. Packet arrivals and
+    /// ends of transmission are nearly every event: they are inlined here;
+    /// the rest go through one call, so that their code does not crowd the
+    /// run loop's registers.
     #[inline(always)]
     fn dispatch(&mut self, now: Ps, ev: Ev) {
+        match ev {
+            Ev::Arrive(pkt) => link::arrive(&mut self.w, now, pkt),
+            Ev::TxDone(p) => link::tx_done(&mut self.w, now, p),
+            _ => self.dispatch_other(now, ev),
+        }
+    }
+
+    /// [`Simulation::dispatch`] of every event but arrivals and ends of
+    /// transmission.
+    #[inline(never)]
+    fn dispatch_other(&mut self, now: Ps, ev: Ev) {
         let w = &mut self.w;
         match ev {
             Ev::Arrive(pkt) => link::arrive(w, now, pkt),
