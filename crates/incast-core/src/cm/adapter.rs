@@ -83,23 +83,72 @@ impl AdapterParams {
     }
 }
 
-/// One VOQ: its frames are a list through the adapter's slab.
+/// A VOQ's word: the only per-destination state an offer reads, 4 B so
+/// that a NIC's words stay in the cache. At N = 256 hosts the adapters hold
+/// 65,280 VOQs (255 KB of words, where 40 B VOQs took 2.5 MB and missed the
+/// 1 MB L2 on most offers: each frame goes to a random destination).
+/// Bit 31: the flow is quenched; bit 30: the VOQ has a [`Limiter`] (a rate,
+/// a hold or a tag was set); bits 0-29: its [`Backlog`], or [`IDLE`].
 #[derive(Clone, Copy, Debug)]
-struct Voq {
-    /// Slab index of the oldest and newest frame ([`NONE`]: empty).
+struct Word(u32);
+
+const QUENCHED: u32 = 1 << 31;
+const LIMITED: u32 = 1 << 30;
+/// The backlog bits of a VOQ without frames.
+const IDLE: u32 = LIMITED - 1;
+
+impl Word {
+    const EMPTY: Word = Word(IDLE);
+
+    fn quenched(self) -> bool {
+        self.0 & QUENCHED != 0
+    }
+    fn limited(self) -> bool {
+        self.0 & LIMITED != 0
+    }
+    /// The VOQ's backlog record, `None` without frames.
+    fn backlog(self) -> Option<usize> {
+        let b = self.0 & IDLE;
+        (b != IDLE).then_some(b as usize)
+    }
+    fn with_backlog(self, b: u32) -> Word {
+        Word(self.0 & !IDLE | b)
+    }
+}
+
+/// The frames of a VOQ that holds some: a list through the adapter's slab.
+/// Kept in a dense pool (reused last-in first-out) rather than per
+/// destination: few VOQs hold frames at once, so their records stay warm.
+#[derive(Clone, Copy, Debug)]
+struct Backlog {
+    /// Slab index of the oldest and newest frame.
     head: u32,
     tail: u32,
     bytes: u64,
+}
+
+/// A VOQ's rate limiter and tag. Read only for VOQs whose word says
+/// [`LIMITED`]: flows without a reaction point (most of the N² at large N)
+/// never touch theirs.
+#[derive(Clone, Copy, Debug)]
+struct Limiter {
     /// Limiter rate in b/s; 0: not limited.
     rate: f64,
     /// The limiter allows the next frame from this time.
     next_allowed: Ps,
-    quenched: bool,
     /// The caller's number for this VOQ's flow ([`VoqAdapter::tag`]).
     tag: u32,
 }
 
-/// No frame (an empty list's head, the last frame's `next`).
+impl Limiter {
+    const NONE: Limiter = Limiter {
+        rate: 0.0,
+        next_allowed: 0,
+        tag: u32::MAX,
+    };
+}
+
+/// No frame (the last frame's `next`).
 const NONE: u32 = u32::MAX;
 
 /// A queued frame in the slab.
@@ -130,10 +179,15 @@ pub struct AdapterStats {
     pub sent: u64,
 }
 
-/// The sending side of one adapter: one VOQ per destination index.
+/// The sending side of one adapter: one VOQ per destination index. A VOQ
+/// is split by how often it is touched: its [`Word`] (every offer), its
+/// [`Backlog`] (while it holds frames) and its [`Limiter`] (limited flows).
 #[derive(Clone, Debug)]
 pub struct VoqAdapter<T> {
-    voqs: Vec<Voq>,
+    words: Vec<Word>,
+    backlogs: Vec<Backlog>,
+    free_backlogs: Vec<u32>,
+    limiters: Vec<Limiter>,
     /// Every VOQ's frames, linked; freed slots are reused last-in first-out
     /// (so the slot a new frame takes is warm in the cache). One slab per
     /// adapter instead of a buffer per VOQ: at N = 256 hosts the adapters
@@ -155,19 +209,12 @@ impl<T> VoqAdapter<T> {
     /// `voqs` VOQs sharing `ingress_buffer` bytes equally; a quenched flow
     /// resumes at `resume_free` bytes of free space.
     pub fn new(voqs: usize, ingress_buffer: u64, resume_free: u64) -> Self {
+        assert!(voqs < IDLE as usize, "{voqs} VOQs: too many for a word");
         VoqAdapter {
-            voqs: vec![
-                Voq {
-                    head: NONE,
-                    tail: NONE,
-                    bytes: 0,
-                    rate: 0.0,
-                    next_allowed: 0,
-                    quenched: false,
-                    tag: u32::MAX,
-                };
-                voqs
-            ],
+            words: vec![Word::EMPTY; voqs],
+            backlogs: vec![],
+            free_backlogs: vec![],
+            limiters: vec![Limiter::NONE; voqs],
             slab: vec![],
             free: vec![],
             backlogged: vec![0; voqs.div_ceil(64)],
@@ -188,25 +235,27 @@ impl<T> VoqAdapter<T> {
         self.capacity
     }
     pub fn occupancy(&self, voq: usize) -> u64 {
-        self.voqs[voq].bytes
+        self.queued(self.words[voq])
     }
     /// Bytes queued in all VOQs.
     pub fn total_bytes(&self) -> u64 {
         self.total
     }
     /// A number the caller keeps with `voq` (`u32::MAX` until set): the
-    /// simulation keeps the flow's reaction point there, in the cache line
-    /// the VOQ's frames already bring in.
+    /// simulation keeps the flow's reaction point there.
     #[inline]
     pub fn tag(&self, voq: usize) -> u32 {
-        self.voqs[voq].tag
+        match self.words[voq].limited() {
+            true => self.limiters[voq].tag,
+            false => u32::MAX,
+        }
     }
     pub fn set_tag(&mut self, voq: usize, tag: u32) {
-        self.voqs[voq].tag = tag;
+        self.limiter_mut(voq).tag = tag;
     }
 
     pub fn is_quenched(&self, voq: usize) -> bool {
-        self.voqs[voq].quenched
+        self.words[voq].quenched()
     }
 
     /// Hands a frame for `voq` to the adapter. `Err(item)`: the VOQ is full
@@ -214,39 +263,33 @@ impl<T> VoqAdapter<T> {
     /// [`Sent::resumed`] for this VOQ.
     pub fn offer(&mut self, voq: usize, item: T, bytes: u64) -> Result<(), T> {
         self.stats.offered += 1;
-        let q = &mut self.voqs[voq];
-        if q.quenched || q.bytes + bytes > self.capacity {
+        let w = self.words[voq];
+        if w.quenched() || self.queued(w) + bytes > self.capacity {
             self.stats.refused += 1;
-            if !q.quenched {
-                q.quenched = true;
+            if !w.quenched() {
+                self.words[voq] = Word(w.0 | QUENCHED);
                 self.stats.quenches += 1;
             }
             return Err(item);
         }
-        let slot = Slot {
-            item: Some(item),
-            bytes,
-            next: NONE,
-        };
-        let at = match self.free.pop() {
-            Some(i) => {
-                self.slab[i as usize] = slot;
-                i
+        let at = self.slab_put(item, bytes);
+        match w.backlog() {
+            Some(b) => {
+                let list = &mut self.backlogs[b];
+                self.slab[list.tail as usize].next = at;
+                list.tail = at;
+                list.bytes += bytes;
             }
             None => {
-                self.slab.push(slot);
-                (self.slab.len() - 1) as u32
+                let b = self.backlog_new(Backlog {
+                    head: at,
+                    tail: at,
+                    bytes,
+                });
+                self.words[voq] = w.with_backlog(b);
+                self.backlogged[voq / 64] |= 1 << (voq % 64);
             }
-        };
-        let q = &mut self.voqs[voq];
-        if q.tail == NONE {
-            q.head = at;
-        } else {
-            self.slab[q.tail as usize].next = at;
         }
-        q.tail = at;
-        self.backlogged[voq / 64] |= 1 << (voq % 64);
-        q.bytes += bytes;
         self.total += bytes;
         Ok(())
     }
@@ -254,43 +297,37 @@ impl<T> VoqAdapter<T> {
     /// Sets the limiter of `voq` to `rate` b/s (`None`: unlimited). A new
     /// rate applies to the frames not yet started.
     pub fn set_rate(&mut self, voq: usize, rate: Option<f64>) {
-        self.voqs[voq].rate = rate.filter(|r| r.is_finite() && *r > 0.0).unwrap_or(0.0);
+        self.limiter_mut(voq).rate = rate.filter(|r| r.is_finite() && *r > 0.0).unwrap_or(0.0);
     }
 
     /// Keeps `voq` from sending before `until` (an ECM BCN(0,0) stop; the
     /// limiter's pacing still applies after it).
     pub fn hold_until(&mut self, voq: usize, until: Ps) {
-        let q = &mut self.voqs[voq];
-        q.next_allowed = q.next_allowed.max(until);
+        let l = self.limiter_mut(voq);
+        l.next_allowed = l.next_allowed.max(until);
     }
 
     /// Starts the next frame at `now` (the link is free): round robin over
     /// the VOQs with a frame that their limiter allows now.
     pub fn next_send(&mut self, now: Ps) -> Option<Sent<T>> {
-        let n = self.voqs.len();
+        let n = self.words.len();
         let i = self
             .backlogged_from(self.rr)
-            .find(|&i| self.voqs[i].next_allowed <= now)?;
+            .find(|&i| self.allowed_from(i) <= now)?;
         self.rr = (i + 1) % n;
-        let q = &mut self.voqs[i];
-        let at = q.head;
-        let slot = &mut self.slab[at as usize];
-        let (item, bytes) = (slot.item.take().expect("a queued frame"), slot.bytes);
-        q.head = slot.next;
-        self.free.push(at);
-        if q.head == NONE {
-            q.tail = NONE;
-            self.backlogged[i / 64] &= !(1 << (i % 64));
-        }
-        q.bytes -= bytes;
+        let (item, bytes, left) = self.pop_front(i);
         self.total -= bytes;
-        // Pacing: the next frame may start 8 b / R after this one started.
-        if q.rate > 0.0 {
-            q.next_allowed = now + (bytes as f64 * 8.0 * SEC as f64 / q.rate).ceil() as Ps;
+        let w = self.words[i];
+        if w.limited() {
+            let l = &mut self.limiters[i];
+            // Pacing: the next frame may start 8 b / R after this one started.
+            if l.rate > 0.0 {
+                l.next_allowed = now + (bytes as f64 * 8.0 * SEC as f64 / l.rate).ceil() as Ps;
+            }
         }
-        let resumed = q.quenched && self.capacity - q.bytes >= self.resume_free;
+        let resumed = w.quenched() && self.capacity - left >= self.resume_free;
         if resumed {
-            q.quenched = false;
+            self.words[i] = Word(w.0 & !QUENCHED);
             self.stats.resumes += 1;
         }
         self.stats.sent += 1;
@@ -307,7 +344,7 @@ impl<T> VoqAdapter<T> {
     pub fn next_eligible(&self, now: Ps) -> Option<Ps> {
         let mut best: Option<Ps> = None;
         for i in self.backlogged_from(0) {
-            let at = self.voqs[i].next_allowed;
+            let at = self.allowed_from(i);
             if at <= now {
                 return None;
             }
@@ -316,10 +353,86 @@ impl<T> VoqAdapter<T> {
         best
     }
 
+    /// Bytes queued in the VOQ of word `w`.
+    #[inline]
+    fn queued(&self, w: Word) -> u64 {
+        w.backlog().map_or(0, |b| self.backlogs[b].bytes)
+    }
+
+    /// When `voq`'s limiter allows its next frame (0: an unlimited VOQ).
+    #[inline]
+    fn allowed_from(&self, voq: usize) -> Ps {
+        match self.words[voq].limited() {
+            true => self.limiters[voq].next_allowed,
+            false => 0,
+        }
+    }
+
+    /// `voq`'s limiter, marked in use.
+    fn limiter_mut(&mut self, voq: usize) -> &mut Limiter {
+        self.words[voq].0 |= LIMITED;
+        &mut self.limiters[voq]
+    }
+
+    /// Stores a frame in a free slot of the slab (the most recently freed).
+    fn slab_put(&mut self, item: T, bytes: u64) -> u32 {
+        let slot = Slot {
+            item: Some(item),
+            bytes,
+            next: NONE,
+        };
+        match self.free.pop() {
+            Some(i) => {
+                self.slab[i as usize] = slot;
+                i
+            }
+            None => {
+                self.slab.push(slot);
+                (self.slab.len() - 1) as u32
+            }
+        }
+    }
+
+    /// A backlog record for a VOQ that gets its first frame.
+    fn backlog_new(&mut self, list: Backlog) -> u32 {
+        match self.free_backlogs.pop() {
+            Some(b) => {
+                self.backlogs[b as usize] = list;
+                b
+            }
+            None => {
+                self.backlogs.push(list);
+                (self.backlogs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Takes the oldest frame of backlogged `voq`: the item, its bytes and
+    /// the bytes left in the VOQ. A VOQ left empty gives its backlog record
+    /// back and leaves the bitset.
+    fn pop_front(&mut self, voq: usize) -> (T, u64, u64) {
+        let w = self.words[voq];
+        let b = w.backlog().expect("a backlogged VOQ");
+        let list = &mut self.backlogs[b];
+        let at = list.head;
+        let slot = &mut self.slab[at as usize];
+        let (item, bytes) = (slot.item.take().expect("a queued frame"), slot.bytes);
+        list.head = slot.next;
+        list.bytes -= bytes;
+        let left = list.bytes;
+        self.free.push(at);
+        if list.head == NONE {
+            self.free_backlogs.push(b as u32);
+            self.words[voq] = w.with_backlog(IDLE);
+            self.backlogged[voq / 64] &= !(1 << (voq % 64));
+        }
+        (item, bytes, left)
+    }
+
     /// The backlogged VOQs in round-robin order from `start`: `start`,
     /// `start + 1`, ..., wrapping around once.
     fn backlogged_from(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
-        let n = self.voqs.len();
+        let n = self.words.len();
         let (after, before) = (start..n, 0..start.min(n));
         self.backlogged_in(after).chain(self.backlogged_in(before))
     }
@@ -468,6 +581,27 @@ mod tests {
         assert!(a.next_send(US).is_none());
         assert_eq!(a.next_eligible(US), Some(50 * US));
         assert_eq!(a.next_send(50 * US).unwrap().voq, 0);
+    }
+
+    /// A tag alone does not limit a VOQ; backlog records are reused, so the
+    /// pool holds only as many as VOQs were backlogged at once.
+    #[test]
+    fn tags_and_backlog_records() {
+        let mut a: VoqAdapter<u32> = VoqAdapter::new(8, 1_000_000, 1500);
+        assert_eq!(a.tag(5), u32::MAX);
+        a.set_tag(5, 7);
+        assert_eq!((a.tag(5), a.tag(4)), (7, u32::MAX));
+        for round in 0..3 {
+            for v in [1, 5, 6] {
+                a.offer(v, round, 1500).unwrap();
+            }
+            let order: Vec<usize> = (0..3).map(|_| a.next_send(0).unwrap().voq).collect();
+            assert_eq!(order.len(), 3);
+            assert_eq!(a.total_bytes(), 0);
+        }
+        assert_eq!(a.backlogs.len(), 3);
+        assert_eq!(a.next_eligible(0), None);
+        assert_eq!(a.tag(5), 7);
     }
 
     #[test]
