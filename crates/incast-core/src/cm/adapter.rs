@@ -62,6 +62,12 @@ impl AdapterParams {
     /// Checks ranges for `voqs` destinations and frames of up to `mtu` bytes.
     pub fn validate(&self, voqs: usize, mtu: u64) -> Result<(), ParamError> {
         let per_voq = self.ingress_buffer.bytes() / voqs.max(1) as u64;
+        if per_voq > MAX_VOQ_BYTES {
+            return Err(ParamError::new(
+                "ingress_buffer",
+                format!("split over {voqs} VOQs gives {per_voq} B each, more than {MAX_VOQ_BYTES} B (a VOQ counts its bytes in 32 bits)"),
+            ));
+        }
         if per_voq < mtu {
             return Err(ParamError::new(
                 "ingress_buffer",
@@ -88,13 +94,14 @@ impl AdapterParams {
 /// 65,280 VOQs (255 KB of words, where 40 B VOQs took 2.5 MB and missed the
 /// 1 MB L2 on most offers: each frame goes to a random destination).
 /// Bit 31: the flow is quenched; bit 30: the VOQ has a [`Limiter`] (a rate,
-/// a hold or a tag was set); bits 0-29: its [`Backlog`], or [`IDLE`].
+/// a hold or a tag was set); bits 0-29: the slab slot of its newest frame
+/// (the tail of its circular list, see [`Slot`]), or [`IDLE`].
 #[derive(Clone, Copy, Debug)]
 struct Word(u32);
 
 const QUENCHED: u32 = 1 << 31;
 const LIMITED: u32 = 1 << 30;
-/// The backlog bits of a VOQ without frames.
+/// The tail bits of a VOQ without frames.
 const IDLE: u32 = LIMITED - 1;
 
 impl Word {
@@ -106,26 +113,18 @@ impl Word {
     fn limited(self) -> bool {
         self.0 & LIMITED != 0
     }
-    /// The VOQ's backlog record, `None` without frames.
-    fn backlog(self) -> Option<usize> {
-        let b = self.0 & IDLE;
-        (b != IDLE).then_some(b as usize)
+    /// The slot of the VOQ's newest frame, `None` without frames.
+    fn tail(self) -> Option<usize> {
+        let t = self.0 & IDLE;
+        (t != IDLE).then_some(t as usize)
     }
-    fn with_backlog(self, b: u32) -> Word {
-        Word(self.0 & !IDLE | b)
+    fn with_tail(self, t: u32) -> Word {
+        Word(self.0 & !IDLE | t)
     }
 }
 
-/// The frames of a VOQ that holds some: a list through the adapter's slab.
-/// Kept in a dense pool (reused last-in first-out) rather than per
-/// destination: few VOQs hold frames at once, so their records stay warm.
-#[derive(Clone, Copy, Debug)]
-struct Backlog {
-    /// Slab index of the oldest and newest frame.
-    head: u32,
-    tail: u32,
-    bytes: u64,
-}
+/// The most bytes a VOQ may hold (its count is 32 bits).
+const MAX_VOQ_BYTES: u64 = u32::MAX as u64;
 
 /// A VOQ's rate limiter and tag. Read only for VOQs whose word says
 /// [`LIMITED`]: flows without a reaction point (most of the N² at large N)
@@ -148,15 +147,20 @@ impl Limiter {
     };
 }
 
-/// No frame (the last frame's `next`).
-const NONE: u32 = u32::MAX;
-
-/// A queued frame in the slab.
-#[derive(Clone, Debug)]
+/// A queued frame in the slab (16 B for a packet id). A VOQ's frames form
+/// a circular list, oldest to newest, whose newest frame (the tail, in the
+/// VOQ's [`Word`]) links back to the oldest and counts the VOQ's bytes: an
+/// offer reads the word and the tail, a send the word, the tail and the
+/// head, with no per-VOQ record besides the word.
+#[derive(Clone, Copy, Debug)]
 struct Slot<T> {
-    item: Option<T>,
-    bytes: u64,
+    item: T,
+    /// This frame's bytes.
+    bytes: u32,
+    /// The next newer frame; the tail's: the oldest.
     next: u32,
+    /// On the tail: the bytes queued in the VOQ (stale elsewhere).
+    queued: u32,
 }
 
 /// A frame the adapter starts sending.
@@ -181,12 +185,11 @@ pub struct AdapterStats {
 
 /// The sending side of one adapter: one VOQ per destination index. A VOQ
 /// is split by how often it is touched: its [`Word`] (every offer), its
-/// [`Backlog`] (while it holds frames) and its [`Limiter`] (limited flows).
+/// frames in the slab (while it holds some) and its [`Limiter`] (limited
+/// flows).
 #[derive(Clone, Debug)]
 pub struct VoqAdapter<T> {
     words: Vec<Word>,
-    backlogs: Vec<Backlog>,
-    free_backlogs: Vec<u32>,
     limiters: Vec<Limiter>,
     /// Every VOQ's frames, linked; freed slots are reused last-in first-out
     /// (so the slot a new frame takes is warm in the cache). One slab per
@@ -205,20 +208,17 @@ pub struct VoqAdapter<T> {
     pub stats: AdapterStats,
 }
 
-impl<T> VoqAdapter<T> {
+impl<T: Copy> VoqAdapter<T> {
     /// `voqs` VOQs sharing `ingress_buffer` bytes equally; a quenched flow
     /// resumes at `resume_free` bytes of free space.
     pub fn new(voqs: usize, ingress_buffer: u64, resume_free: u64) -> Self {
-        assert!(voqs < IDLE as usize, "{voqs} VOQs: too many for a word");
         VoqAdapter {
             words: vec![Word::EMPTY; voqs],
-            backlogs: vec![],
-            free_backlogs: vec![],
             limiters: vec![Limiter::NONE; voqs],
             slab: vec![],
             free: vec![],
             backlogged: vec![0; voqs.div_ceil(64)],
-            capacity: ingress_buffer / voqs.max(1) as u64,
+            capacity: (ingress_buffer / voqs.max(1) as u64).min(MAX_VOQ_BYTES),
             resume_free,
             rr: 0,
             total: 0,
@@ -272,24 +272,29 @@ impl<T> VoqAdapter<T> {
             }
             return Err(item);
         }
-        let at = self.slab_put(item, bytes);
-        match w.backlog() {
-            Some(b) => {
-                let list = &mut self.backlogs[b];
-                self.slab[list.tail as usize].next = at;
-                list.tail = at;
-                list.bytes += bytes;
-            }
+        // Accepted: bytes <= capacity <= MAX_VOQ_BYTES.
+        let b = bytes as u32;
+        let mut slot = Slot {
+            item,
+            bytes: b,
+            next: 0,
+            queued: b,
+        };
+        let tail = w.tail();
+        if let Some(t) = tail {
+            let old = &self.slab[t];
+            slot.next = old.next;
+            slot.queued += old.queued;
+        }
+        let at = self.slab_put(slot);
+        match tail {
+            Some(t) => self.slab[t].next = at,
             None => {
-                let b = self.backlog_new(Backlog {
-                    head: at,
-                    tail: at,
-                    bytes,
-                });
-                self.words[voq] = w.with_backlog(b);
+                self.slab[at as usize].next = at;
                 self.backlogged[voq / 64] |= 1 << (voq % 64);
             }
         }
+        self.words[voq] = w.with_tail(at);
         self.total += bytes;
         Ok(())
     }
@@ -356,7 +361,7 @@ impl<T> VoqAdapter<T> {
     /// Bytes queued in the VOQ of word `w`.
     #[inline]
     fn queued(&self, w: Word) -> u64 {
-        w.backlog().map_or(0, |b| self.backlogs[b].bytes)
+        w.tail().map_or(0, |t| self.slab[t].queued as u64)
     }
 
     /// When `voq`'s limiter allows its next frame (0: an unlimited VOQ).
@@ -375,58 +380,42 @@ impl<T> VoqAdapter<T> {
     }
 
     /// Stores a frame in a free slot of the slab (the most recently freed).
-    fn slab_put(&mut self, item: T, bytes: u64) -> u32 {
-        let slot = Slot {
-            item: Some(item),
-            bytes,
-            next: NONE,
-        };
+    fn slab_put(&mut self, slot: Slot<T>) -> u32 {
         match self.free.pop() {
             Some(i) => {
                 self.slab[i as usize] = slot;
                 i
             }
             None => {
+                assert!(
+                    self.slab.len() < IDLE as usize,
+                    "too many frames for a word"
+                );
                 self.slab.push(slot);
                 (self.slab.len() - 1) as u32
             }
         }
     }
 
-    /// A backlog record for a VOQ that gets its first frame.
-    fn backlog_new(&mut self, list: Backlog) -> u32 {
-        match self.free_backlogs.pop() {
-            Some(b) => {
-                self.backlogs[b as usize] = list;
-                b
-            }
-            None => {
-                self.backlogs.push(list);
-                (self.backlogs.len() - 1) as u32
-            }
-        }
-    }
-
     /// Takes the oldest frame of backlogged `voq`: the item, its bytes and
-    /// the bytes left in the VOQ. A VOQ left empty gives its backlog record
-    /// back and leaves the bitset.
+    /// the bytes left in the VOQ. A VOQ left empty leaves the bitset.
     fn pop_front(&mut self, voq: usize) -> (T, u64, u64) {
         let w = self.words[voq];
-        let b = w.backlog().expect("a backlogged VOQ");
-        let list = &mut self.backlogs[b];
-        let at = list.head;
-        let slot = &mut self.slab[at as usize];
-        let (item, bytes) = (slot.item.take().expect("a queued frame"), slot.bytes);
-        list.head = slot.next;
-        list.bytes -= bytes;
-        let left = list.bytes;
-        self.free.push(at);
-        if list.head == NONE {
-            self.free_backlogs.push(b as u32);
-            self.words[voq] = w.with_backlog(IDLE);
+        let t = w.tail().expect("a backlogged VOQ");
+        let h = self.slab[t].next as usize;
+        let Slot {
+            item, bytes, next, ..
+        } = self.slab[h];
+        let tail = &mut self.slab[t];
+        let left = tail.queued - bytes;
+        tail.queued = left;
+        tail.next = next;
+        self.free.push(h as u32);
+        if h == t {
+            self.words[voq] = w.with_tail(IDLE);
             self.backlogged[voq / 64] &= !(1 << (voq % 64));
         }
-        (item, bytes, left)
+        (item, bytes as u64, left as u64)
     }
 
     /// The backlogged VOQs in round-robin order from `start`: `start`,
@@ -583,8 +572,8 @@ mod tests {
         assert_eq!(a.next_send(50 * US).unwrap().voq, 0);
     }
 
-    /// A tag alone does not limit a VOQ; backlog records are reused, so the
-    /// pool holds only as many as VOQs were backlogged at once.
+    /// A tag alone does not limit a VOQ; slab slots are reused, so the slab
+    /// holds only as many frames as were queued at once.
     #[test]
     fn tags_and_backlog_records() {
         let mut a: VoqAdapter<u32> = VoqAdapter::new(8, 1_000_000, 1500);
@@ -599,7 +588,7 @@ mod tests {
             assert_eq!(order.len(), 3);
             assert_eq!(a.total_bytes(), 0);
         }
-        assert_eq!(a.backlogs.len(), 3);
+        assert_eq!(a.slab.len(), 3);
         assert_eq!(a.next_eligible(0), None);
         assert_eq!(a.tag(5), 7);
     }
@@ -611,6 +600,13 @@ mod tests {
         // 255 VOQs: 5882 B each, still above a frame.
         p.validate(255, 1500).unwrap();
         assert_eq!(p.validate(2000, 1500).unwrap_err().field, "ingress_buffer");
+        // A VOQ counts its bytes in 32 bits.
+        let big = AdapterParams {
+            ingress_buffer: SizeValue(1 << 33),
+            ..AdapterParams::default()
+        };
+        assert_eq!(big.validate(1, 1500).unwrap_err().field, "ingress_buffer");
+        big.validate(4, 1500).unwrap();
         let q = AdapterParams {
             pause_gap: SizeValue(0),
             ..AdapterParams::default()
