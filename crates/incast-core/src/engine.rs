@@ -325,8 +325,10 @@ impl<E: Copy> EventQueue<E> {
 }
 
 /// Appends `e` to a slot sorted by ascending time, ties in insertion order:
-/// it goes after every entry at or before its time. Entries of a slot
-/// arrive nearly in time order, so this usually compares once.
+/// it goes after every entry at or before its time. On HPCC's fat-tree
+/// about four pushes in five land out of order, nearly always one place
+/// early (a slot's events are pushed from different hops, with different
+/// serialization and link delays ahead of them).
 #[inline(always)]
 fn insert_sorted<E: Copy>(slot: &mut Vec<Entry<E>>, e: Entry<E>) {
     let in_order = slot.last().is_none_or(|last| last.time <= e.time);
@@ -336,8 +338,8 @@ fn insert_sorted<E: Copy>(slot: &mut Vec<Entry<E>>, e: Entry<E>) {
     }
 }
 
-/// Moves a slot's last entry left past every entry later than it (the rarer
-/// case of [`insert_sorted`], out of line so the common push stays short).
+/// Moves a slot's last entry left past every entry later than it. Out of
+/// line: inlined, its loop cost the run loop more than the call does.
 #[inline(never)]
 fn shift_into_place<E: Copy>(slot: &mut [Entry<E>]) {
     let mut j = slot.len() - 1;
