@@ -35,21 +35,21 @@ pub(super) fn merge_columns(full: &[u32], n_cols: usize) -> Merged {
     // Without rows every column is empty: one class (when there are columns).
     let column = |s: usize| -> Vec<u32> { (0..n_rows).map(|r| full[r * n_cols + s]).collect() };
     let mut ids: HashMap<Vec<u32>, u32> = HashMap::new();
-    let mut columns: Vec<Vec<u32>> = Vec::new();
+    // The first switch of each class: its column is the class's.
+    let mut first: Vec<usize> = Vec::new();
     let class_of: Vec<u32> = (0..n_cols)
         .map(|s| {
-            let col = column(s);
-            *ids.entry(col).or_insert_with_key(|col| {
-                columns.push(col.clone());
-                columns.len() as u32 - 1
+            *ids.entry(column(s)).or_insert_with(|| {
+                first.push(s);
+                first.len() as u32 - 1
             })
         })
         .collect();
-    let n_classes = columns.len();
+    let n_classes = first.len();
     let mut table = vec![0u32; n_rows * n_classes];
-    for (c, col) in columns.iter().enumerate() {
-        for (r, &v) in col.iter().enumerate() {
-            table[r * n_classes + c] = v;
+    for (c, &s) in first.iter().enumerate() {
+        for r in 0..n_rows {
+            table[r * n_classes + c] = full[r * n_cols + s];
         }
     }
     Merged {
