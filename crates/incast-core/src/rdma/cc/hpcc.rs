@@ -100,6 +100,19 @@ impl Params {
     }
 }
 
+/// `x as f64` for an INT field, converted through `i64`: every INT field
+/// is below 2^63 (picoseconds: 106 days; byte counts and rates far
+/// smaller), where the signed conversion rounds the same integer to the
+/// same double in one instruction instead of the unsigned conversion's
+/// sequence of six (`measure_inflight` does four per hop of every ACK).
+/// LLVM folds an explicit `i64::try_from` fallback back into the unsigned
+/// sequence, hence the plain cast.
+#[inline(always)]
+fn exact_f64(x: u64) -> f64 {
+    debug_assert!(x <= i64::MAX as u64, "INT field {x} beyond 2^63");
+    x as i64 as f64
+}
+
 #[derive(Clone, Debug)]
 pub struct Hpcc {
     eta: f64,
@@ -167,21 +180,19 @@ impl Hpcc {
         let mut u_max = 0.0;
         let mut tau_max = 0u64;
         let mut any = false;
-        for (i, h) in int.iter().take(MAX_INT_HOPS).enumerate() {
-            if i >= self.n_hops {
-                continue; // no previous record for this hop
-            }
-            let prev = &self.hops[i];
+        // Hops beyond the stored records have no previous record: the zip
+        // stops at the shorter of the two.
+        for (h, prev) in int.iter().zip(&self.hops[..self.n_hops]) {
             let tau = h.ts.saturating_sub(prev.ts);
             if tau == 0 || h.rate_bps == 0 {
                 continue; // same packet echoed again: no rate sample
             }
-            let b = h.rate_bps as f64;
+            let b = exact_f64(h.rate_bps);
             // txRate = delta tx_bytes / delta ts.
-            let tx_rate =
-                h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 / (tau as f64 * 1e-12);
+            let tx_rate = exact_f64(h.tx_bytes.saturating_sub(prev.tx_bytes)) * 8.0
+                / (exact_f64(tau) * 1e-12);
             // u = min(qlen, qlen_prev) / (B T) + txRate / B.
-            let q = h.qlen.min(prev.qlen) as f64 * 8.0;
+            let q = exact_f64(h.qlen.min(prev.qlen)) * 8.0;
             let u = q / (b * self.t * 1e-12) + tx_rate / b;
             any = true;
             // u = max over hops; tau of that hop.
@@ -192,7 +203,7 @@ impl Hpcc {
         }
         if any {
             // tau = min(tau, T); U = (1 - tau/T) U + (tau/T) u.
-            let tau = (tau_max as f64).min(self.t);
+            let tau = (exact_f64(tau_max)).min(self.t);
             self.u = (self.u * (self.t - tau) + u_max * tau) / self.t;
         }
         any
