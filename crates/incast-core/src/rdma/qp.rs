@@ -118,7 +118,15 @@ impl RdmaQp {
             WindowMode::Fixed => self.ctx.bdp,
             WindowMode::Variable => {
                 let w = self.ctx.bdp as f64 * self.cc.rate() / self.ctx.line_rate;
-                (w as u64).max(1)
+                // `(w as u64).max(1)`, computed through i64 when `w` is
+                // below 2^63 (always: a window of bytes), where both truncate
+                // alike and the signed conversion is a third of the
+                // instructions; NaN and larger `w` take the unsigned one.
+                if w < 9_223_372_036_854_775_808.0 {
+                    (w as i64).max(1) as u64
+                } else {
+                    (w as u64).max(1)
+                }
             }
         }
     }
