@@ -219,7 +219,7 @@ impl PacketArena {
         &mut self.ints[id as usize]
     }
     /// Gives packet `to` the INT records of packet `from` (a receiver
-    /// echoing them in an ACK), copying only the records `from` holds.
+    /// echoing them in an ACK) ([`IntStack::copy_from`]).
     #[inline]
     pub fn copy_int(&mut self, from: PktId, to: PktId) {
         let (f, t) = (from as usize, to as usize);

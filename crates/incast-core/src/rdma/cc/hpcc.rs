@@ -174,15 +174,21 @@ impl Hpcc {
         self.n_hops = n;
     }
 
-    /// `MeasureInflight`: folds this ACK's INT into U. Returns false if no hop
-    /// had a usable previous record (then U and the rate stay as they are).
+    /// `MeasureInflight`: folds this ACK's INT into U, and makes its records
+    /// the stored ones. Returns false if no hop had a usable previous record
+    /// (then U and the rate stay as they are).
     fn measure_inflight(&mut self, int: &[IntHop]) -> bool {
+        let int = &int[..int.len().min(MAX_INT_HOPS)];
+        let t = self.t;
         let mut u_max = 0.0;
         let mut tau_max = 0u64;
         let mut any = false;
-        // Hops beyond the stored records have no previous record: the zip
-        // stops at the shorter of the two.
-        for (h, prev) in int.iter().zip(&self.hops[..self.n_hops]) {
+        // Each hop's stored record is read once and replaced by the new one
+        // in the same pass (rather than a `store` after: a slice copy of
+        // run-time length is a call to `memcpy`). Hops beyond the stored
+        // records have no previous record: the zip stops at the shorter.
+        for (h, stored) in int.iter().zip(&mut self.hops[..self.n_hops]) {
+            let prev = std::mem::replace(stored, *h);
             let tau = h.ts.saturating_sub(prev.ts);
             if tau == 0 || h.rate_bps == 0 {
                 continue; // same packet echoed again: no rate sample
@@ -193,7 +199,7 @@ impl Hpcc {
                 / (exact_f64(tau) * 1e-12);
             // u = min(qlen, qlen_prev) / (B T) + txRate / B.
             let q = exact_f64(h.qlen.min(prev.qlen)) * 8.0;
-            let u = q / (b * self.t * 1e-12) + tx_rate / b;
+            let u = q / (b * t * 1e-12) + tx_rate / b;
             any = true;
             // u = max over hops; tau of that hop.
             if u > u_max {
@@ -201,10 +207,15 @@ impl Hpcc {
                 tau_max = tau;
             }
         }
+        if int.len() > self.n_hops {
+            // A longer path than before: its new hops are stored as they are.
+            self.hops[self.n_hops..int.len()].copy_from_slice(&int[self.n_hops..]);
+        }
+        self.n_hops = int.len();
         if any {
             // tau = min(tau, T); U = (1 - tau/T) U + (tau/T) u.
-            let tau = (exact_f64(tau_max)).min(self.t);
-            self.u = (self.u * (self.t - tau) + u_max * tau) / self.t;
+            let tau = (exact_f64(tau_max)).min(t);
+            self.u = (self.u * (t - tau) + u_max * tau) / t;
         }
         any
     }
@@ -257,7 +268,6 @@ impl RateCc for Hpcc {
         if self.measure_inflight(ack.int) {
             self.compute_rate(commit);
         }
-        self.store(ack.int);
         if commit && ack.snd_nxt > last {
             self.last_update_seq = Some(ack.snd_nxt);
         }

@@ -89,8 +89,8 @@ pub struct IntHop {
 /// The INT records a packet has collected, in path order.
 ///
 /// Aligned to a cache line so that the count and the first record share
-/// one; copies go through [`IntStack::copy_from`], which moves only the
-/// records held (two or three of the five on most paths).
+/// one; copies go through [`IntStack::copy_from`], which reads the third
+/// line only when the stack holds more than three records.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(align(64))]
 pub struct IntStack {
@@ -104,8 +104,16 @@ impl IntStack {
     /// nothing reads past `n` ([`IntStack::hops`]).
     #[inline]
     pub fn copy_from(&mut self, from: &IntStack) {
-        let n = from.n as usize;
-        self.hops[..n].copy_from_slice(&from.hops[..n]);
+        // Two copies of fixed size, inlined as vector moves (LLVM makes a
+        // copy of run-time length, or of all five records, a call to
+        // `memcpy`, several times the instructions): the first three
+        // records, which share the stack's first two cache lines with the
+        // count, and the last two only when they are held.
+        const HEAD: usize = 3;
+        self.hops[..HEAD].copy_from_slice(&from.hops[..HEAD]);
+        if from.n as usize > HEAD {
+            self.hops[HEAD..].copy_from_slice(&from.hops[HEAD..]);
+        }
         self.n = from.n;
     }
     #[inline]
