@@ -10,6 +10,23 @@ use super::{CnpMode, RdmaConfig, WindowMode};
 use crate::engine::LazyTimer;
 use crate::units::Ps;
 
+/// `x.round() as Ps`: to the nearest picosecond, halves away from zero,
+/// saturating. Without SSE4.1 `round` is a call into libm, and pacing
+/// rounds once per packet sent and once per rate change; between 0 and
+/// 2^52 the truncation and the fraction left over are both exact, so
+/// rounding up a fraction of at least one half gives the same result.
+#[inline(always)]
+fn round_to_ps(x: f64) -> Ps {
+    const EXACT_BELOW: f64 = 4_503_599_627_370_496.0; // 2^52
+    if (0.0..EXACT_BELOW).contains(&x) {
+        let whole = x as i64;
+        let fraction = x - whole as f64;
+        (whole + i64::from(fraction >= 0.5)) as Ps
+    } else {
+        x.round() as Ps
+    }
+}
+
 /// What the sender may do now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SendState {
@@ -165,7 +182,7 @@ impl RdmaQp {
         // one serialization time at the current rate after this one starts.
         let rate = self.cc.rate().max(1.0);
         self.last_wire = wire_bytes(len);
-        let gap = (self.last_wire as f64 * 8.0 / rate * 1e12).round() as Ps;
+        let gap = round_to_ps(self.last_wire as f64 * 8.0 / rate * 1e12);
         self.next_avail = now + gap;
         self.cc.on_sent(&self.ctx, now, len as u64);
         (seq, len, retx)
@@ -245,7 +262,7 @@ impl RdmaQp {
             let bits = self.last_wire as f64 * 8.0;
             let delta = bits / after - bits / before; // seconds
             let t = self.next_avail as f64 + delta * 1e12;
-            self.next_avail = t.max(0.0).round() as Ps;
+            self.next_avail = round_to_ps(t.max(0.0));
         }
     }
 
@@ -336,6 +353,39 @@ mod tests {
     use super::*;
     use crate::rdma::cc::RateCcConfig;
     use crate::units::US;
+
+    /// `round_to_ps` is `x.round() as Ps` everywhere, at the halves, next
+    /// to them and at the ends of its exact range.
+    #[test]
+    fn round_to_ps_is_round() {
+        let below_half = 0.5 - f64::EPSILON / 4.0;
+        let two_52 = 4_503_599_627_370_496.0;
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            below_half,
+            0.5,
+            1.5,
+            2.5,
+            1e12 + 0.5,
+            1e12 + below_half,
+            two_52 - 0.5,
+            two_52 - 1.5,
+            two_52,
+            two_52 + 2.0,
+            1e19,
+            1e30,
+            -0.5,
+            -1.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        xs.extend((0..1000).map(|i| i as f64 * 0.25 + 1e6));
+        for x in xs {
+            assert_eq!(round_to_ps(x), x.round() as Ps, "{x}");
+        }
+    }
 
     /// The cache-line layout the struct's doc promises.
     #[test]
