@@ -18,7 +18,8 @@
 //!   limiter allows it now ([`VoqAdapter::next_send`]); if none is eligible,
 //!   [`VoqAdapter::next_eligible`] says when one will be.
 //!
-//! Items are the wiring's own (a packet id); the adapter stores them in FIFO
+//! Items are the wiring's own (a frame's generation time and burst number,
+//! [`crate::nic::adapter`]); the adapter stores them in FIFO
 //! order per VOQ with their sizes.
 
 use super::ParamError;
@@ -147,7 +148,7 @@ impl Limiter {
     };
 }
 
-/// A queued frame in the slab (16 B for a packet id). A VOQ's frames form
+/// A queued frame in the slab (32 B for the wiring's 16 B item). A VOQ's frames form
 /// a circular list, oldest to newest, whose newest frame (the tail, in the
 /// VOQ's [`Word`]) links back to the oldest and counts the VOQ's bytes: an
 /// offer reads the word and the tail, a send the word, the tail and the
