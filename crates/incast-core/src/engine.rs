@@ -162,11 +162,10 @@ impl<E: Copy> EventQueue<E> {
         // current one (1 <= ahead < SLOTS).
         if ahead.wrapping_sub(1) < SLOTS as u64 - 1 {
             let k = (abs as usize) & (SLOTS - 1);
-            let slot = &mut self.slots[k];
-            if slot.capacity() == 0 {
-                *slot = take_spare(&mut self.spare);
+            if self.slots[k].capacity() == 0 {
+                self.give_spare(k);
             }
-            insert_sorted(slot, Entry { time: t, event });
+            insert_sorted(&mut self.slots[k], Entry { time: t, event });
             self.occupied[k / 64] |= 1 << (k % 64);
         } else if ahead == 0 {
             // It was pushed last, so it fires after every pending entry at
@@ -262,6 +261,13 @@ impl<E: Copy> EventQueue<E> {
         true
     }
 
+    /// Gives empty slot `k` the most recently drained spare buffer (or a
+    /// new one). Out of line: the run loop inlines every push.
+    #[inline(never)]
+    fn give_spare(&mut self, k: usize) {
+        self.slots[k] = self.spare.pop().unwrap_or_default();
+    }
+
     /// Removes and returns the earliest event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
@@ -336,12 +342,6 @@ impl<E: Copy> EventQueue<E> {
             TimerFire::Stale => false,
         }
     }
-}
-
-/// The most recently drained spare buffer, or a new one.
-#[inline(always)]
-fn take_spare<E>(spare: &mut Vec<Vec<E>>) -> Vec<E> {
-    spare.pop().unwrap_or_default()
 }
 
 /// Appends `e` to a slot sorted by ascending time, ties in insertion order:
