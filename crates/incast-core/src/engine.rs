@@ -162,11 +162,19 @@ impl<E: Copy> EventQueue<E> {
         // current one (1 <= ahead < SLOTS).
         if ahead.wrapping_sub(1) < SLOTS as u64 - 1 {
             let k = (abs as usize) & (SLOTS - 1);
-            if self.slots[k].capacity() == 0 {
-                self.give_spare(k);
+            let (word, bit) = (k / 64, 1u64 << (k % 64));
+            let entry = Entry { time: t, event };
+            let slot = &mut self.slots[k];
+            if self.occupied[word] & bit == 0 {
+                // The slot's first entry: an empty slot holds no buffer.
+                if slot.capacity() == 0 {
+                    *slot = self.spare.pop().unwrap_or_default();
+                }
+                slot.push(entry);
+                self.occupied[word] |= bit;
+            } else {
+                insert_sorted(slot, entry);
             }
-            insert_sorted(&mut self.slots[k], Entry { time: t, event });
-            self.occupied[k / 64] |= 1 << (k % 64);
         } else if ahead == 0 {
             // It was pushed last, so it fires after every pending entry at
             // or before `t`.
@@ -259,13 +267,6 @@ impl<E: Copy> EventQueue<E> {
             self.occupied[k / 64] &= !(1 << (k % 64));
         }
         true
-    }
-
-    /// Gives empty slot `k` the most recently drained spare buffer (or a
-    /// new one). Out of line: the run loop inlines every push.
-    #[inline(never)]
-    fn give_spare(&mut self, k: usize) {
-        self.slots[k] = self.spare.pop().unwrap_or_default();
     }
 
     /// Removes and returns the earliest event, advancing the clock to its time.
