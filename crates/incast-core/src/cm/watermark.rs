@@ -42,15 +42,23 @@ impl Watermarks {
 
     /// The occupancy changed to `occupancy`: pause at `>= high`, resume at `<= low`.
     pub fn update(&mut self, occupancy: u64) -> Option<PauseChange> {
-        if !self.paused && occupancy >= self.high {
-            self.paused = true;
-            Some(PauseChange::Pause)
-        } else if self.paused && occupancy <= self.low {
-            self.paused = false;
-            Some(PauseChange::Resume)
-        } else {
-            None
-        }
+        step(&mut self.paused, occupancy, self.high, self.low)
+    }
+}
+
+/// One hysteresis step for a sender paused or not (`paused`) at
+/// `occupancy`, between `high` and `low`: for many senders that share one
+/// pair of levels and keep their state elsewhere (a switch's inputs).
+#[inline]
+pub fn step(paused: &mut bool, occupancy: u64, high: u64, low: u64) -> Option<PauseChange> {
+    if !*paused && occupancy >= high {
+        *paused = true;
+        Some(PauseChange::Pause)
+    } else if *paused && occupancy <= low {
+        *paused = false;
+        Some(PauseChange::Resume)
+    } else {
+        None
     }
 }
 

@@ -114,33 +114,12 @@ impl Generators {
             return;
         };
         let size = f.bytes as u32;
-        let pkt = Packet {
-            seq: f.burst,
-            ts: now,
-            enq_at: now,
-            // ECMP: a burst is one flow (its source, destination and number).
-            hash: crate::rng::mix64(
-                ((f.src as u64) << 32 | f.dst as u64) ^ f.burst.rotate_left(17),
-            ),
-            // Raw frames carry their source (a congestion point's feedback
-            // goes there) and, from the adapter, their limiter's tag.
-            flow: f.src,
-            flow_uid: 0,
-            dst: f.dst,
-            size,
-            payload: size,
-            kind: PacketKind::Raw,
-            class: self.onoff_class,
-            prio: self.onoff_class,
-            flags: 0,
-            in_port: 0,
-            to_port: 0,
-        };
         if w.cm.is_some() {
             // The adapter model: into the destination's VOQ, or quenched.
-            nic::adapter::offer(w, now, f.src, pkt);
+            nic::adapter::offer(w, now, f.src, f.dst, size, f.burst);
         } else {
             w.counters.cons.sent_bytes += size as u64;
+            let pkt = Packet::raw_frame(f.src, f.dst, size, f.burst, now, self.onoff_class);
             let id = w.arena.alloc(pkt);
             nic::push_ctrl(w, f.src, id);
             let n = w.host_nic[f.src as usize];

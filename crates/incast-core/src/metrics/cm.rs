@@ -73,7 +73,7 @@ pub(crate) fn summary(w: &World) -> Option<Value> {
         });
     }
     if !inputs.is_empty() {
-        let stats = inputs.iter().flat_map(|i| i.stats.iter());
+        let stats = inputs.iter().flat_map(|i| i.all_stats());
         let (mut drops, mut dropped_bytes, mut pauses, mut peak) = (0u64, 0u64, 0u64, 0u64);
         for s in stats {
             drops += s.dropped_frames;

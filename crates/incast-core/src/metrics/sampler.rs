@@ -81,7 +81,7 @@ impl CmPoint {
             .cm
             .inputs
             .iter()
-            .flat_map(|i| i.stats.iter())
+            .flat_map(|i| i.all_stats())
             .map(|s| s.dropped_frames)
             .sum();
         Some(CmPoint {

@@ -121,6 +121,32 @@ impl Packet {
         }
     }
 
+    /// A raw frame (no transport) of `size` bytes from host `src` to `dst`,
+    /// generated at `at` as part of burst `burst` of its source
+    /// ([`crate::workload::onoff`]), on priority `class`.
+    pub fn raw_frame(src: u32, dst: u32, size: u32, burst: u64, at: Ps, class: u8) -> Packet {
+        Packet {
+            seq: burst,
+            ts: at,
+            enq_at: at,
+            // ECMP: a burst is one flow (its source, destination and number).
+            hash: crate::rng::mix64(((src as u64) << 32 | dst as u64) ^ burst.rotate_left(17)),
+            // Raw frames carry their source (a congestion point's feedback
+            // goes there) and, from the adapter, their limiter's tag.
+            flow: src,
+            flow_uid: 0,
+            dst,
+            size,
+            payload: size,
+            kind: PacketKind::Raw,
+            class,
+            prio: class,
+            flags: 0,
+            in_port: 0,
+            to_port: 0,
+        }
+    }
+
     /// An ECN-capable raw packet of `class` and `size` bytes, for tests.
     #[cfg(test)]
     pub(crate) fn test_raw(class: u8, size: u32) -> Packet {
@@ -233,6 +259,23 @@ impl PacketArena {
         };
         dst.copy_from(src);
     }
+    /// Counts one more packet alive that is kept outside the arena (a frame
+    /// an adapter's VOQ holds in compact form, [`crate::nic::adapter`]), so
+    /// that [`PacketArena::live`] and [`PacketArena::peak`] count every
+    /// packet wherever it is kept.
+    #[inline]
+    pub fn hold(&mut self) {
+        self.live += 1;
+        if self.live > self.peak {
+            self.peak = self.live;
+        }
+    }
+    /// A packet counted by [`PacketArena::hold`] is gone (sent: it is
+    /// allocated in the arena; or refused).
+    #[inline]
+    pub fn unhold(&mut self) {
+        self.live -= 1;
+    }
     #[inline]
     pub fn free(&mut self, id: PktId) {
         self.live -= 1;
@@ -265,7 +308,8 @@ impl PacketArena {
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.slots[id as usize]
     }
-    /// Packets currently alive (queued, on a wire, or in a NIC).
+    /// Packets currently alive (queued, on a wire, or in a NIC), held ones
+    /// included.
     pub fn live(&self) -> usize {
         self.live
     }

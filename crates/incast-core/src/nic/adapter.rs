@@ -176,7 +176,9 @@ pub(crate) struct CmState {
     pub cm: CmConfig,
     /// The class of the raw frames (what PAUSE stops).
     pub data_class: u8,
-    pub voqs: Vec<VoqAdapter<PktId>>,
+    pub voqs: Vec<VoqAdapter<QueuedFrame>>,
+    /// The host of each NIC (the adapter model has one per NIC).
+    pub nic_host: Vec<u32>,
     pub rps: Vec<Rp>,
     /// Every flow has a reaction point from its first frame (E2CM-CP probes
     /// unlimited flows too); otherwise one is made by the first feedback.
@@ -206,6 +208,7 @@ impl CmState {
                 .iter()
                 .map(|_| VoqAdapter::from_params(voqs, params))
                 .collect(),
+            nic_host: vec![],
             rps: vec![],
             eager_rps: matches!(cm, CmConfig::E2cmCp(_)),
             rx: nic_rates.iter().map(|_| None).collect(),
@@ -252,10 +255,35 @@ impl CmState {
     }
 }
 
+/// A frame waiting in a VOQ, in compact form: its source, destination and
+/// size are its VOQ's and its slot's, so only what tells it apart is kept.
+/// It becomes a [`Packet`] in the arena when it is sent: a frame that waits
+/// long in a VOQ (1,000 per adapter when the ingress buffer is full) would
+/// otherwise be a cold packet line to read back, and the packet written at
+/// send time reuses a warm slot of the arena.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QueuedFrame {
+    /// When the source generated it.
+    pub at: Ps,
+    /// Its burst's number at the source (the ECMP flow).
+    pub burst: u64,
+}
+
 /// The VOQ of destination `dst` at source `src` (one per other host).
 #[inline]
 fn voq_of(src: u32, dst: u32) -> usize {
     (if dst > src { dst - 1 } else { dst }) as usize
+}
+
+/// The destination of VOQ `voq` at source `src` ([`voq_of`]'s inverse).
+#[inline]
+fn dst_of(src: u32, voq: usize) -> u32 {
+    let voq = voq as u32;
+    if voq >= src {
+        voq + 1
+    } else {
+        voq
+    }
 }
 
 /// Flow (`src`, `dst`)'s reaction point; `create`: made now if it has none
@@ -305,24 +333,27 @@ fn sync(w: &mut World, now: Ps, slot: u32) {
     }
 }
 
-/// A raw frame from `src` to `dst` is offered to `src`'s adapter (step 1
-/// of the module docs): queued in its VOQ, or refused (quenched).
+/// A raw frame of burst `burst`, `bytes` long, from `src` to `dst`, is
+/// offered to `src`'s adapter (step 1 of the module docs): queued in its VOQ,
+/// or refused (quenched).
 #[inline(never)]
-pub(crate) fn offer(w: &mut World, now: Ps, src: u32, pkt: Packet) {
+pub(crate) fn offer(w: &mut World, now: Ps, src: u32, dst: u32, bytes: u32, burst: u64) {
     let nic = w.host_nic[src as usize];
-    let size = pkt.size as u64;
-    let dst = pkt.dst;
-    let id = w.arena.alloc(pkt);
+    let size = bytes as u64;
+    // A queued frame is a packet alive, as a refused one was for an instant
+    // (the arena's peak counts both, as when every frame was allocated).
+    w.arena.hold();
     let st = w.cm.as_deref_mut().expect("the adapter model");
-    match st.voqs[nic as usize].offer(voq_of(src, dst), id, size) {
+    let frame = QueuedFrame { at: now, burst };
+    match st.voqs[nic as usize].offer(voq_of(src, dst), frame, size) {
         Ok(()) => {
             w.counters.cons.sent_bytes += size;
             super::kick(w, now, nic);
         }
-        Err(id) => {
+        Err(_) => {
             st.totals.quenched_frames += 1;
             st.totals.quenched_bytes += size;
-            w.arena.free(id);
+            w.arena.unhold();
         }
     }
 }
@@ -345,11 +376,20 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         }
         return None;
     };
-    let id = sent.item;
-    let (src, dst) = {
-        let p = w.arena.get(id);
-        (p.flow, p.dst)
-    };
+    let src = st.nic_host[n as usize];
+    let dst = dst_of(src, sent.voq);
+    let frame = sent.item;
+    let pkt = Packet::raw_frame(
+        src,
+        dst,
+        sent.bytes as u32,
+        frame.burst,
+        frame.at,
+        st.data_class,
+    );
+    let hash = pkt.hash;
+    w.arena.unhold();
+    let id = w.arena.alloc(pkt);
     let eager = w.cm.as_deref().is_some_and(|st| st.eager_rps);
     let Some(slot) = rp_slot(w, src, dst, eager) else {
         return Some(id);
@@ -361,7 +401,6 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     w.arena.get_mut(id).flow_uid = tag.map_or(0, |t| t + 1);
     if let Some(req) = probe {
         st.totals.probes_sent += 1;
-        let hash = w.arena.get(id).hash;
         let msg = st.msgs.put(Msg::Probe {
             src,
             dst,
