@@ -14,7 +14,7 @@ use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::Ps;
 use crate::workload::generators::{FlowRequest, IncastGen, PacketGen, PoissonGen};
-use crate::workload::onoff::{FrameArrival, OnOffGen};
+use crate::workload::onoff::OnOffGen;
 
 /// Every generator of a run.
 #[derive(Default)]
@@ -22,9 +22,9 @@ pub(crate) struct Generators {
     pub poisson: Vec<PoissonGen>,
     pub incast: Vec<IncastGen>,
     pub packets: Vec<PacketGen>,
-    /// On/off frame sources, each member's next frame, and their class.
+    /// On/off frame sources (each member keeps its next frame:
+    /// [`OnOffGen::current`]), and their class.
     pub onoff: Vec<OnOffGen>,
-    onoff_next: Vec<Vec<Option<FrameArrival>>>,
     pub onoff_class: u8,
     /// Listed flows, by start time.
     pub listed: Vec<ListedFlow>,
@@ -47,7 +47,6 @@ impl Generators {
             incast,
             packets,
             onoff: vec![],
-            onoff_next: vec![],
             onoff_class: 0,
             listed,
             listed_next: 0,
@@ -93,15 +92,12 @@ impl Generators {
             self.live += 1;
         }
         for (g, gen) in self.onoff.iter_mut().enumerate() {
-            let next: Vec<Option<FrameArrival>> =
-                (0..gen.hosts.len()).map(|i| gen.next_frame(i)).collect();
-            for (i, f) in next.iter().enumerate() {
-                if let Some(f) = f {
+            for i in 0..gen.hosts.len() {
+                if let Some(f) = gen.next_frame(i) {
                     w.q.push(f.at, Ev::OnOff(g as u16, i as u32));
                     self.live += 1;
                 }
             }
-            self.onoff_next.push(next);
         }
     }
 
@@ -110,9 +106,8 @@ impl Generators {
     pub fn on_onoff(&mut self, w: &mut World, now: Ps, g: u16, i: u32) {
         self.live -= 1;
         let (g, i) = (g as usize, i as usize);
-        let Some(f) = self.onoff_next[g][i] else {
-            return;
-        };
+        // The frame `next_frame` returned when this event was scheduled.
+        let f = self.onoff[g].current(i);
         let size = f.bytes as u32;
         if w.cm.is_some() {
             // The adapter model: into the destination's VOQ, or quenched.
@@ -125,9 +120,7 @@ impl Generators {
             let n = w.host_nic[f.src as usize];
             nic::kick(w, now, n);
         }
-        let next = self.onoff[g].next_frame(i);
-        self.onoff_next[g][i] = next;
-        if let Some(f) = next {
+        if let Some(f) = self.onoff[g].next_frame(i) {
             w.q.push(f.at.max(now), Ev::OnOff(g as u16, i as u32));
             self.live += 1;
         }

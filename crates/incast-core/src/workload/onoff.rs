@@ -71,6 +71,8 @@ struct Member {
     t: Ps,
     left: u64,
     dst: u32,
+    /// The frame last returned began its burst.
+    first: bool,
     burst: u64,
 }
 
@@ -180,6 +182,7 @@ impl OnOffGen {
                 t: start,
                 left: 0,
                 dst: h,
+                first: false,
                 burst: 0,
             })
             .collect();
@@ -225,6 +228,20 @@ impl OnOffGen {
         }
     }
 
+    /// The frame [`OnOffGen::next_frame`] last returned for member `i`
+    /// (read from the member's state, so a caller need not keep a copy).
+    pub fn current(&self, i: usize) -> FrameArrival {
+        let m = &self.members[i];
+        FrameArrival {
+            at: m.t - m.slot,
+            src: self.hosts[i],
+            dst: m.dst,
+            bytes: self.frame,
+            burst: m.burst,
+            first_of_burst: m.first,
+        }
+    }
+
     /// Member `i`'s next frame (its time is at or after the previous one's
     /// slot end), or `None` once past `end`.
     pub fn next_frame(&mut self, i: usize) -> Option<FrameArrival> {
@@ -243,6 +260,7 @@ impl OnOffGen {
         let at = m.t;
         m.t += m.slot;
         m.left -= 1;
+        m.first = first;
         (at < self.end).then_some(FrameArrival {
             at,
             src: self.hosts[i],
@@ -433,6 +451,18 @@ mod tests {
             let p = busy_after_busy as f64 / (n - 1) as f64;
             assert!((p - 0.85).abs() < 0.007, "{p}");
         }
+    }
+
+    /// `current` is the frame `next_frame` returned last, whole.
+    #[test]
+    fn current_repeats_the_last_frame() {
+        let mut g = gen(Some(12 * US), 0.85, 10 * MS);
+        let mut n = 0;
+        while let Some(f) = g.next_frame(3) {
+            assert_eq!(g.current(3), f);
+            n += 1;
+        }
+        assert!(n > 1000, "{n}");
     }
 
     #[test]
