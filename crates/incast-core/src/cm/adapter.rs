@@ -584,7 +584,7 @@ mod tests {
     /// A tag alone does not limit a VOQ; slab slots are reused, so the slab
     /// holds only as many frames as were queued at once.
     #[test]
-    fn tags_and_backlog_records() {
+    fn tags_and_slab_reuse() {
         let mut a: VoqAdapter<u32> = VoqAdapter::new(8, 1_000_000, 1500);
         assert_eq!(a.tag(5), u32::MAX);
         a.set_tag(5, 7);

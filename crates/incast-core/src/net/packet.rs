@@ -202,10 +202,18 @@ pub struct PacketArena {
 impl PacketArena {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
-        self.live += 1;
-        if self.live > self.peak {
-            self.peak = self.live;
-        }
+        self.hold();
+        self.place(p)
+    }
+    /// Allocates a packet already counted by [`PacketArena::hold`] (a held
+    /// frame being sent): it moves into the arena, the count stays.
+    #[inline]
+    pub fn alloc_held(&mut self, p: Packet) -> PktId {
+        self.place(p)
+    }
+    /// Stores `p` in a free slot (the most recently freed), uncounted.
+    #[inline(always)]
+    fn place(&mut self, p: Packet) -> PktId {
         let id = if let Some(id) = self.free.pop() {
             self.slots[id as usize] = p;
             id
@@ -270,15 +278,14 @@ impl PacketArena {
             self.peak = self.live;
         }
     }
-    /// A packet counted by [`PacketArena::hold`] is gone (sent: it is
-    /// allocated in the arena; or refused).
+    /// A packet counted by [`PacketArena::hold`] is gone (refused).
     #[inline]
     pub fn unhold(&mut self) {
         self.live -= 1;
     }
     #[inline]
     pub fn free(&mut self, id: PktId) {
-        self.live -= 1;
+        self.unhold();
         self.free.push(id);
     }
     /// Hints the CPU to start loading packet `id` (an upcoming event will read it).

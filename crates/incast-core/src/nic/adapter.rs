@@ -388,8 +388,7 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         st.data_class,
     );
     let hash = pkt.hash;
-    w.arena.unhold();
-    let id = w.arena.alloc(pkt);
+    let id = w.arena.alloc_held(pkt);
     let eager = w.cm.as_deref().is_some_and(|st| st.eager_rps);
     let Some(slot) = rp_slot(w, src, dst, eager) else {
         return Some(id);

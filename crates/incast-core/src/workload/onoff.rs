@@ -261,14 +261,7 @@ impl OnOffGen {
         m.t += m.slot;
         m.left -= 1;
         m.first = first;
-        (at < self.end).then_some(FrameArrival {
-            at,
-            src: self.hosts[i],
-            dst: m.dst,
-            bytes: self.frame,
-            burst: m.burst,
-            first_of_burst: first,
-        })
+        (at < self.end).then(|| self.current(i))
     }
 }
 
