@@ -177,8 +177,6 @@ pub(crate) struct CmState {
     /// The class of the raw frames (what PAUSE stops).
     pub data_class: u8,
     pub voqs: Vec<VoqAdapter<QueuedFrame>>,
-    /// The host of each NIC (the adapter model has one per NIC).
-    pub nic_host: Vec<u32>,
     pub rps: Vec<Rp>,
     /// Every flow has a reaction point from its first frame (E2CM-CP probes
     /// unlimited flows too); otherwise one is made by the first feedback.
@@ -208,7 +206,6 @@ impl CmState {
                 .iter()
                 .map(|_| VoqAdapter::from_params(voqs, params))
                 .collect(),
-            nic_host: vec![],
             rps: vec![],
             eager_rps: matches!(cm, CmConfig::E2cmCp(_)),
             rx: nic_rates.iter().map(|_| None).collect(),
@@ -376,7 +373,8 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         }
         return None;
     };
-    let src = st.nic_host[n as usize];
+    // The adapter model has one host per NIC: its first host.
+    let src = w.nics[n as usize].node;
     let dst = dst_of(src, sent.voq);
     let frame = sent.item;
     let pkt = Packet::raw_frame(

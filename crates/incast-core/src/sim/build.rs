@@ -307,10 +307,6 @@ fn adapter(sc: &Scenario, w: &mut World) {
         w.host_nic.len() as u32,
         sc.data_class(),
     );
-    st.nic_host = vec![0; w.nics.len()];
-    for (host, &nic) in w.host_nic.iter().enumerate() {
-        st.nic_host[nic as usize] = host as u32;
-    }
     let frame = sc.largest_frame();
     for (i, h) in c.workload.hotspot.iter().enumerate() {
         let host = sc.host_index(&h.host);
