@@ -426,32 +426,76 @@ impl<T: Copy> VoqAdapter<T> {
 
     /// The backlogged VOQs in round-robin order from `start`: `start`,
     /// `start + 1`, ..., wrapping around once.
-    fn backlogged_from(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
-        let n = self.words.len();
-        let (after, before) = (start..n, 0..start.min(n));
-        self.backlogged_in(after).chain(self.backlogged_in(before))
+    #[inline]
+    fn backlogged_from(&self, start: usize) -> RoundRobin<'_> {
+        RoundRobin::new(&self.backlogged, start)
     }
+}
 
-    /// The backlogged VOQs of `range`, ascending, a word of the bitset at a time.
-    fn backlogged_in(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
-        let (lo, hi) = (range.start, range.end);
-        let words = lo / 64..hi.div_ceil(64);
-        words.flat_map(move |w| {
-            let mut bits = self.backlogged[w];
-            if w == lo / 64 {
-                bits &= u64::MAX << (lo % 64);
+/// The set bits of a bitset in round-robin order from a start, a word at a
+/// time: the start word from the start on, the words after it, the words
+/// before it, and the start word again below the start. Written out rather
+/// than chained from ranges and `flat_map`, whose adapters the compiler left
+/// as calls: the adapter walks it at every send, and at 256 hosts the chain
+/// cost 3.9 % of the instructions of the IBM high-degree run (this walk
+/// takes 2 % fewer in all).
+struct RoundRobin<'a> {
+    words: &'a [u64],
+    /// The word being read and its bits not yet returned.
+    at: usize,
+    bits: u64,
+    /// Words still to load; the last is the start word again.
+    left: usize,
+    /// The start word's bits below the start.
+    below: u64,
+}
+
+impl<'a> RoundRobin<'a> {
+    #[inline]
+    fn new(words: &'a [u64], start: usize) -> Self {
+        let (at, shift) = (start / 64, start % 64);
+        let Some(&first) = words.get(at) else {
+            return RoundRobin {
+                words,
+                at,
+                bits: 0,
+                left: 0,
+                below: 0,
+            };
+        };
+        RoundRobin {
+            words,
+            at,
+            bits: first & (u64::MAX << shift),
+            left: words.len(),
+            below: !(u64::MAX << shift),
+        }
+    }
+}
+
+impl Iterator for RoundRobin<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            if self.left == 0 {
+                return None;
             }
-            if w == hi / 64 && hi % 64 != 0 {
-                bits &= (1u64 << (hi % 64)) - 1;
+            self.left -= 1;
+            self.at = if self.at + 1 == self.words.len() {
+                0
+            } else {
+                self.at + 1
+            };
+            self.bits = self.words[self.at];
+            if self.left == 0 {
+                self.bits &= self.below;
             }
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let b = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    w * 64 + b
-                })
-            })
-        })
+        }
+        let bit = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.at * 64 + bit)
     }
 }
 
@@ -501,7 +545,9 @@ mod tests {
     #[test]
     fn backlogged_walk_matches_a_scan() {
         let mut rng = crate::rng::Stream::new(3, "voq-bits", 0);
-        for n in [1usize, 2, 63, 64, 65, 127, 128, 200, 255] {
+        for n in [
+            1usize, 2, 63, 64, 65, 127, 128, 200, 255, 256, 257, 300, 640,
+        ] {
             for _ in 0..50 {
                 let mut a: VoqAdapter<u32> = VoqAdapter::new(n, 1_000_000_000, 1);
                 for v in 0..n {
