@@ -63,10 +63,12 @@ pub struct FrameArrival {
 struct Member {
     rng: Stream,
     slot: Ps,
-    /// P(a burst ends after each frame) = 1 / m (m in this host's frame times).
-    q: f64,
-    /// P(a gap ends after each idle slot) = 1 / (1 + E[G]).
-    s: f64,
+    /// Frames in a burst, less one: a burst ends after each frame with
+    /// probability 1 / m (m in this host's frame times).
+    burst_extra: Geometric,
+    /// Idle slots before a burst: a gap ends after each idle slot with
+    /// probability 1 / (1 + E[G]).
+    gap: Geometric,
     /// Start of the member's next free slot.
     t: Ps,
     left: u64,
@@ -86,13 +88,34 @@ pub struct OnOffGen {
     members: Vec<Member>,
 }
 
-/// Geometric on {0, 1, 2, ...} with P(X = j) = (1 - p)^j p, by inversion.
-fn geometric0(rng: &mut Stream, p: f64) -> u64 {
-    if p >= 1.0 {
-        return 0;
+/// The geometric law on {0, 1, 2, ...} with P(X = j) = (1 - p)^j p, drawn
+/// by inversion: X = floor(ln(U) / ln(1 - p)), U uniform on (0, 1].
+#[derive(Clone, Copy, Debug)]
+struct Geometric {
+    p: f64,
+    /// ln(1 - p), worked out once: a logarithm is most of a draw's cost.
+    ln_miss: f64,
+}
+
+impl Geometric {
+    fn new(p: f64) -> Self {
+        Geometric {
+            p,
+            ln_miss: (1.0 - p).ln(),
+        }
     }
-    let u = 1.0 - rng.uniform(); // (0, 1]
-    (u.ln() / (1.0 - p).ln()).floor() as u64
+
+    /// One draw; with p >= 1 it is 0 and takes nothing from `rng`.
+    #[inline]
+    fn draw(&self, rng: &mut Stream) -> u64 {
+        if self.p >= 1.0 {
+            return 0;
+        }
+        let u = 1.0 - rng.uniform(); // (0, 1]
+                                     // The quotient is >= 0 (-0.0 at u = 1): the cast's truncation is the
+                                     // floor, and it saturates as `floor` then the cast would.
+        (u.ln() / self.ln_miss) as u64
+    }
 }
 
 impl OnOffGen {
@@ -177,8 +200,8 @@ impl OnOffGen {
             .map(|(&h, (slot, q, s))| Member {
                 rng: Stream::new(seed, "onoff", ((index as u64) << 32) | h as u64),
                 slot,
-                q,
-                s,
+                burst_extra: Geometric::new(q),
+                gap: Geometric::new(s),
                 t: start,
                 left: 0,
                 dst: h,
@@ -197,7 +220,7 @@ impl OnOffGen {
 
     /// The mean burst of member `i` in frames, m.
     pub fn mean_burst_frames(&self, i: usize) -> f64 {
-        1.0 / self.members[i].q
+        1.0 / self.members[i].burst_extra.p
     }
 
     fn draw_dst(&mut self, i: usize) -> u32 {
@@ -250,9 +273,9 @@ impl OnOffGen {
             // A new burst: an idle gap, then K >= 1 frames to one destination.
             let dst = self.draw_dst(i);
             let m = &mut self.members[i];
-            let gap = geometric0(&mut m.rng, m.s);
+            let gap = m.gap.draw(&mut m.rng);
             m.t += gap * m.slot;
-            m.left = 1 + geometric0(&mut m.rng, m.q);
+            m.left = 1 + m.burst_extra.draw(&mut m.rng);
             m.dst = dst;
             m.burst += 1;
         }
@@ -447,6 +470,32 @@ mod tests {
     }
 
     /// `current` is the frame `next_frame` returned last, whole.
+    /// A draw equals the inversion formula worked out whole each time
+    /// (the logarithm of 1 - p kept, the floor by the cast), bit for bit,
+    /// and takes the same numbers from the stream.
+    #[test]
+    fn geometric_draw_is_the_inversion_formula() {
+        for p in [1.0, 0.999, 0.85, 0.5, 1.0 / 3.0, 0.01, 1e-9, 1e-300] {
+            let law = Geometric::new(p);
+            let mut a = Stream::new(9, "geometric", 0);
+            let mut b = a.clone();
+            for _ in 0..20_000 {
+                let expected = if p >= 1.0 {
+                    0
+                } else {
+                    let u = 1.0 - b.uniform();
+                    (u.ln() / (1.0 - p).ln()).floor() as u64
+                };
+                assert_eq!(law.draw(&mut a), expected, "p = {p}");
+            }
+            assert_eq!(
+                a.uniform(),
+                b.uniform(),
+                "p = {p}: the streams kept in step"
+            );
+        }
+    }
+
     #[test]
     fn current_repeats_the_last_frame() {
         let mut g = gen(Some(12 * US), 0.85, 10 * MS);
