@@ -438,7 +438,7 @@ impl<T: Copy> VoqAdapter<T> {
 /// than chained from ranges and `flat_map`, whose adapters the compiler left
 /// as calls: the adapter walks it at every send, and at 256 hosts the chain
 /// cost 3.9 % of the instructions of the IBM high-degree run (this walk
-/// takes 2 % fewer in all).
+/// needs 4 % fewer in all).
 struct RoundRobin<'a> {
     words: &'a [u64],
     /// The word being read and its bits not yet returned.

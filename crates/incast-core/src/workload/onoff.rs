@@ -111,9 +111,9 @@ impl Geometric {
         if self.p >= 1.0 {
             return 0;
         }
-        let u = 1.0 - rng.uniform(); // (0, 1]
-                                     // The quotient is >= 0 (-0.0 at u = 1): the cast's truncation is the
-                                     // floor, and it saturates as `floor` then the cast would.
+        // U in (0, 1], so the quotient is >= 0 (-0.0 at U = 1): the cast's
+        // truncation is the floor, and it saturates as `floor` then the cast would.
+        let u = 1.0 - rng.uniform();
         (u.ln() / self.ln_miss) as u64
     }
 }
@@ -469,7 +469,6 @@ mod tests {
         }
     }
 
-    /// `current` is the frame `next_frame` returned last, whole.
     /// A draw equals the inversion formula worked out whole each time
     /// (the logarithm of 1 - p kept, the floor by the cast), bit for bit,
     /// and takes the same numbers from the stream.
@@ -496,6 +495,7 @@ mod tests {
         }
     }
 
+    /// `current` is the frame `next_frame` returned last, whole.
     #[test]
     fn current_repeats_the_last_frame() {
         let mut g = gen(Some(12 * US), 0.85, 10 * MS);
