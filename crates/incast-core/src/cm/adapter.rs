@@ -453,20 +453,14 @@ struct RoundRobin<'a> {
 impl<'a> RoundRobin<'a> {
     #[inline]
     fn new(words: &'a [u64], start: usize) -> Self {
+        // No words (no VOQs): `left` is 0 and the walk is empty.
         let (at, shift) = (start / 64, start % 64);
-        let Some(&first) = words.get(at) else {
-            return RoundRobin {
-                words,
-                at,
-                bits: 0,
-                left: 0,
-                below: 0,
-            };
-        };
         RoundRobin {
             words,
             at,
-            bits: first & (u64::MAX << shift),
+            bits: words
+                .get(at)
+                .map_or(0, |&first| first & (u64::MAX << shift)),
             left: words.len(),
             below: !(u64::MAX << shift),
         }

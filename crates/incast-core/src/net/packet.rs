@@ -203,17 +203,12 @@ impl PacketArena {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
         self.hold();
-        self.place(p)
+        self.alloc_held(p)
     }
     /// Allocates a packet already counted by [`PacketArena::hold`] (a held
     /// frame being sent): it moves into the arena, the count stays.
-    #[inline]
-    pub fn alloc_held(&mut self, p: Packet) -> PktId {
-        self.place(p)
-    }
-    /// Stores `p` in a free slot (the most recently freed), uncounted.
     #[inline(always)]
-    fn place(&mut self, p: Packet) -> PktId {
+    pub fn alloc_held(&mut self, p: Packet) -> PktId {
         let id = if let Some(id) = self.free.pop() {
             self.slots[id as usize] = p;
             id
