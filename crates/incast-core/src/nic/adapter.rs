@@ -266,6 +266,15 @@ pub(crate) struct QueuedFrame {
     pub burst: u64,
 }
 
+/// The PAUSE headroom of a receive buffer at the end of a link of `rate`
+/// and one-way `delay`, for frames of up to `frame` bytes: RTT x bandwidth,
+/// what the link delivers while the PAUSE waits for the NIC's frame on the
+/// wire (one frame), travels, and the switch finishes the frame it is
+/// sending (one frame), and back; plus the PAUSE frame itself.
+pub(crate) fn rx_headroom(rate: Rate, delay: Ps, frame: u64) -> u64 {
+    rate.bytes_in(2 * delay) + 2 * frame + 64
+}
+
 /// The VOQ of destination `dst` at source `src` (one per other host).
 #[inline]
 fn voq_of(src: u32, dst: u32) -> usize {

@@ -16,8 +16,10 @@
 
 use super::{HostRef, Scenario, ScenarioError};
 use crate::cm::adapter::AdapterParams;
+use crate::cm::rx_buffer::rx_watermarks;
 use crate::cm::CmConfig;
 use crate::config_types::TimeValue;
+use crate::topology::NodeRef;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -286,6 +288,24 @@ impl Scenario {
                     format!("{path}.duration"),
                     "must be positive (omit it for a hotspot until the end)",
                 ));
+            }
+            // The receive buffer's PAUSE levels on this host's own link.
+            let host = self.host_index(&h.host);
+            if let Some(&(link, _)) = self.graph.ports(NodeRef::Host(host)).first() {
+                let l = &self.graph.links[link as usize];
+                let adapter = &c.nic.adapter;
+                let headroom = adapter.pause_headroom.map_or_else(
+                    || crate::nic::adapter::rx_headroom(l.rate, l.delay, self.largest_frame()),
+                    |h| h.bytes(),
+                );
+                rx_watermarks(adapter.receive_buffer, headroom, adapter.pause_gap).map_err(
+                    |e| {
+                        ScenarioError::new(
+                            format!("nic.adapter.{}", e.field),
+                            format!("{} (on hotspot host {host}'s link, {path})", e.message),
+                        )
+                    },
+                )?;
             }
         }
         Ok(())

@@ -312,11 +312,7 @@ fn adapter(sc: &Scenario, w: &mut World) {
         let host = sc.host_index(&h.host);
         let nic = w.host_nic[host as usize];
         let port = &w.ports[w.nics[nic as usize].port as usize];
-        // RTT x bandwidth: what the link delivers while the PAUSE waits
-        // for the NIC's frame on the wire (one frame), travels, and the
-        // switch finishes the frame it is sending (one frame), and back;
-        // plus the PAUSE frame itself.
-        let headroom = port.rate.bytes_in(2 * port.delay) + 2 * frame + 64;
+        let headroom = crate::nic::adapter::rx_headroom(port.rate, port.delay, frame);
         st.add_rx(nic, port.rate, &c.nic.adapter, headroom);
         let rate = Rate((port.rate.bits_per_sec() as f64 * h.service_rate).round() as u64);
         let end = h.duration.map(|d| h.start.0 + d.0);

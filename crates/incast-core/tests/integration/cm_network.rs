@@ -258,3 +258,24 @@ fn cm_errors_name_the_key() {
     let e = scenario_err(&format!("[cm]\nscheme = \"ecm\"\nqeq = \"0KB\"\n{base}"));
     assert!(e.path.starts_with("cm."), "{e}");
 }
+
+/// A receive buffer smaller than its hotspot link's PAUSE headroom (RTT x
+/// bandwidth: 250 KB on 10 Gb/s with 100 us links) is a scenario error that
+/// names the key, found before the run is built (it was a panic there).
+#[test]
+fn receive_buffer_below_the_link_headroom_names_the_key() {
+    let text =
+        "name = \"x\"\nduration = \"1ms\"\n[topology]\nkind = \"single_switch\"\nhosts = 4\n\
+                link_rate = \"10Gbps\"\nlink_delay = \"100us\"\n[[workload.onoff]]\nload = 0.5\n\
+                [nic]\nmodel = \"adapter\"\n[[workload.hotspot]]\nhost = 0\nservice_rate = 0.1\n";
+    let e = scenario_err(text);
+    assert_eq!(e.path, "nic.adapter.receive_buffer", "{e}");
+    assert!(e.message.contains("hotspot host 0"), "{e}");
+    // With the headroom given, the same network is valid.
+    let fixed = text.replace(
+        "[nic]\nmodel = \"adapter\"\n",
+        "[nic]\nmodel = \"adapter\"\n[nic.adapter]\npause_headroom = \"20KB\"\n",
+    );
+    let sc = incast_core::scenario::Scenario::from_toml_str(&fixed, std::path::Path::new("."));
+    assert!(sc.is_ok(), "{:?}", sc.err());
+}
