@@ -6,6 +6,8 @@
 //! `t + s*8/rate + delay`: one [`Ev::Arrive`] event carries it there. A port
 //! that has more to send after a transmission asks for one [`Ev::TxDone`]
 //! at its end ([`want_tx_done`]); an idle port is served at once ([`kick`]).
+//! A packet bound for a switch is routed as it leaves: it carries its
+//! egress port at that switch ([`crate::net::Packet::to_port`]).
 
 use super::port::Owner;
 use super::PktId;
@@ -21,10 +23,18 @@ use crate::units::Ps;
 #[inline(always)]
 pub(crate) fn transmit(w: &mut World, now: Ps, p: u32, pkt: PktId) {
     let port = &mut w.ports[p as usize];
-    let peer = port.peer;
     let packet = w.arena.get_mut(pkt);
-    packet.to_port = peer;
     packet.in_port = port.peer_local;
+    // A switch routes a packet by itself and the packet alone, so it is
+    // routed now, as it leaves: it travels to its egress port there, which
+    // the run loop starts loading before the arrival.
+    packet.to_port = match port.peer_switch {
+        Some(s) if !packet.kind.is_link_control() => {
+            let local = w.routes.select(s, packet.dst, packet.hash);
+            w.switches[s as usize].port(local)
+        }
+        _ => port.peer,
+    };
     let size = packet.size;
     let arrival = port.transmit(now, size);
     w.counters.wire_bytes += size as u64;
@@ -56,7 +66,7 @@ pub(crate) fn tx_done(w: &mut World, now: Ps, p: u32) {
 /// Something may be sendable on port `gp` again (a resume, a new control
 /// frame): send now if it is idle, else when its transmission ends.
 pub(crate) fn kick(w: &mut World, now: Ps, gp: u32) {
-    match w.ports[gp as usize].owner {
+    match w.owners[gp as usize] {
         Owner::Nic(n) => nic::kick(w, now, n),
         Owner::Switch(s) => {
             if w.ports[gp as usize].is_idle(now) {
@@ -74,14 +84,15 @@ pub(crate) fn kick(w: &mut World, now: Ps, gp: u32) {
 pub(crate) fn arrive(w: &mut World, now: Ps, pkt: PktId) {
     w.counters.packet_hops += 1;
     let p = w.arena.get(pkt);
-    let (peer, kind, local) = (p.to_port, p.kind, p.in_port);
+    let (to, kind, local) = (p.to_port, p.kind, p.in_port);
     w.counters.wire_bytes -= p.size as u64;
     if kind.is_link_control() {
-        mech::on_frame(w, now, peer, pkt, kind);
+        mech::on_frame(w, now, to, pkt, kind);
         return;
     }
-    match w.owners[peer as usize] {
-        Owner::Switch(s) => switch::receive(w, now, s, pkt, local),
+    // At a switch, `to` is the egress port it routed the packet to.
+    match w.owners[to as usize] {
+        Owner::Switch(s) => switch::receive(w, now, s, pkt, local, to),
         Owner::Nic(n) => nic::receive(w, now, n, pkt),
     }
 }

@@ -22,3 +22,24 @@ pub use port::Port;
 
 /// Number of priority classes per egress port (IEEE 802.1p).
 pub const NUM_CLASSES: usize = 8;
+
+/// Hints the CPU to start loading `items[i]` (an upcoming event will read
+/// it). Never faults, whatever `i`.
+#[inline(always)]
+pub(crate) fn prefetch<T>(items: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // No bounds check: the address is only computed (`wrapping_add`
+        // never dereferences), and a prefetch is a hint that never faults.
+        let p = items.as_ptr().wrapping_add(i);
+        // SAFETY: a prefetch is only a hint; it never faults or reads
+        // into Rust-visible state, whatever the address.
+        #[allow(unused_unsafe)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>())
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (items, i);
+}

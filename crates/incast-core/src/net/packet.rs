@@ -93,8 +93,10 @@ pub struct Packet {
     /// Local index of the switch port the packet entered its current switch by
     /// (for PFC ingress accounting).
     pub in_port: u16,
-    /// Global id of the port the packet is travelling to (set when it is put
-    /// on a wire; its arrival is one engine event carrying the packet).
+    /// Global id of the port the packet is travelling to, set when it is put
+    /// on a wire (its arrival is one engine event carrying the packet): at a
+    /// switch, the egress port the switch routes it to; at a NIC, and for a
+    /// link-local frame, the port at the far end of the link.
     pub to_port: u32,
 }
 
@@ -286,21 +288,7 @@ impl PacketArena {
     /// Hints the CPU to start loading packet `id` (an upcoming event will read it).
     #[inline(always)]
     pub fn prefetch(&self, id: PktId) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // No bounds check: the address is only computed (`wrapping_add`
-            // never dereferences), and a prefetch is a hint that never faults.
-            let p = self.slots.as_ptr().wrapping_add(id as usize);
-            // SAFETY: a prefetch is only a hint; it never faults or reads
-            // into Rust-visible state, whatever the address.
-            #[allow(unused_unsafe)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>())
-            };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
+        super::prefetch(&self.slots, id as usize);
     }
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {

@@ -220,7 +220,10 @@ pub struct Port {
     pub ci_blocked: u8,
     /// `ctrl` is not empty (read on every hop; the queue itself is not).
     has_ctrl: bool,
-    pub owner: Owner,
+    /// The switch at the far end of the link (`None`: a NIC), set when the
+    /// network is built. A packet sent to a switch is routed as it leaves
+    /// ([`crate::net::link::transmit`]).
+    pub peer_switch: Option<u32>,
     // ---- second cache line: read when a packet is not a plain hop.
     pub rate: Rate,
     /// Transmit time not covered by `tx_bytes x ps_per_byte` (all of it
@@ -237,6 +240,9 @@ pub struct Port {
     /// ECN marking of each class at this port (its rule may depend on the
     /// port's rate). Set with [`Port::set_ecn`].
     ecn: [Ecn; NUM_CLASSES],
+    /// The node this port belongs to (the run loop reads
+    /// [`crate::sim::world::World::owners`]).
+    pub owner: Owner,
 }
 
 /// PFC state and counters of one port.
@@ -289,7 +295,7 @@ impl Port {
             storm: 0,
             ci_blocked: 0,
             has_ctrl: false,
-            owner,
+            peer_switch: None,
             rate,
             busy_extra: 0,
             ctrl: VecDeque::new(),
@@ -297,6 +303,7 @@ impl Port {
             ci: None,
             queues: Default::default(),
             ecn: [Ecn::Off; NUM_CLASSES],
+            owner,
         }
     }
 
@@ -413,7 +420,7 @@ mod tests {
         assert_eq!(offset_of!(Port, busy_until), 0);
         assert!(offset_of!(Port, has_ctrl) < 64);
         assert!(offset_of!(Port, tx_pkts) + 8 <= 64);
-        assert!(offset_of!(Port, owner) + 8 <= 64);
+        assert!(offset_of!(Port, peer_switch) + 8 <= 64);
         assert_eq!(offset_of!(Port, rate), 64);
     }
 

@@ -2,8 +2,9 @@
 //!
 //! # A packet through a switch
 //!
-//! [`receive`] routes an arriving packet to its egress port
-//! ([`crate::topology::Routes::select`]) and walks it through the switch
+//! [`receive`] takes an arriving packet to its egress port (routed by
+//! [`crate::topology::Routes::select`] as it left the previous node:
+//! [`link::transmit`]) and walks it through the switch
 //! mechanisms' hook sites ([`crate::mech`]): *ingress* (PFC charges a
 //! lossless packet to the port and priority it arrived on, and may send
 //! PAUSE upstream), then *classify* (congestion isolation may pick a
@@ -47,13 +48,12 @@ use crate::units::{Bytes, Ps};
 /// `Hop::in_local` of a frame the switch originates itself ([`send_routed`]).
 pub(crate) const NO_INGRESS: u16 = u16::MAX;
 
-/// Packet `pkt` arrived at switch `s` on local port `in_local`.
+/// Packet `pkt` arrived at switch `s` on local port `in_local`, routed to
+/// egress port `out` as it left the previous node ([`link::transmit`]).
 #[inline(always)]
-pub(crate) fn receive(w: &mut World, now: Ps, s: u32, pkt: PktId, in_local: u16) {
+pub(crate) fn receive(w: &mut World, now: Ps, s: u32, pkt: PktId, in_local: u16, out: u32) {
     let p = w.arena.get(pkt);
-    let (dst, hash, class, prio, size) = (p.dst, p.hash, p.class, p.prio, p.size as Bytes);
-    let local = w.routes.select(s, dst, hash);
-    let out = w.switches[s as usize].port(local);
+    let (class, prio, size) = (p.class, p.prio, p.size as Bytes);
     let mut hop = Hop::new(s, pkt, in_local, out, class, prio, size);
     let classified = mech::classifies(w, class);
     hop.at_once =

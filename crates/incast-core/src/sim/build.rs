@@ -100,7 +100,13 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
         switches.push(Switch::new(s, first..first + ids.len() as u32, seed));
     }
     for p in 0..ports.len() {
-        ports[p].peer_local = ports[ports[p].peer as usize].local;
+        let peer = &ports[ports[p].peer as usize];
+        let (local, owner) = (peer.local, peer.owner);
+        ports[p].peer_local = local;
+        ports[p].peer_switch = match owner {
+            Owner::Switch(s) => Some(s),
+            Owner::Nic(_) => None,
+        };
     }
     Fabric {
         ports,

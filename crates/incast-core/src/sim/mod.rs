@@ -157,6 +157,12 @@ impl Simulation {
             if let Some(&Ev::Arrive(next)) = self.w.q.upcoming(2) {
                 self.w.arena.prefetch(next);
             }
+            // The arrival after this one had its packet prefetched an event
+            // ago: start loading the port it goes to (at a switch, the
+            // egress port it was routed to as it left).
+            if let Some(&Ev::Arrive(soon)) = self.w.q.upcoming(1) {
+                crate::net::prefetch(&self.w.ports, self.w.arena.get(soon).to_port as usize);
+            }
             self.dispatch(t, ev);
             // Packets in flight almost always: that test first.
             if self.w.arena.live() == 0 && self.gens.live == 0 && self.w.flows.active == 0 {
