@@ -4,7 +4,7 @@
 //! the source's NIC to the destination's.
 
 use crate::edge::PathInfo;
-use crate::net::port::{Owner, Port};
+use crate::net::port::Port;
 use crate::rdma::cc::CcCtx;
 use crate::rdma::RdmaConfig;
 use crate::rng::{derive_seed, mix64};
@@ -36,7 +36,7 @@ fn segment_and_header(w: &World) -> (u64, u64) {
 fn walk(w: &World, src: u32, dst: u32, hash: u64, mut hop: impl FnMut(&Port)) {
     let port = &w.ports[w.nics[w.host_nic[src as usize] as usize].port as usize];
     hop(port);
-    if let Owner::Switch(s) = w.ports[port.peer as usize].owner {
+    if let Some(s) = port.peer_switch {
         walk_from(w, s, dst, hash, hop);
     }
 }
@@ -49,9 +49,9 @@ fn walk_from(w: &World, mut s: u32, dst: u32, hash: u64, mut hop: impl FnMut(&Po
         let local = w.routes.select(s, dst, hash);
         let port = &w.ports[w.switches[s as usize].port(local) as usize];
         hop(port);
-        match w.ports[port.peer as usize].owner {
-            Owner::Nic(_) => break,
-            Owner::Switch(next) => s = next,
+        match port.peer_switch {
+            None => break,
+            Some(next) => s = next,
         }
     }
 }
@@ -131,11 +131,11 @@ fn max_base_rtt(w: &World) -> Ps {
     let mut t = 0;
     for a in 0..n {
         let port = nic_port(a);
-        match w.ports[port.peer as usize].owner {
-            Owner::Switch(s) => by_switch.entry(s).or_default().push(a),
+        match port.peer_switch {
+            Some(s) => by_switch.entry(s).or_default().push(a),
             // Linked straight to another host: that link is every path.
-            Owner::Nic(_) if n > 1 => t = t.max(cost(port)),
-            Owner::Nic(_) => {}
+            None if n > 1 => t = t.max(cost(port)),
+            None => {}
         }
     }
     for (s, sources) in by_switch {

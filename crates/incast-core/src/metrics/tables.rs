@@ -21,10 +21,10 @@ pub(crate) fn ports_and_counters(w: &World, window: (Ps, Ps)) -> (Table, Table) 
     let (mut node, mut local, mut peer) = (Vec::with_capacity(n), vec![], vec![]);
     let (mut rate, mut txb, mut txp, mut busy, mut util) = (vec![], vec![], vec![], vec![], vec![]);
     let mut counters = CounterColumns::default();
-    for p in &w.ports {
-        node.push(w.node_of(p.owner));
+    for (p, &owner) in w.ports.iter().zip(&w.owners) {
+        node.push(w.node_of(owner));
         local.push(p.local as u32);
-        peer.push(w.node_of(w.ports[p.peer as usize].owner));
+        peer.push(w.node_of(w.owners[p.peer as usize]));
         rate.push(p.rate.bits_per_sec());
         txb.push(p.tx_bytes);
         txp.push(p.tx_pkts);
@@ -35,8 +35,8 @@ pub(crate) fn ports_and_counters(w: &World, window: (Ps, Ps)) -> (Table, Table) 
         } else {
             0.0
         });
-        if let Owner::Switch(_) = p.owner {
-            counters.add(w.node_of(p.owner), p, window);
+        if let Owner::Switch(_) = owner {
+            counters.add(w.node_of(owner), p, window);
         }
     }
     ports.push("node", Column::U32(node));

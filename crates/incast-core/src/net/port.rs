@@ -240,9 +240,6 @@ pub struct Port {
     /// ECN marking of each class at this port (its rule may depend on the
     /// port's rate). Set with [`Port::set_ecn`].
     ecn: [Ecn; NUM_CLASSES],
-    /// The node this port belongs to (the run loop reads
-    /// [`crate::sim::world::World::owners`]).
-    pub owner: Owner,
 }
 
 /// PFC state and counters of one port.
@@ -277,7 +274,7 @@ pub struct PortPfc {
 }
 
 impl Port {
-    pub fn new(owner: Owner, local: u16, peer: u32, rate: Rate, delay: Ps) -> Port {
+    pub fn new(local: u16, peer: u32, rate: Rate, delay: Ps) -> Port {
         Port {
             busy_until: 0,
             ps_per_byte: rate.exact_ps_per_byte().unwrap_or(0),
@@ -303,7 +300,6 @@ impl Port {
             ci: None,
             queues: Default::default(),
             ecn: [Ecn::Off; NUM_CLASSES],
-            owner,
         }
     }
 
@@ -492,7 +488,7 @@ mod tests {
             (Rate::gbps(100), [64u32, 1048, 9000]),
             (Rate::gbps(3), [64, 1048, 9001]),
         ] {
-            let mut p = Port::new(Owner::Nic(0), 0, 1, rate, 10 * NS);
+            let mut p = Port::new(0, 1, rate, 10 * NS);
             let (mut now, mut sum) = (0, 0);
             for s in sizes {
                 let arrival = p.transmit(now, s);
@@ -508,7 +504,7 @@ mod tests {
 
     #[test]
     fn control_frames_are_fifo_and_flagged() {
-        let mut p = Port::new(Owner::Switch(0), 0, 1, Rate::gbps(100), NS);
+        let mut p = Port::new(0, 1, Rate::gbps(100), NS);
         assert!(!p.has_ctrl());
         assert_eq!(p.pop_ctrl(), None);
         p.push_ctrl(7);

@@ -189,7 +189,7 @@ fn depart(w: &mut World, now: Ps, s: u32, p: u32, pkt: PktId, queue: usize, char
 /// watchdog's drop mode); each leaves through the depart hooks, flagged
 /// flushed. Returns how many.
 pub(crate) fn flush_class(w: &mut World, now: Ps, gp: u32, c: usize) -> u64 {
-    let Owner::Switch(s) = w.ports[gp as usize].owner else {
+    let Owner::Switch(s) = w.owners[gp as usize] else {
         unreachable!("only switch ports queue packets");
     };
     let mut n = 0;
@@ -620,7 +620,6 @@ fn dwrr_pick(params: &SwitchParams, port: &mut Port, arena: &PacketArena) -> usi
 mod tests {
     use super::*;
     use crate::net::packet::Packet;
-    use crate::net::port::Owner;
     use crate::units::Rate;
 
     fn pkt(class: u8, size: u32) -> Packet {
@@ -640,7 +639,7 @@ mod tests {
     }
 
     fn port() -> Port {
-        Port::new(Owner::Switch(0), 0, 1, Rate::gbps(10), 0)
+        Port::new(0, 1, Rate::gbps(10), 0)
     }
 
     /// `pass_through` is exactly `enqueue` then `dequeue` on an idle port:

@@ -35,6 +35,8 @@ use std::time::Instant;
 /// The ports, NICs and switches of a graph.
 struct Fabric {
     ports: Vec<Port>,
+    /// The node each port belongs to.
+    owners: Vec<Owner>,
     nics: Vec<Nic>,
     host_nic: Vec<u32>,
     switches: Vec<Switch>,
@@ -61,6 +63,7 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
     }
     let global = |n: NodeRef, local: usize| base[node_index(n)] + local as u32;
     let mut ports: Vec<Port> = Vec::with_capacity(next as usize);
+    let mut owners: Vec<Owner> = Vec::with_capacity(next as usize);
     let mut add_ports = |node: NodeRef, owner: Owner| -> Vec<u32> {
         let mut ids = vec![];
         for (l, &(link, _side)) in g.ports(node).iter().enumerate() {
@@ -68,8 +71,8 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
             let lk = &g.links[link as usize];
             let id = global(node, l);
             debug_assert_eq!(id as usize, ports.len());
+            owners.push(owner);
             ports.push(Port::new(
-                owner,
                 l as u16,
                 global(peer_node, peer_local),
                 lk.rate,
@@ -100,16 +103,16 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
         switches.push(Switch::new(s, first..first + ids.len() as u32, seed));
     }
     for p in 0..ports.len() {
-        let peer = &ports[ports[p].peer as usize];
-        let (local, owner) = (peer.local, peer.owner);
-        ports[p].peer_local = local;
-        ports[p].peer_switch = match owner {
+        let peer = ports[p].peer as usize;
+        ports[p].peer_local = ports[peer].local;
+        ports[p].peer_switch = match owners[peer] {
             Owner::Switch(s) => Some(s),
             Owner::Nic(_) => None,
         };
     }
     Fabric {
         ports,
+        owners,
         nics,
         host_nic,
         switches,
@@ -381,8 +384,8 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let mut node_names = g.host_names.clone();
     node_names.extend(g.switch_names.iter().cloned());
     let mut sw = sc.switch_params()?;
-    for p in fabric.ports.iter_mut() {
-        if let Owner::Switch(_) = p.owner {
+    for (p, owner) in fabric.ports.iter_mut().zip(&fabric.owners) {
+        if let Owner::Switch(_) = owner {
             let bps = p.rate.bits_per_sec();
             for class in 0..NUM_CLASSES {
                 p.set_ecn(class, sw.ecn[class].at_rate(bps));
@@ -405,7 +408,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let mut w = World {
         q: EventQueue::new(),
         arena: PacketArena::default(),
-        owners: fabric.ports.iter().map(|p| p.owner).collect(),
+        owners: fabric.owners,
         ports: fabric.ports,
         switches: fabric.switches,
         sw,
@@ -499,7 +502,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
 fn queue_sampler(w: &World, m: &MetricsConfig, node_names: &[String]) -> QueueSampler {
     let switch_ports = || -> Vec<u32> {
         (0..w.ports.len() as u32)
-            .filter(|&p| matches!(w.ports[p as usize].owner, Owner::Switch(_)))
+            .filter(|&p| matches!(w.owners[p as usize], Owner::Switch(_)))
             .collect()
     };
     let (ports, top, selection) = match m.queue_ports {
@@ -520,7 +523,7 @@ fn queue_sampler(w: &World, m: &MetricsConfig, node_names: &[String]) -> QueueSa
         ),
         QueuePorts::Nodes => {
             let chosen = |p: u32| {
-                let name = &node_names[w.node_of(w.ports[p as usize].owner) as usize];
+                let name = &node_names[w.node_of(w.owners[p as usize]) as usize];
                 m.queue_nodes.iter().any(|pat| name_matches(pat, name))
             };
             (

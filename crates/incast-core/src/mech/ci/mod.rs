@@ -509,8 +509,8 @@ fn summary_block(w: &World, flows: &Table) -> serde_json::Value {
     let r = &w.mechs.ci;
     let mut st = CiPortStats::default();
     let (mut ncq, mut cfq, mut to_nics) = (0u64, 0u64, 0u64);
-    for p in &w.ports {
-        match p.owner {
+    for (p, owner) in w.ports.iter().zip(&w.owners) {
+        match owner {
             Owner::Switch(_) => {
                 let s = p.ci.as_deref().expect("ci port").stats;
                 st.detected += s.detected;

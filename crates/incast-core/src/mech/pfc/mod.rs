@@ -242,10 +242,13 @@ impl SwitchMechanism for Pfc {
         summary["pfc"] = serde_json::json!({
             "pause_frames": sum(&|p| p.pfc.xoff_tx.iter().sum()),
             // PAUSE frames received by host NICs (the talk's "sent to NICs of servers").
-            "pause_frames_to_hosts": sum(&|p| match p.owner {
-                Owner::Nic(_) => p.pfc.xoff_rx.iter().sum(),
-                Owner::Switch(_) => 0,
-            }),
+            "pause_frames_to_hosts": w
+                .ports
+                .iter()
+                .zip(&w.owners)
+                .filter(|(_, owner)| matches!(owner, Owner::Nic(_)))
+                .map(|(p, _)| p.pfc.xoff_rx.iter().sum::<u64>())
+                .sum::<u64>(),
             "resume_frames": sum(&|p| p.pfc.xon_tx.iter().sum()),
             "paused_time_us": ps_to_us(sum(&|p| paused_ps(p, end))),
             "lossless_drops": w.mechs.pfc.lossless_drops,
@@ -318,7 +321,7 @@ fn on_refresh(w: &mut World, now: Ps, gp: u32) {
     if !w.q.fire(&mut w.ports[gp as usize].pfc.refresh, now, ev) {
         return;
     }
-    let Owner::Switch(s) = w.ports[gp as usize].owner else {
+    let Owner::Switch(s) = w.owners[gp as usize] else {
         return;
     };
     let l = w.ports[gp as usize].local;
@@ -339,7 +342,7 @@ fn on_pause_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
     let quanta = pkt.seq;
     let cfg = &w.mechs.pfc.cfg;
     let mode = cfg.mode;
-    if matches!(w.ports[gp as usize].owner, Owner::Nic(_)) && !cfg.hosts_obey {
+    if matches!(w.owners[gp as usize], Owner::Nic(_)) && !cfg.hosts_obey {
         return;
     }
     let watchdog = cfg.watchdog;
@@ -496,7 +499,7 @@ fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
 /// Appends a row to the PFC event log.
 fn log(w: &mut World, now: Ps, gp: u32, class: u8, event: u8) {
     let port = &w.ports[gp as usize];
-    let node = w.node_of(port.owner);
+    let node = w.node_of(w.owners[gp as usize]);
     let local = port.local as u32;
     let log = &mut w.mechs.pfc.log;
     log.0.push(now);
