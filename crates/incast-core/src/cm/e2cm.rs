@@ -283,11 +283,13 @@ pub struct ProbeEcho {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 struct ProbeSetup {
-    flow: FlowGains,
-    continuous: bool,
+    // What every frame sent reads first (see [`E2cmRp`]'s layout).
     probe_probability: f64,
     probe_every: Option<u64>,
+    continuous: bool,
+    flow: FlowGains,
     queue_estimate: QueueEstimate,
     rate_estimate: RateEstimate,
 }
@@ -304,14 +306,20 @@ pub struct E2cmStats {
 
 /// The E2CM reaction point of one flow: an ECM rate limiter driven by the
 /// switches' feedback and by the flow's own probes.
+///
+/// Laid out (`repr(C)`) so that what every frame sent reads and writes
+/// (the probe counter, the probing setup, the limiter's state) takes few
+/// cache lines: under E2CM-CP every flow has one, N² of them, and each
+/// frame goes to a random one.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct E2cmRp {
-    ecm: EcmRp,
-    /// The setup without its ECM gains (the limiter holds those).
-    s: ProbeSetup,
-    active: bool,
     bytes_since_probe: u64,
     last_probe_at: Option<Ps>,
+    active: bool,
+    /// The setup without its ECM gains (the limiter holds those).
+    s: ProbeSetup,
+    ecm: EcmRp,
     q_old: Option<f64>,
     next_seq: u64,
     pub stats: E2cmStats,

@@ -506,15 +506,18 @@ pub struct EcmRpStats {
 
 /// An ECM reaction point: the rate limiter of one flow (source, destination).
 /// A flow starts unlimited at line rate with no tag.
+/// Laid out (`repr(C)`) with the state a frame sent reads first, the gains
+/// and counters after it.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct EcmRp {
     rate: f64,
-    g: EcmGains,
+    stopped_until: Option<Ps>,
     tag: Option<CpId>,
     limited: bool,
-    stopped_until: Option<Ps>,
     rate_before_stop: f64,
     last_feedback: Ps,
+    g: EcmGains,
     pub stats: EcmRpStats,
 }
 
@@ -650,11 +653,12 @@ impl EcmRp {
     /// The next time [`EcmRp::on_timer`] must run: the end of a stop, or the
     /// next self-increase.
     pub fn next_timer(&self) -> Option<Ps> {
-        let self_inc = self
-            .g
-            .self_increase
-            .filter(|_| self.limited && self.stopped_until.is_none())
-            .map(|dt| self.last_feedback + dt);
+        // The gains are read only for a limited flow.
+        let self_inc = if self.limited && self.stopped_until.is_none() {
+            self.g.self_increase.map(|dt| self.last_feedback + dt)
+        } else {
+            None
+        };
         match (self.stopped_until, self_inc) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

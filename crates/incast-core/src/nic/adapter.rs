@@ -126,12 +126,14 @@ impl Msgs {
     }
 }
 
-/// One flow's reaction point and where its frames wait.
+/// One flow's reaction point and where its frames wait (`repr(C)`: the
+/// small fields every frame sent reads first, then the reaction point).
+#[repr(C)]
 pub(crate) struct Rp {
-    pub rp: AnyRp,
     nic: u32,
     voq: u32,
     timer: LazyTimer,
+    pub rp: AnyRp,
 }
 
 /// A hotspot host's receive side.
