@@ -36,6 +36,7 @@ use crate::rng::Stream;
 use crate::units::{Ps, SEC};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// What the probe's queueing delay is turned into.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -283,15 +284,37 @@ pub struct ProbeEcho {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C)]
 struct ProbeSetup {
-    // What every frame sent reads first (see [`E2cmRp`]'s layout).
     probe_probability: f64,
     probe_every: Option<u64>,
     continuous: bool,
     flow: FlowGains,
     queue_estimate: QueueEstimate,
     rate_estimate: RateEstimate,
+}
+
+/// What every E2CM reaction point at one line rate shares: the ECM gains
+/// and the probing setup, made once from an [`E2cmSetup`].
+#[derive(Clone, Debug)]
+pub struct E2cmShared {
+    ecm: Arc<EcmGains>,
+    probe: Arc<ProbeSetup>,
+}
+
+impl E2cmShared {
+    pub fn new(s: &E2cmSetup) -> Self {
+        E2cmShared {
+            ecm: Arc::new(s.ecm),
+            probe: Arc::new(ProbeSetup {
+                flow: s.flow,
+                continuous: s.continuous,
+                probe_probability: s.probe_probability,
+                probe_every: s.probe_every,
+                queue_estimate: s.queue_estimate,
+                rate_estimate: s.rate_estimate,
+            }),
+        }
+    }
 }
 
 /// Counters of an E2CM reaction point.
@@ -307,18 +330,20 @@ pub struct E2cmStats {
 /// The E2CM reaction point of one flow: an ECM rate limiter driven by the
 /// switches' feedback and by the flow's own probes.
 ///
-/// Laid out (`repr(C)`) so that what every frame sent reads and writes
-/// (the probe counter, the probing setup, the limiter's state) takes few
-/// cache lines: under E2CM-CP every flow has one, N² of them, and each
-/// frame goes to a random one.
+/// Under E2CM-CP every flow has one, N² of them, and each frame goes to a
+/// random one: it keeps only its state (the gains and the probing setup are
+/// shared, [`E2cmShared`]), laid out (`repr(C)`) so that what every frame
+/// sent reads and writes (the probe counter, the limiter's state) comes
+/// first.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct E2cmRp {
     bytes_since_probe: u64,
     last_probe_at: Option<Ps>,
     active: bool,
-    /// The setup without its ECM gains (the limiter holds those).
-    s: ProbeSetup,
+    /// The setup without its ECM gains (the limiter holds those), shared
+    /// by every flow's reaction point.
+    s: Arc<ProbeSetup>,
     ecm: EcmRp,
     q_old: Option<f64>,
     next_seq: u64,
@@ -327,16 +352,16 @@ pub struct E2cmRp {
 
 impl E2cmRp {
     pub fn new(s: &E2cmSetup) -> Self {
+        E2cmRp::sharing(&E2cmShared::new(s))
+    }
+
+    /// A reaction point whose gains and probing setup are `shared` with
+    /// other flows' (a reaction point per flow, N² of them under E2CM-CP,
+    /// keeps only its state).
+    pub fn sharing(shared: &E2cmShared) -> Self {
         E2cmRp {
-            ecm: EcmRp::new(&s.ecm),
-            s: ProbeSetup {
-                flow: s.flow,
-                continuous: s.continuous,
-                probe_probability: s.probe_probability,
-                probe_every: s.probe_every,
-                queue_estimate: s.queue_estimate,
-                rate_estimate: s.rate_estimate,
-            },
+            ecm: EcmRp::sharing(shared.ecm.clone()),
+            s: shared.probe.clone(),
             active: false,
             bytes_since_probe: 0,
             last_probe_at: None,

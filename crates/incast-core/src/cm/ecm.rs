@@ -40,6 +40,7 @@ use crate::rng::Stream;
 use crate::units::{Ps, MS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// How to read the slide's `Gi0`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -517,20 +518,27 @@ pub struct EcmRp {
     limited: bool,
     rate_before_stop: f64,
     last_feedback: Ps,
-    g: EcmGains,
+    /// The scheme's gains at this line rate, shared by every flow's limiter.
+    g: Arc<EcmGains>,
     pub stats: EcmRpStats,
 }
 
 impl EcmRp {
     pub fn new(g: &EcmGains) -> Self {
+        EcmRp::sharing(Arc::new(*g))
+    }
+
+    /// A limiter whose gains are `g`, shared with other flows' limiters
+    /// (a reaction point per flow, N² of them, keeps only its state).
+    pub fn sharing(g: Arc<EcmGains>) -> Self {
         EcmRp {
             rate: g.line,
-            g: *g,
             tag: None,
             limited: false,
             stopped_until: None,
             rate_before_stop: g.line,
             last_feedback: 0,
+            g,
             stats: EcmRpStats::default(),
         }
     }

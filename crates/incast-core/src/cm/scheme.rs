@@ -21,13 +21,14 @@
 //! assert!(rp.rate() < 10e9);
 //! ```
 
-use super::e2cm::{E2cmRp, ProbeEcho, ProbeRequest};
-use super::ecm::{ArrivingFrame, EcmCp, EcmFeedback, EcmRp};
+use super::e2cm::{E2cmRp, E2cmShared, ProbeEcho, ProbeRequest};
+use super::ecm::{ArrivingFrame, EcmCp, EcmFeedback, EcmGains, EcmRp};
 use super::qcn_cp::{Cnm, QcnCp};
 use super::qcn_rp::QcnRp;
 use super::{CmConfig, CpId};
 use crate::rng::Stream;
 use crate::units::Ps;
+use std::sync::Arc;
 
 /// What a congestion point sees of an admitted frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,6 +206,15 @@ impl AnyRp {
     }
 }
 
+/// What the reaction points of a scheme at one line rate share
+/// ([`CmConfig::rp_shared`]).
+#[derive(Clone, Debug)]
+pub enum RpShared {
+    Nothing,
+    Ecm(Arc<EcmGains>),
+    E2cm(E2cmShared),
+}
+
 impl CmConfig {
     /// The congestion point of output queue `cp` (`None` for `scheme = "none"`);
     /// its stream is `(seed, "cm-cp", cp)`.
@@ -224,13 +234,40 @@ impl CmConfig {
     /// `src << 32 | dst`) at a source of line rate `line` b/s; its stream is
     /// `(seed, "cm-rp", flow)`.
     pub fn build_rp(&self, line: f64, seed: u64, flow: u64) -> Option<AnyRp> {
-        let rng = Stream::new(seed, "cm-rp", flow);
+        self.build_rp_sharing(&self.rp_shared(line), line, seed, flow)
+    }
+
+    /// What the reaction points at line rate `line` share (their gains and
+    /// setup): made once, then given to [`CmConfig::build_rp_sharing`].
+    pub fn rp_shared(&self, line: f64) -> RpShared {
         match self {
-            CmConfig::None(_) => None,
-            CmConfig::Ecm(p) => Some(AnyRp::Ecm(EcmRp::new(&p.resolve(line)), rng)),
-            CmConfig::E2cm(p) => Some(AnyRp::E2cm(E2cmRp::new(&p.resolve(line, false)), rng)),
-            CmConfig::E2cmCp(p) => Some(AnyRp::E2cm(E2cmRp::new(&p.resolve(line, true)), rng)),
-            CmConfig::Qcn(p) => Some(AnyRp::Qcn(QcnRp::new(&p.rp, line, rng))),
+            CmConfig::Ecm(p) => RpShared::Ecm(Arc::new(p.resolve(line))),
+            CmConfig::E2cm(p) => RpShared::E2cm(E2cmShared::new(&p.resolve(line, false))),
+            CmConfig::E2cmCp(p) => RpShared::E2cm(E2cmShared::new(&p.resolve(line, true))),
+            CmConfig::None(_) | CmConfig::Qcn(_) => RpShared::Nothing,
+        }
+    }
+
+    /// [`CmConfig::build_rp`] with the shared part made once (`shared`:
+    /// [`CmConfig::rp_shared`] of the same `line`).
+    pub fn build_rp_sharing(
+        &self,
+        shared: &RpShared,
+        line: f64,
+        seed: u64,
+        flow: u64,
+    ) -> Option<AnyRp> {
+        let rng = Stream::new(seed, "cm-rp", flow);
+        match (self, shared) {
+            (CmConfig::None(_), _) => None,
+            (CmConfig::Ecm(_), RpShared::Ecm(g)) => {
+                Some(AnyRp::Ecm(EcmRp::sharing(g.clone()), rng))
+            }
+            (CmConfig::E2cm(_) | CmConfig::E2cmCp(_), RpShared::E2cm(s)) => {
+                Some(AnyRp::E2cm(E2cmRp::sharing(s), rng))
+            }
+            (CmConfig::Qcn(p), _) => Some(AnyRp::Qcn(QcnRp::new(&p.rp, line, rng))),
+            _ => unreachable!("rp_shared of another scheme"),
         }
     }
 }
@@ -305,7 +342,46 @@ mod tests {
             std::mem::size_of::<QcnRp>(),
             std::mem::size_of::<AnyRp>(),
         ];
-        assert!(sizes[3] <= 512, "{sizes:?}");
+        // The gains and setup are shared (`RpShared`), not copied per flow.
+        assert!(sizes[3] <= 320, "{sizes:?}");
+    }
+
+    #[test]
+    fn a_shared_setup_gives_the_same_reaction_point() {
+        // Flows built from one `rp_shared` behave as flows built alone, bit
+        // for bit: same probes, same rates, same tags.
+        let fb = |k: u64| {
+            Feedback::Ecm(EcmFeedback {
+                cp: 3,
+                to: 0,
+                flow_dst: 1,
+                kind: crate::cm::ecm::FeedbackKind::Normal,
+                qoff: 0,
+                qdelta: 0,
+                fb: if k % 3 == 0 { 20_000.0 } else { -60_000.0 },
+            })
+        };
+        for name in ["ecm", "e2cm", "e2cm_cp"] {
+            let cm = CmConfig::by_name(name).unwrap();
+            let shared = cm.rp_shared(10e9);
+            let mut alone = cm.build_rp(10e9, 5, 9).unwrap();
+            let mut sharing = cm.build_rp_sharing(&shared, 10e9, 5, 9).unwrap();
+            let _other = cm.build_rp_sharing(&shared, 10e9, 5, 10).unwrap();
+            for k in 0..5_000u64 {
+                let t = k * 1_200_000;
+                assert_eq!(alone.on_sent(t, 1500), sharing.on_sent(t, 1500), "{name}");
+                if k % 50 == 0 {
+                    alone.on_feedback(t, &fb(k));
+                    sharing.on_feedback(t, &fb(k));
+                }
+                assert_eq!(alone.rate(), sharing.rate(), "{name}");
+                assert_eq!(alone.tag(), sharing.tag(), "{name}");
+            }
+            assert!(
+                alone.is_limited() || name != "ecm",
+                "{name}: the feedback limits it"
+            );
+        }
     }
 
     #[test]

@@ -46,7 +46,7 @@ use super::{NicModel, RoundRobin};
 use crate::cm::adapter::{AdapterParams, VoqAdapter};
 use crate::cm::e2cm::{ProbeEcho, ProbeRequest};
 use crate::cm::rx_buffer::{rx_watermarks, RxBuffer};
-use crate::cm::scheme::{AnyRp, Feedback};
+use crate::cm::scheme::{AnyRp, Feedback, RpShared};
 use crate::cm::{CmConfig, PauseChange, FEEDBACK_FRAME_BYTES};
 use crate::engine::LazyTimer;
 use crate::host::paths;
@@ -180,6 +180,8 @@ pub(crate) struct CmState {
     pub data_class: u8,
     pub voqs: Vec<VoqAdapter<QueuedFrame>>,
     pub rps: Vec<Rp>,
+    /// What the reaction points share, per line rate (one entry per rate).
+    rp_shared: Vec<(f64, RpShared)>,
     /// Every flow has a reaction point from its first frame (E2CM-CP probes
     /// unlimited flows too); otherwise one is made by the first feedback.
     eager_rps: bool,
@@ -209,6 +211,7 @@ impl CmState {
                 .map(|_| VoqAdapter::from_params(voqs, params))
                 .collect(),
             rps: vec![],
+            rp_shared: vec![],
             eager_rps: matches!(cm, CmConfig::E2cmCp(_)),
             rx: nic_rates.iter().map(|_| None).collect(),
             hotspots: vec![],
@@ -310,8 +313,20 @@ fn rp_slot(w: &mut World, src: u32, dst: u32, create: bool) -> Option<u32> {
         slot => return Some(slot),
     }
     let key = (src as u64) << 32 | dst as u64;
-    let line = w.ports[w.nics[nic as usize].port as usize].rate;
-    let rp = st.cm.build_rp(line.bits_per_sec() as f64, w.seed, key)?;
+    let line = w.ports[w.nics[nic as usize].port as usize]
+        .rate
+        .bits_per_sec() as f64;
+    // Every flow of a line rate shares its gains and setup: made once.
+    let shared = match st.rp_shared.iter().position(|(l, _)| *l == line) {
+        Some(i) => i,
+        None => {
+            st.rp_shared.push((line, st.cm.rp_shared(line)));
+            st.rp_shared.len() - 1
+        }
+    };
+    let rp = st
+        .cm
+        .build_rp_sharing(&st.rp_shared[shared].1, line, w.seed, key)?;
     let slot = st.rps.len() as u32;
     st.rps.push(Rp {
         rp,
