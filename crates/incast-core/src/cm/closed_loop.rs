@@ -286,7 +286,7 @@ fn run_e2cm_cp(c: &Case) -> (Outcome, u64) {
         b.serve(now >= c.warmup);
         now += step();
     }
-    let decreases = rps.iter().map(|r| r.stats.probe_decreases).sum();
+    let decreases = rps.iter().map(|r| r.stats.c.probe_decreases).sum();
     let out = Outcome {
         mean_q: b.mean_q(),
         q_max: b.q_max,

@@ -30,7 +30,7 @@
 //! of its limiter's rate, `probe_every` probes deterministically.
 
 use super::ecm::{EcmFeedback, EcmGains, EcmParams, EcmRp, Reaction};
-use super::{check_probability, prefixed, CpId, ParamError};
+use super::{check_probability, prefixed, CpId, ParamError, TestCounters};
 use crate::config_types::SizeValue;
 use crate::rng::Stream;
 use crate::units::{Ps, SEC};
@@ -347,7 +347,7 @@ pub struct E2cmRp {
     ecm: EcmRp,
     q_old: Option<f64>,
     next_seq: u64,
-    pub stats: E2cmStats,
+    pub stats: TestCounters<E2cmStats>,
 }
 
 impl E2cmRp {
@@ -367,7 +367,7 @@ impl E2cmRp {
             last_probe_at: None,
             q_old: None,
             next_seq: 0,
-            stats: E2cmStats::default(),
+            stats: TestCounters::default(),
         }
     }
 
@@ -440,7 +440,7 @@ impl E2cmRp {
         self.bytes_since_probe = 0;
         self.last_probe_at = Some(now);
         self.next_seq += 1;
-        self.stats.probes += 1;
+        self.stats.bump(|s| s.probes += 1);
         Some(ProbeRequest {
             seq: self.next_seq,
             sent_at: now,
@@ -459,7 +459,7 @@ impl E2cmRp {
 
     /// A probe came back: run the per-flow ECM formula on the flow's queue.
     pub fn on_probe_echo(&mut self, now: Ps, echo: &ProbeEcho) -> Reaction {
-        self.stats.echoes += 1;
+        self.stats.bump(|s| s.echoes += 1);
         self.ecm.on_timer(now);
         let f = self.s.flow;
         let q = self.queue_estimate(echo);
@@ -469,15 +469,17 @@ impl E2cmRp {
         self.q_old = Some(q);
         let fb = if f.bcn_max.is_some_and(|t| q > t) {
             // Per-flow BCN_MAX (talk: "BCN_MAX enabled, threshold = 52 KB").
-            self.stats.probe_bcn_max += 1;
+            self.stats.bump(|s| s.probe_bcn_max += 1);
             -f.fb_max
         } else {
             (-(qoff + f.w * qdelta)).clamp(-f.fb_max, f.fb_max)
         };
         let r = self.ecm.apply(now, fb, None, f.gd, f.gi);
         match r {
-            Reaction::Decreased { .. } => self.stats.probe_decreases += 1,
-            Reaction::Increased { .. } | Reaction::Released => self.stats.probe_increases += 1,
+            Reaction::Decreased { .. } => self.stats.bump(|s| s.probe_decreases += 1),
+            Reaction::Increased { .. } | Reaction::Released => {
+                self.stats.bump(|s| s.probe_increases += 1)
+            }
             _ => {}
         }
         r
@@ -614,7 +616,7 @@ mod tests {
         // 100 us at 5 Gb/s = 62.5 KB > 52 KB: Fb = -Fbmax,flow: halve.
         let r = rp.on_probe_echo(0, &echo(5e9, 100 * US));
         assert_eq!(r, Reaction::Decreased { from: G10, to: 5e9 });
-        assert_eq!(rp.stats.probe_bcn_max, 1);
+        assert_eq!(rp.stats.c.probe_bcn_max, 1);
         let p = E2cmParams {
             bcn_max_flow: false,
             ..E2cmParams::default()

@@ -34,7 +34,7 @@
 //! [`Gi0Reading::AsPrinted`] selects it (see `docs/ecm-qcn.md` for why it is
 //! not the default: it adds 3.75e14 b/s per byte of feedback at 10 Gb/s).
 
-use super::{check_probability, CpId, ParamError};
+use super::{check_probability, CpId, ParamError, TestCounters};
 use crate::config_types::{RateValue, SizeValue, TimeValue};
 use crate::rng::Stream;
 use crate::units::{Ps, MS};
@@ -520,7 +520,7 @@ pub struct EcmRp {
     last_feedback: Ps,
     /// The scheme's gains at this line rate, shared by every flow's limiter.
     g: Arc<EcmGains>,
-    pub stats: EcmRpStats,
+    pub stats: TestCounters<EcmRpStats>,
 }
 
 impl EcmRp {
@@ -539,7 +539,7 @@ impl EcmRp {
             rate_before_stop: g.line,
             last_feedback: 0,
             g,
-            stats: EcmRpStats::default(),
+            stats: TestCounters::default(),
         }
     }
 
@@ -572,7 +572,7 @@ impl EcmRp {
     /// A feedback frame for this flow arrived at `now`. `rng` draws the
     /// length of a BCN(0,0) stop (the NIC's stream).
     pub fn on_feedback(&mut self, now: Ps, fb: &EcmFeedback, rng: &mut Stream) -> Reaction {
-        self.stats.feedback += 1;
+        self.stats.bump(|s| s.feedback += 1);
         self.on_timer(now);
         match fb.kind {
             FeedbackKind::Stop => {
@@ -585,7 +585,7 @@ impl EcmRp {
                 self.limited = true;
                 self.tag = Some(fb.cp);
                 self.last_feedback = now;
-                self.stats.stops += 1;
+                self.stats.bump(|s| s.stops += 1);
                 Reaction::Stopped {
                     until: self.stopped_until.unwrap(),
                 }
@@ -593,7 +593,7 @@ impl EcmRp {
             FeedbackKind::Max | FeedbackKind::Normal => {
                 let r = self.apply(now, fb.fb, Some(fb.cp), self.g.gd, self.g.gi);
                 if r == Reaction::Ignored {
-                    self.stats.ignored += 1;
+                    self.stats.bump(|s| s.ignored += 1);
                 }
                 r
             }
@@ -622,7 +622,7 @@ impl EcmRp {
                 self.tag = cp;
             }
             self.last_feedback = now;
-            self.stats.decreases += 1;
+            self.stats.bump(|s| s.decreases += 1);
             Reaction::Decreased {
                 from,
                 to: self.rate,
@@ -644,11 +644,11 @@ impl EcmRp {
     fn increase(&mut self, step: f64) -> Reaction {
         let from = self.rate;
         self.rate = (self.rate + step).min(self.g.line);
-        self.stats.increases += 1;
+        self.stats.bump(|s| s.increases += 1);
         if self.rate >= self.g.line {
             self.limited = false;
             self.tag = None;
-            self.stats.releases += 1;
+            self.stats.bump(|s| s.releases += 1);
             Reaction::Released
         } else {
             Reaction::Increased {
@@ -690,7 +690,7 @@ impl EcmRp {
         if let Some(dt) = self.g.self_increase {
             while self.limited && self.stopped_until.is_none() && self.last_feedback + dt <= now {
                 self.last_feedback += dt;
-                self.stats.self_increases += 1;
+                self.stats.bump(|s| s.self_increases += 1);
                 last = self.increase(self.g.gi * self.g.qeq * self.g.ru);
             }
         }
@@ -916,7 +916,7 @@ mod tests {
             rp.on_feedback(t, &fb(4, FeedbackKind::Normal, 375_000.0), &mut rng);
         }
         assert_eq!((rp.rate(), rp.tag()), (G10, None));
-        assert_eq!(rp.stats.releases, 1);
+        assert_eq!(rp.stats.c.releases, 1);
     }
 
     #[test]
@@ -981,7 +981,7 @@ mod tests {
         // Two intervals without feedback: +2 x Gi Qeq Ru = +400 Mb/s.
         rp.on_timer(2 * MS + 5);
         assert!(close(rp.rate(), 5e9 + 400e6));
-        assert_eq!(rp.stats.self_increases, 2);
+        assert_eq!(rp.stats.c.self_increases, 2);
         // Feedback restarts the interval.
         rp.on_feedback(2 * MS + 10, &fb(1, FeedbackKind::Normal, -1.0), &mut rng);
         assert_eq!(rp.next_timer(), Some(3 * MS + 10));

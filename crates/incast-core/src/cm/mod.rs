@@ -89,6 +89,28 @@ use crate::config_types::Registry;
 pub use crate::rdma::cc::ParamError;
 use serde::{Deserialize, Serialize};
 
+/// Counters that only unit tests read, such as a reaction point's (one per
+/// flow: N² of them under E2CM-CP, where every frame reads a random one):
+/// kept in test builds, zero-sized in others.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TestCounters<T> {
+    #[cfg(test)]
+    pub c: T,
+    #[cfg(not(test))]
+    c: std::marker::PhantomData<T>,
+}
+
+impl<T> TestCounters<T> {
+    /// Applies `count` to the counters (nothing outside test builds).
+    #[inline(always)]
+    pub fn bump(&mut self, count: impl FnOnce(&mut T)) {
+        #[cfg(test)]
+        count(&mut self.c);
+        #[cfg(not(test))]
+        let _ = count;
+    }
+}
+
 /// Identifies a congestion point (a switch output queue). The wiring chooses
 /// the numbering (e.g. `switch << 16 | port`); it is what ECM's rate-limiter
 /// tag carries (BCN's CPID) and what QCN's CNM carries (the CPID field).
