@@ -251,7 +251,8 @@ impl CmConfig {
     }
 
     /// [`CmConfig::build_rp`] with the shared part made once (`shared`:
-    /// [`CmConfig::rp_shared`] of the same `line`).
+    /// [`CmConfig::rp_shared`] of this scheme at the same `line`, which also
+    /// says which scheme's reaction point to build).
     pub fn build_rp_sharing(
         &self,
         shared: &RpShared,
@@ -260,16 +261,13 @@ impl CmConfig {
         flow: u64,
     ) -> Option<AnyRp> {
         let rng = Stream::new(seed, "cm-rp", flow);
-        match (self, shared) {
-            (CmConfig::None(_), _) => None,
-            (CmConfig::Ecm(_), RpShared::Ecm(g)) => {
-                Some(AnyRp::Ecm(EcmRp::sharing(g.clone()), rng))
+        match (shared, self) {
+            (RpShared::Ecm(g), _) => Some(AnyRp::Ecm(EcmRp::sharing(g.clone()), rng)),
+            (RpShared::E2cm(s), _) => Some(AnyRp::E2cm(E2cmRp::sharing(s), rng)),
+            (RpShared::Nothing, CmConfig::Qcn(p)) => {
+                Some(AnyRp::Qcn(Box::new(QcnRp::new(&p.rp, line, rng))))
             }
-            (CmConfig::E2cm(_) | CmConfig::E2cmCp(_), RpShared::E2cm(s)) => {
-                Some(AnyRp::E2cm(E2cmRp::sharing(s), rng))
-            }
-            (CmConfig::Qcn(p), _) => Some(AnyRp::Qcn(Box::new(QcnRp::new(&p.rp, line, rng)))),
-            _ => unreachable!("rp_shared of another scheme"),
+            (RpShared::Nothing, _) => None,
         }
     }
 }
