@@ -10,7 +10,7 @@
 //!   accepted) until the adapter reports the flow resumed, which happens when
 //!   the VOQ has drained to `quench_resume_free` bytes of free space.
 //! * **Rate limiters.** A VOQ is a flow (this source to `d`); its limiter's
-//!   rate comes from the flow's reaction point ([`VoqAdapter::set_rate`]).
+//!   rate comes from the flow's reaction point ([`VoqAdapter::set_limit`]).
 //!   A limited VOQ may start a frame only when its pacing allows: after
 //!   sending `b` bytes at rate `R` it waits `8 b / R` from that frame's start.
 //! * **Round robin.** When the link is free (and not paused), the adapter
@@ -90,15 +90,19 @@ impl AdapterParams {
     }
 }
 
-/// A VOQ's word: the only per-destination state an offer reads, 4 B so
-/// that a NIC's words stay in the cache. At N = 256 hosts the adapters hold
-/// 65,280 VOQs (255 KB of words, where 40 B VOQs took 2.5 MB and missed the
-/// 1 MB L2 on most offers: each frame goes to a random destination).
-/// Bit 31: the flow is quenched; bit 30: the VOQ has a [`Limiter`] (a rate,
-/// a hold or a tag was set); bits 0-29: the slab slot of its newest frame
-/// (the tail of its circular list, see [`Slot`]), or [`IDLE`].
+/// A VOQ's word: the only per-destination state an offer reads, and with
+/// it the caller's number for the VOQ's flow, 8 B so that a NIC's words
+/// stay in the cache. At N = 256 hosts the adapters hold 65,280 VOQs
+/// (510 KB of words, where 40 B VOQs took 2.5 MB and missed the 1 MB L2 on
+/// most offers: each frame goes to a random destination); a frame sent
+/// reads its VOQ's word and then its number, so the two share a line.
+///
+/// First field, bit 31: the flow is quenched; bit 30: the VOQ has a
+/// [`Limiter`] (a rate, a congestion point's tag or a hold was set); bits
+/// 0-29: the slab slot of its newest frame (the tail of its circular list,
+/// see [`Slot`]), or [`IDLE`]. Second field: [`VoqAdapter::tag`].
 #[derive(Clone, Copy, Debug)]
-struct Word(u32);
+struct Word(u32, u32);
 
 const QUENCHED: u32 = 1 << 31;
 const LIMITED: u32 = 1 << 30;
@@ -106,7 +110,7 @@ const LIMITED: u32 = 1 << 30;
 const IDLE: u32 = LIMITED - 1;
 
 impl Word {
-    const EMPTY: Word = Word(IDLE);
+    const EMPTY: Word = Word(IDLE, u32::MAX);
 
     fn quenched(self) -> bool {
         self.0 & QUENCHED != 0
@@ -120,31 +124,32 @@ impl Word {
         (t != IDLE).then_some(t as usize)
     }
     fn with_tail(self, t: u32) -> Word {
-        Word(self.0 & !IDLE | t)
+        Word(self.0 & !IDLE | t, self.1)
     }
 }
 
 /// The most bytes a VOQ may hold (its count is 32 bits).
 const MAX_VOQ_BYTES: u64 = u32::MAX as u64;
 
-/// A VOQ's rate limiter and tag. Read only for VOQs whose word says
-/// [`LIMITED`]: flows without a reaction point (most of the N² at large N)
-/// never touch theirs.
+/// A VOQ's rate limiter and the tag its frames carry. Read only for VOQs
+/// whose word says [`LIMITED`]: unlimited flows (most of the N² at large N,
+/// even under E2CM-CP, where every flow has a reaction point) never touch
+/// theirs.
 #[derive(Clone, Copy, Debug)]
 struct Limiter {
     /// Limiter rate in b/s; 0: not limited.
     rate: f64,
     /// The limiter allows the next frame from this time.
     next_allowed: Ps,
-    /// The caller's number for this VOQ's flow ([`VoqAdapter::tag`]).
-    tag: u32,
+    /// The congestion point whose tag the frames carry (ECM); `u32::MAX`: none.
+    cp: u32,
 }
 
 impl Limiter {
     const NONE: Limiter = Limiter {
         rate: 0.0,
         next_allowed: 0,
-        tag: u32::MAX,
+        cp: u32::MAX,
     };
 }
 
@@ -172,6 +177,8 @@ pub struct Sent<T> {
     pub bytes: u64,
     /// The flow was quenched and may generate again.
     pub resumed: bool,
+    /// The tag of the VOQ's limiter ([`VoqAdapter::set_limit`]).
+    pub cp: Option<u32>,
 }
 
 /// No slot: the end of the free list.
@@ -253,13 +260,10 @@ impl<T: Copy> VoqAdapter<T> {
     /// simulation keeps the flow's reaction point there.
     #[inline]
     pub fn tag(&self, voq: usize) -> u32 {
-        match self.words[voq].limited() {
-            true => self.limiters[voq].tag,
-            false => u32::MAX,
-        }
+        self.words[voq].1
     }
     pub fn set_tag(&mut self, voq: usize, tag: u32) {
-        self.limiter_mut(voq).tag = tag;
+        self.words[voq].1 = tag;
     }
 
     pub fn is_quenched(&self, voq: usize) -> bool {
@@ -273,7 +277,7 @@ impl<T: Copy> VoqAdapter<T> {
         let w = self.words[voq];
         if w.quenched() || self.queued(w) + bytes > self.capacity as u64 {
             if !w.quenched() {
-                self.words[voq] = Word(w.0 | QUENCHED);
+                self.words[voq] = Word(w.0 | QUENCHED, w.1);
             }
             return Err(item);
         }
@@ -304,10 +308,17 @@ impl<T: Copy> VoqAdapter<T> {
         Ok(())
     }
 
-    /// Sets the limiter of `voq` to `rate` b/s (`None`: unlimited). A new
-    /// rate applies to the frames not yet started.
-    pub fn set_rate(&mut self, voq: usize, rate: Option<f64>) {
-        self.limiter_mut(voq).rate = rate.filter(|r| r.is_finite() && *r > 0.0).unwrap_or(0.0);
+    /// Sets the limiter of `voq` to `rate` b/s (`None`: unlimited) and the
+    /// tag of congestion point `cp` on its frames (ECM, [`Sent::cp`]). A new
+    /// rate applies to the frames not yet started. Unlimiting an untagged
+    /// VOQ that has no limiter leaves it without one.
+    pub fn set_limit(&mut self, voq: usize, rate: Option<f64>, cp: Option<u32>) {
+        let rate = rate.filter(|r| r.is_finite() && *r > 0.0).unwrap_or(0.0);
+        if rate > 0.0 || cp.is_some() || self.words[voq].limited() {
+            let l = self.limiter_mut(voq);
+            l.rate = rate;
+            l.cp = cp.unwrap_or(u32::MAX);
+        }
     }
 
     /// Keeps `voq` from sending before `until` (an ECM BCN(0,0) stop; the
@@ -328,8 +339,10 @@ impl<T: Copy> VoqAdapter<T> {
         let (item, bytes, left) = self.pop_front(i);
         self.total -= bytes;
         let w = self.words[i];
+        let mut cp = None;
         if w.limited() {
             let l = &mut self.limiters[i];
+            cp = (l.cp != u32::MAX).then_some(l.cp);
             // Pacing: the next frame may start 8 b / R after this one started.
             if l.rate > 0.0 {
                 l.next_allowed = now + (bytes as f64 * 8.0 * SEC as f64 / l.rate).ceil() as Ps;
@@ -337,13 +350,14 @@ impl<T: Copy> VoqAdapter<T> {
         }
         let resumed = w.quenched() && self.capacity as u64 - left >= self.resume_free as u64;
         if resumed {
-            self.words[i] = Word(w.0 & !QUENCHED);
+            self.words[i] = Word(w.0 & !QUENCHED, w.1);
         }
         Some(Sent {
             voq: i,
             item,
             bytes,
             resumed,
+            cp,
         })
     }
 
@@ -579,7 +593,7 @@ mod tests {
     fn rate_limiter_paces_and_others_fill_in() {
         let mut a: VoqAdapter<u32> = VoqAdapter::new(2, 1_000_000, 1500);
         // VOQ 0 limited to 1 Gb/s: a 1500 B frame every 12 us; VOQ 1 unlimited.
-        a.set_rate(0, Some(1e9));
+        a.set_limit(0, Some(1e9), None);
         for k in 0..10 {
             a.offer(0, k, 1500).unwrap();
             a.offer(1, 100 + k, 1500).unwrap();
@@ -621,14 +635,17 @@ mod tests {
         assert_eq!(a.next_send(50 * US).unwrap().voq, 0);
     }
 
-    /// A tag alone does not limit a VOQ; slab slots are reused, so the slab
+    /// A tag alone does not limit a VOQ (nor does unlimiting one that has no
+    /// limiter); slab slots are reused, so the slab
     /// holds only as many frames as were queued at once.
     #[test]
     fn tags_and_slab_reuse() {
         let mut a: VoqAdapter<u32> = VoqAdapter::new(8, 1_000_000, 1500);
         assert_eq!(a.tag(5), u32::MAX);
         a.set_tag(5, 7);
+        a.set_limit(5, None, None);
         assert_eq!((a.tag(5), a.tag(4)), (7, u32::MAX));
+        assert!(!a.words[5].limited());
         for round in 0..3 {
             for v in [1, 5, 6] {
                 a.offer(v, round, 1500).unwrap();

@@ -327,23 +327,28 @@ pub struct E2cmStats {
     pub probe_bcn_max: u64,
 }
 
+/// [`E2cmRp`]'s last probe time between probing episodes.
+const NOT_PROBING: Ps = Ps::MAX;
+
 /// The E2CM reaction point of one flow: an ECM rate limiter driven by the
 /// switches' feedback and by the flow's own probes.
 ///
 /// Under E2CM-CP every flow has one, N² of them, and each frame goes to a
 /// random one: it keeps only its state (the gains and the probing setup are
 /// shared, [`E2cmShared`]), laid out (`repr(C)`) so that what every frame
-/// sent reads and writes (the probe counter, the limiter's state) comes
-/// first.
+/// sent reads and writes comes first, in 24 bytes: the setup's address,
+/// the probe counter and the episode's start (with the flow's random
+/// stream before it, [`crate::cm::scheme::AnyRp`], one cache line).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct E2cmRp {
-    bytes_since_probe: u64,
-    last_probe_at: Option<Ps>,
-    active: bool,
     /// The setup without its ECM gains (the limiter holds those), shared
     /// by every flow's reaction point.
     s: Arc<ProbeSetup>,
+    bytes_since_probe: u64,
+    /// When the flow last probed, or when its probing episode started;
+    /// [`NOT_PROBING`] between episodes.
+    last_probe_at: Ps,
     ecm: EcmRp,
     q_old: Option<f64>,
     next_seq: u64,
@@ -351,6 +356,11 @@ pub struct E2cmRp {
 }
 
 impl E2cmRp {
+    /// The bytes at the head of the record that a frame sent reads and
+    /// writes (through `last_probe_at`).
+    #[cfg(test)]
+    pub(crate) const FRAME_BYTES: usize = std::mem::offset_of!(E2cmRp, last_probe_at) + 8;
+
     pub fn new(s: &E2cmSetup) -> Self {
         E2cmRp::sharing(&E2cmShared::new(s))
     }
@@ -362,9 +372,8 @@ impl E2cmRp {
         E2cmRp {
             ecm: EcmRp::sharing(shared.ecm.clone()),
             s: shared.probe.clone(),
-            active: false,
             bytes_since_probe: 0,
-            last_probe_at: None,
+            last_probe_at: NOT_PROBING,
             q_old: None,
             next_seq: 0,
             stats: TestCounters::default(),
@@ -410,15 +419,13 @@ impl E2cmRp {
     pub fn on_sent(&mut self, now: Ps, bytes: u64, rng: &mut Stream) -> Option<ProbeRequest> {
         if !self.probing() {
             // Probing stops with the limiter; the next episode starts afresh.
-            self.active = false;
             self.bytes_since_probe = 0;
-            self.last_probe_at = None;
+            self.last_probe_at = NOT_PROBING;
             self.q_old = None;
             return None;
         }
-        if !self.active {
-            self.active = true;
-            self.last_probe_at = Some(now);
+        if self.last_probe_at == NOT_PROBING {
+            self.last_probe_at = now;
         }
         self.bytes_since_probe += bytes;
         let due = match self.s.probe_every {
@@ -428,17 +435,17 @@ impl E2cmRp {
         if !due {
             return None;
         }
+        // In an episode `last_probe_at` is a time, at most `now`.
         let rate = match self.s.rate_estimate {
-            RateEstimate::Limiter => self.ecm.rate(),
-            RateEstimate::Measured => match self.last_probe_at {
-                Some(t) if now > t => (self.bytes_since_probe as f64 * 8.0 * SEC as f64
-                    / (now - t) as f64)
-                    .min(self.ecm.gains().line),
-                _ => self.ecm.rate(),
-            },
+            RateEstimate::Measured if now > self.last_probe_at => {
+                let since = (now - self.last_probe_at) as f64;
+                (self.bytes_since_probe as f64 * 8.0 * SEC as f64 / since)
+                    .min(self.ecm.gains().line)
+            }
+            RateEstimate::Measured | RateEstimate::Limiter => self.ecm.rate(),
         };
         self.bytes_since_probe = 0;
-        self.last_probe_at = Some(now);
+        self.last_probe_at = now;
         self.next_seq += 1;
         self.stats.bump(|s| s.probes += 1);
         Some(ProbeRequest {

@@ -102,14 +102,18 @@ impl AnyCp {
 
 /// A reaction point (a flow's rate limiter) of any scheme. ECM and E2CM
 /// carry the flow's own stream (BCN(0,0) stop lengths, probe draws).
-/// The E2CM variant is the largest (its probe loop's state and gains; per
-/// flow: EcmRp 200 bytes, E2cmRp 384, QcnRp 232); boxing it would add a
-/// pointer chase per frame sent.
+///
+/// Laid out (`repr(u8)`: the tag byte, then each variant's fields in
+/// order) so that what an E2CM-CP frame sent reads is the first 64 bytes:
+/// the tag, the stream (32 B) and the head of [`E2cmRp`]. Kept in a
+/// 64-byte-aligned record, that is one cache line per frame where the
+/// compiler's layout spread it over three.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
+#[repr(u8)]
 pub enum AnyRp {
-    Ecm(EcmRp, Stream),
-    E2cm(E2cmRp, Stream),
+    Ecm(Stream, EcmRp),
+    E2cm(Stream, E2cmRp),
     /// Boxed: a QCN reaction point (its parameters with it) is the largest,
     /// and the enum is as large as its largest variant.
     Qcn(Box<QcnRp>),
@@ -120,16 +124,16 @@ impl AnyRp {
     #[inline]
     pub fn rate(&self) -> f64 {
         match self {
-            AnyRp::Ecm(r, _) => r.rate(),
-            AnyRp::E2cm(r, _) => r.rate(),
+            AnyRp::Ecm(_, r) => r.rate(),
+            AnyRp::E2cm(_, r) => r.rate(),
             AnyRp::Qcn(r) => r.rate(),
         }
     }
     /// Whether a limiter is installed (the NIC paces the flow only then).
     pub fn is_limited(&self) -> bool {
         match self {
-            AnyRp::Ecm(r, _) => r.is_limited(),
-            AnyRp::E2cm(r, _) => r.is_limited(),
+            AnyRp::Ecm(_, r) => r.is_limited(),
+            AnyRp::E2cm(_, r) => r.is_limited(),
             AnyRp::Qcn(r) => r.is_limited(),
         }
     }
@@ -137,16 +141,16 @@ impl AnyRp {
     #[inline]
     pub fn tag(&self) -> Option<CpId> {
         match self {
-            AnyRp::Ecm(r, _) => r.tag(),
-            AnyRp::E2cm(r, _) => r.tag(),
+            AnyRp::Ecm(_, r) => r.tag(),
+            AnyRp::E2cm(_, r) => r.tag(),
             AnyRp::Qcn(_) => None,
         }
     }
     /// False during an ECM BCN(0,0) stop.
     pub fn may_send(&self, now: Ps) -> bool {
         match self {
-            AnyRp::Ecm(r, _) => r.may_send(now),
-            AnyRp::E2cm(r, _) => r.may_send(now),
+            AnyRp::Ecm(_, r) => r.may_send(now),
+            AnyRp::E2cm(_, r) => r.may_send(now),
             AnyRp::Qcn(_) => true,
         }
     }
@@ -154,10 +158,10 @@ impl AnyRp {
     /// than the flow's is ignored.
     pub fn on_feedback(&mut self, now: Ps, fb: &Feedback) {
         match (self, fb) {
-            (AnyRp::Ecm(r, rng), Feedback::Ecm(f)) => {
+            (AnyRp::Ecm(rng, r), Feedback::Ecm(f)) => {
                 r.on_feedback(now, f, rng);
             }
-            (AnyRp::E2cm(r, rng), Feedback::Ecm(f)) => {
+            (AnyRp::E2cm(rng, r), Feedback::Ecm(f)) => {
                 r.on_feedback(now, f, rng);
             }
             (AnyRp::Qcn(r), Feedback::Qcn(c)) => {
@@ -171,16 +175,23 @@ impl AnyRp {
     pub fn on_sent(&mut self, now: Ps, bytes: u64) -> Option<ProbeRequest> {
         match self {
             AnyRp::Ecm(..) => None,
-            AnyRp::E2cm(r, rng) => r.on_sent(now, bytes, rng),
+            AnyRp::E2cm(rng, r) => r.on_sent(now, bytes, rng),
             AnyRp::Qcn(r) => {
                 r.on_sent(now, bytes);
                 None
             }
         }
     }
+    /// Whether sending a frame can move the limiter (its rate, hold or
+    /// timer): QCN's byte counter can; an ECM or E2CM limiter moves only on
+    /// feedback, echoes and its timer, so the NIC need not re-read it.
+    #[inline]
+    pub fn sending_moves_limiter(&self) -> bool {
+        matches!(self, AnyRp::Qcn(_))
+    }
     /// An E2CM probe of this flow came back.
     pub fn on_probe_echo(&mut self, now: Ps, echo: &ProbeEcho) {
-        if let AnyRp::E2cm(r, _) = self {
+        if let AnyRp::E2cm(_, r) = self {
             r.on_probe_echo(now, echo);
         }
     }
@@ -188,17 +199,17 @@ impl AnyRp {
     #[inline]
     pub fn next_timer(&self) -> Option<Ps> {
         match self {
-            AnyRp::Ecm(r, _) => r.next_timer(),
-            AnyRp::E2cm(r, _) => r.next_timer(),
+            AnyRp::Ecm(_, r) => r.next_timer(),
+            AnyRp::E2cm(_, r) => r.next_timer(),
             AnyRp::Qcn(r) => r.next_timer(),
         }
     }
     pub fn on_timer(&mut self, now: Ps) {
         match self {
-            AnyRp::Ecm(r, _) => {
+            AnyRp::Ecm(_, r) => {
                 r.on_timer(now);
             }
-            AnyRp::E2cm(r, _) => {
+            AnyRp::E2cm(_, r) => {
                 r.on_timer(now);
             }
             AnyRp::Qcn(r) => {
@@ -262,8 +273,8 @@ impl CmConfig {
     ) -> Option<AnyRp> {
         let rng = Stream::new(seed, "cm-rp", flow);
         match (shared, self) {
-            (RpShared::Ecm(g), _) => Some(AnyRp::Ecm(EcmRp::sharing(g.clone()), rng)),
-            (RpShared::E2cm(s), _) => Some(AnyRp::E2cm(E2cmRp::sharing(s), rng)),
+            (RpShared::Ecm(g), _) => Some(AnyRp::Ecm(rng, EcmRp::sharing(g.clone()))),
+            (RpShared::E2cm(s), _) => Some(AnyRp::E2cm(rng, E2cmRp::sharing(s))),
             (RpShared::Nothing, CmConfig::Qcn(p)) => {
                 Some(AnyRp::Qcn(Box::new(QcnRp::new(&p.rp, line, rng))))
             }
@@ -345,6 +356,21 @@ mod tests {
         // The gains and setup are shared (`RpShared`), not copied per flow;
         // the counters exist only in test builds (`TestCounters`).
         assert!(sizes[3] <= 320, "{sizes:?}");
+    }
+
+    #[test]
+    fn an_e2cm_frame_sent_reads_one_cache_line() {
+        // The layout `AnyRp`'s docs promise: the tag, the stream, then the
+        // head of the E2CM state, within the first 64 bytes.
+        let cm = CmConfig::by_name("e2cm_cp").unwrap();
+        let rp = cm.build_rp(10e9, 5, 9).unwrap();
+        let AnyRp::E2cm(stream, e2cm) = &rp else {
+            panic!("an E2CM reaction point")
+        };
+        let at = |p: usize| p - &rp as *const AnyRp as usize;
+        assert_eq!(at(stream as *const Stream as usize), 8);
+        let head = at(e2cm as *const E2cmRp as usize) + E2cmRp::FRAME_BYTES;
+        assert!(head <= 64, "a frame reads {head} bytes");
     }
 
     #[test]

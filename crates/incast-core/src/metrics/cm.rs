@@ -15,12 +15,7 @@ pub(crate) fn summary(w: &World) -> Option<Value> {
     let mut out = json!({});
     if let Some(st) = w.cm.as_deref() {
         let t = &st.totals;
-        let limited: Vec<f64> = st
-            .rps
-            .iter()
-            .filter(|r| r.rp.is_limited())
-            .map(|r| r.rp.rate() / 1e9)
-            .collect();
+        let limited: Vec<f64> = st.limited_rates().map(|r| r / 1e9).collect();
         let mean = if limited.is_empty() {
             None
         } else {

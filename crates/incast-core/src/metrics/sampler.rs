@@ -70,8 +70,8 @@ impl CmPoint {
     fn of(w: &World) -> Option<CmPoint> {
         let st = w.cm.as_deref()?;
         let (mut limited, mut sum, mut min) = (0u32, 0.0, f64::NAN);
-        for r in st.rps.iter().filter(|r| r.rp.is_limited()) {
-            let rate = r.rp.rate() / 1e9;
+        for rate in st.limited_rates() {
+            let rate = rate / 1e9;
             limited += 1;
             sum += rate;
             min = if min.is_nan() { rate } else { min.min(rate) };

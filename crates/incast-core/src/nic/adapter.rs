@@ -126,14 +126,16 @@ impl Msgs {
     }
 }
 
-/// One flow's reaction point and where its frames wait (`repr(C)`: the
-/// small fields every frame sent reads first, then the reaction point).
-#[repr(C)]
+/// One flow's reaction point and where its frames wait. Aligned to a
+/// cache line, the reaction point first: what a frame sent reads of it is
+/// one line ([`AnyRp`]'s layout); its NIC, VOQ and timer, which only its
+/// feedback, echoes and timer read, come after.
+#[repr(C, align(64))]
 pub(crate) struct Rp {
+    pub rp: AnyRp,
     nic: u32,
     voq: u32,
     timer: LazyTimer,
-    pub rp: AnyRp,
 }
 
 /// A hotspot host's receive side.
@@ -180,11 +182,19 @@ pub(crate) struct CmState {
     pub data_class: u8,
     pub voqs: Vec<VoqAdapter<QueuedFrame>>,
     pub rps: Vec<Rp>,
+    /// Each reaction point's limiter rate (b/s), NaN while it has none, by
+    /// slot. Kept by [`sync`] for the sampler, which reads these 8 B per
+    /// flow in order every sample instead of each reaction point (two
+    /// lines at random per flow, and E2CM-CP has N² flows).
+    limits: Vec<f64>,
     /// What the reaction points share, per line rate (one entry per rate).
     rp_shared: Vec<(f64, RpShared)>,
     /// Every flow has a reaction point from its first frame (E2CM-CP probes
     /// unlimited flows too); otherwise one is made by the first feedback.
     eager_rps: bool,
+    /// A frame sent concerns its flow's reaction point (E2CM probes, QCN's
+    /// byte counter); an ECM one needs only its tag, kept with the VOQ.
+    sending_reaches_rps: bool,
     pub rx: Vec<Option<Box<RxNic>>>,
     pub hotspots: Vec<Hotspot>,
     pub msgs: Msgs,
@@ -211,8 +221,10 @@ impl CmState {
                 .map(|_| VoqAdapter::from_params(voqs, params))
                 .collect(),
             rps: vec![],
+            limits: vec![],
             rp_shared: vec![],
             eager_rps: matches!(cm, CmConfig::E2cmCp(_)),
+            sending_reaches_rps: !matches!(cm, CmConfig::Ecm(_) | CmConfig::None(_)),
             rx: nic_rates.iter().map(|_| None).collect(),
             hotspots: vec![],
             msgs: Msgs::default(),
@@ -236,6 +248,25 @@ impl CmState {
             link,
             pauses: 0,
         }));
+    }
+
+    /// The rates (b/s) of the limited reaction points, in slot order.
+    pub fn limited_rates(&self) -> impl Iterator<Item = f64> + '_ {
+        debug_assert!(self.limits_follow_rps(), "a limiter changed without `sync`");
+        self.limits.iter().copied().filter(|r| !r.is_nan())
+    }
+
+    /// Whether [`CmState::limits`] says what each reaction point says.
+    fn limits_follow_rps(&self) -> bool {
+        self.rps.len() == self.limits.len()
+            && self
+                .rps
+                .iter()
+                .zip(&self.limits)
+                .all(|(r, &l)| match r.rp.is_limited() {
+                    true => l == r.rp.rate(),
+                    false => l.is_nan(),
+                })
     }
 
     /// Bytes in the hotspots' receive buffers.
@@ -334,6 +365,7 @@ fn rp_slot(w: &mut World, src: u32, dst: u32, create: bool) -> Option<u32> {
         voq: voq_of(src, dst) as u32,
         timer: LazyTimer::default(),
     });
+    st.limits.push(f64::NAN);
     st.voqs[nic as usize].set_tag(voq, slot);
     Some(slot)
 }
@@ -342,8 +374,11 @@ fn rp_slot(w: &mut World, src: u32, dst: u32, create: bool) -> Option<u32> {
 fn sync(w: &mut World, now: Ps, slot: u32) {
     let st = w.cm.as_deref_mut().expect("cm");
     let r = &mut st.rps[slot as usize];
+    let limited = r.rp.is_limited();
+    st.limits[slot as usize] = if limited { r.rp.rate() } else { f64::NAN };
     let ad = &mut st.voqs[r.nic as usize];
-    ad.set_rate(r.voq as usize, r.rp.is_limited().then(|| r.rp.rate()));
+    // A tagged flow is limited: the tag lives with the VOQ's limiter.
+    ad.set_limit(r.voq as usize, limited.then(|| r.rp.rate()), r.rp.tag());
     let next = r.rp.next_timer();
     if !r.rp.may_send(now) {
         if let Some(t) = next {
@@ -403,7 +438,7 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     let src = w.nics[n as usize].node;
     let dst = dst_of(src, sent.voq);
     let frame = sent.item;
-    let pkt = Packet::raw_frame(
+    let mut pkt = Packet::raw_frame(
         src,
         dst,
         sent.bytes as u32,
@@ -411,17 +446,21 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         frame.at,
         st.data_class,
     );
+    // The tag of the congestion point limiting the flow (ECM), which the
+    // VOQ's limiter keeps ([`sync`]).
+    pkt.flow_uid = sent.cp.map_or(0, |cp| cp + 1);
     let hash = pkt.hash;
     let id = w.arena.alloc_held(pkt);
-    let eager = w.cm.as_deref().is_some_and(|st| st.eager_rps);
+    if !st.sending_reaches_rps {
+        return Some(id);
+    }
+    let eager = st.eager_rps;
     let Some(slot) = rp_slot(w, src, dst, eager) else {
         return Some(id);
     };
     let st = w.cm.as_deref_mut().expect("cm");
     let r = &mut st.rps[slot as usize];
-    let tag = r.rp.tag();
     let probe = r.rp.on_sent(now, sent.bytes);
-    w.arena.get_mut(id).flow_uid = tag.map_or(0, |t| t + 1);
     if let Some(req) = probe {
         st.totals.probes_sent += 1;
         let msg = st.msgs.put(Msg::Probe {
@@ -436,7 +475,10 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         let pid = w.arena.alloc(probe);
         w.nics[n as usize].ctrl.push_back(pid);
     }
-    sync(w, now, slot);
+    let st = w.cm.as_deref().expect("cm");
+    if st.rps[slot as usize].rp.sending_moves_limiter() {
+        sync(w, now, slot);
+    }
     Some(id)
 }
 
@@ -582,4 +624,67 @@ pub(crate) fn on_hotspot(w: &mut World, _now: Ps, i: u16, on: bool) {
     let h = &st.hotspots[i as usize];
     let rx = st.rx[h.nic as usize].as_deref_mut().expect("rx buffer");
     rx.buf.set_service_rate(if on { h.rate } else { rx.link });
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+    use crate::sim::Simulation;
+    use crate::units::US;
+    use std::path::Path;
+
+    /// A 16-host hotspot under `cm`: 85 % Bernoulli load, host 0 served at
+    /// 10 % from 1 ms to 6 ms.
+    fn hotspot(cm: &str) -> Simulation {
+        let text = format!(
+            r#"
+name = "limits"
+duration = "10ms"
+stop = "10ms"
+cm = "{cm}"
+[topology]
+kind = "single_switch"
+hosts = 16
+link_rate = "10Gbps"
+link_delay = "500ns"
+[switch.input_buffer]
+memory_per_port = "300KB"
+pause = true
+pause_high = "260KB"
+pause_low = "230KB"
+[nic]
+model = "adapter"
+[[workload.onoff]]
+load = 0.85
+frame = 1500
+[[workload.hotspot]]
+host = 0
+service_rate = 0.1
+start = "1ms"
+duration = "5ms"
+"#
+        );
+        let sc = Scenario::from_toml_str(&text, Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+        Simulation::new(&sc).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The limiter rates the sampler reads (kept by `sync`) are each
+    /// reaction point's own, every 100 us, under every scheme, with flows
+    /// limited and released along the way.
+    #[test]
+    fn sampled_limits_follow_every_reaction_point() {
+        for cm in ["ecm", "e2cm", "e2cm_cp", "qcn"] {
+            let mut sim = hotspot(cm);
+            let mut most_limited = 0;
+            for step in 1..=100 {
+                sim.run_until(step * 100 * US);
+                let st = sim.w.cm.as_deref().expect("cm");
+                assert!(st.limits_follow_rps(), "{cm} at {step} x 100 us");
+                most_limited = most_limited.max(st.limited_rates().count());
+            }
+            let st = sim.w.cm.as_deref().expect("cm");
+            assert!(most_limited > 0, "{cm}: no flow was ever limited");
+            assert!(st.rps.len() > most_limited || cm != "e2cm_cp", "{cm}");
+        }
+    }
 }
