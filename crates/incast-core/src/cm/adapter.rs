@@ -100,9 +100,16 @@ impl AdapterParams {
 /// First field, bit 31: the flow is quenched; bit 30: the VOQ has a
 /// [`Limiter`] (a rate, a congestion point's tag or a hold was set); bits
 /// 0-29: the slab slot of its newest frame (the tail of its circular list,
-/// see [`Slot`]), or [`IDLE`]. Second field: [`VoqAdapter::tag`].
+/// see [`Slot`]), or [`IDLE`]. Second field, bits 0-23: [`VoqAdapter::tag`]
+/// ([`NO_TAG`]: none); bits 24-31: how many of the VOQ's next frames pass
+/// by its flow's reaction point ([`VoqAdapter::pass_by`]).
 #[derive(Clone, Copy, Debug)]
 struct Word(u32, u32);
+
+/// The tag bits of a word's second field, all set: no tag.
+const NO_TAG: u32 = (1 << 24) - 1;
+/// The largest tag a VOQ keeps: 16.7 M flows (N = 4096 hosts, all pairs).
+pub const MAX_TAG: u32 = NO_TAG - 1;
 
 const QUENCHED: u32 = 1 << 31;
 const LIMITED: u32 = 1 << 30;
@@ -110,7 +117,7 @@ const LIMITED: u32 = 1 << 30;
 const IDLE: u32 = LIMITED - 1;
 
 impl Word {
-    const EMPTY: Word = Word(IDLE, u32::MAX);
+    const EMPTY: Word = Word(IDLE, NO_TAG);
 
     fn quenched(self) -> bool {
         self.0 & QUENCHED != 0
@@ -260,10 +267,35 @@ impl<T: Copy> VoqAdapter<T> {
     /// simulation keeps the flow's reaction point there.
     #[inline]
     pub fn tag(&self, voq: usize) -> u32 {
-        self.words[voq].1
+        match self.words[voq].1 & NO_TAG {
+            NO_TAG => u32::MAX,
+            tag => tag,
+        }
     }
+    /// Sets `voq`'s number, at most [`MAX_TAG`].
     pub fn set_tag(&mut self, voq: usize, tag: u32) {
-        self.words[voq].1 = tag;
+        assert!(tag <= MAX_TAG, "VOQ tag {tag} above {MAX_TAG}");
+        let w = &mut self.words[voq];
+        w.1 = w.1 & !NO_TAG | tag;
+    }
+
+    /// Whether `voq`'s frame being sent passes by its flow's reaction point
+    /// (one of the `n` of the last [`VoqAdapter::set_passing`]). The word
+    /// was just read by the send: this costs no memory access.
+    #[inline]
+    pub fn pass_by(&mut self, voq: usize) -> bool {
+        let w = &mut self.words[voq];
+        let passing = w.1 > NO_TAG;
+        if passing {
+            w.1 -= 1 << 24;
+        }
+        passing
+    }
+    /// The next `n` frames of `voq` pass by its flow's reaction point.
+    #[inline]
+    pub fn set_passing(&mut self, voq: usize, n: u8) {
+        let w = &mut self.words[voq];
+        w.1 = w.1 & NO_TAG | (n as u32) << 24;
     }
 
     pub fn is_quenched(&self, voq: usize) -> bool {
@@ -645,6 +677,14 @@ mod tests {
         a.set_tag(5, 7);
         a.set_limit(5, None, None);
         assert_eq!((a.tag(5), a.tag(4)), (7, u32::MAX));
+        // Frames passing by leave the tag alone.
+        a.set_passing(5, 2);
+        assert!(a.pass_by(5) && a.pass_by(5) && !a.pass_by(5) && !a.pass_by(5));
+        a.set_passing(4, u8::MAX);
+        assert!((0..255).all(|_| a.pass_by(4)) && !a.pass_by(4));
+        assert_eq!((a.tag(5), a.tag(4)), (7, u32::MAX));
+        a.set_tag(4, MAX_TAG);
+        assert_eq!(a.tag(4), MAX_TAG);
         assert!(!a.words[5].limited());
         for round in 0..3 {
             for v in [1, 5, 6] {

@@ -150,6 +150,12 @@ pub struct E2cmSetup {
     pub probe_every: Option<u64>,
     pub queue_estimate: QueueEstimate,
     pub rate_estimate: RateEstimate,
+    /// The flow's stream serves only its probe draws, one per frame, and
+    /// a probe needs nothing counted between probes: so the draws up to
+    /// the next probe may be made ahead ([`E2cmRp::on_sent_ahead`]).
+    /// Continuous probing by chance, rate from the limiter, no BCN(0,0)
+    /// stops (whose lengths come from the same stream).
+    pub draws_ahead: bool,
 }
 
 impl E2cmParams {
@@ -182,6 +188,10 @@ impl E2cmParams {
             probe_every: self.probe_every.map(|s| s.bytes()),
             queue_estimate: self.queue_estimate,
             rate_estimate: self.rate_estimate,
+            draws_ahead: continuous
+                && self.probe_every.is_none()
+                && self.rate_estimate == RateEstimate::Limiter
+                && !self.ecm.stop,
         }
     }
 
@@ -286,6 +296,7 @@ pub struct ProbeEcho {
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct ProbeSetup {
     probe_probability: f64,
+    draws_ahead: bool,
     probe_every: Option<u64>,
     continuous: bool,
     flow: FlowGains,
@@ -312,6 +323,7 @@ impl E2cmShared {
                 probe_every: s.probe_every,
                 queue_estimate: s.queue_estimate,
                 rate_estimate: s.rate_estimate,
+                draws_ahead: s.draws_ahead,
             }),
         }
     }
@@ -326,6 +338,9 @@ pub struct E2cmStats {
     pub probe_increases: u64,
     pub probe_bcn_max: u64,
 }
+
+/// The most frames an [`E2cmRp::on_sent_ahead`] lets pass by.
+pub const MAX_PASSING: u8 = u8::MAX;
 
 /// [`E2cmRp`]'s last probe time between probing episodes.
 const NOT_PROBING: Ps = Ps::MAX;
@@ -352,6 +367,8 @@ pub struct E2cmRp {
     ecm: EcmRp,
     q_old: Option<f64>,
     next_seq: u64,
+    /// [`E2cmRp::on_sent_ahead`]: the next frame it sees was drawn to probe.
+    drawn_to_probe: bool,
     pub stats: TestCounters<E2cmStats>,
 }
 
@@ -376,6 +393,7 @@ impl E2cmRp {
             last_probe_at: NOT_PROBING,
             q_old: None,
             next_seq: 0,
+            drawn_to_probe: false,
             stats: TestCounters::default(),
         }
     }
@@ -435,6 +453,41 @@ impl E2cmRp {
         if !due {
             return None;
         }
+        Some(self.probe(now))
+    }
+
+    /// Whether [`E2cmRp::on_sent_ahead`] may stand for [`E2cmRp::on_sent`].
+    #[inline]
+    pub fn draws_ahead(&self) -> bool {
+        self.s.draws_ahead
+    }
+
+    /// [`E2cmRp::on_sent`] for a flow that [`E2cmRp::draws_ahead`], seeing
+    /// only some of its frames: returns the probe to send after this frame,
+    /// if any, and how many of the flow's next frames it need not see (at
+    /// most [`MAX_PASSING`]). The per-frame draws are the same, from the
+    /// same stream in the same order, made sooner: this frame's (unless
+    /// made ahead), then one per frame after it until one probes, so the
+    /// frames that pass by would not have probed and the one after them
+    /// will.
+    pub fn on_sent_ahead(&mut self, now: Ps, rng: &mut Stream) -> (Option<ProbeRequest>, u8) {
+        debug_assert!(self.s.draws_ahead);
+        let p = self.s.probe_probability;
+        let due = std::mem::take(&mut self.drawn_to_probe) || rng.chance(p);
+        let probe = due.then(|| self.probe(now));
+        let mut passing = 0;
+        while passing < MAX_PASSING {
+            if rng.chance(p) {
+                self.drawn_to_probe = true;
+                break;
+            }
+            passing += 1;
+        }
+        (probe, passing)
+    }
+
+    /// A probe leaves now.
+    fn probe(&mut self, now: Ps) -> ProbeRequest {
         // In an episode `last_probe_at` is a time, at most `now`.
         let rate = match self.s.rate_estimate {
             RateEstimate::Measured if now > self.last_probe_at => {
@@ -448,11 +501,11 @@ impl E2cmRp {
         self.last_probe_at = now;
         self.next_seq += 1;
         self.stats.bump(|s| s.probes += 1);
-        Some(ProbeRequest {
+        ProbeRequest {
             seq: self.next_seq,
             sent_at: now,
             rate,
-        })
+        }
     }
 
     /// The flow's queue on its path implied by an echo, bytes.
@@ -585,6 +638,77 @@ mod tests {
             .count();
         // Binomial(1e5, 0.02): sd 44; 5 sd.
         assert!((probes as f64 - 2000.0).abs() < 221.0, "{probes}");
+    }
+
+    /// Drawing ahead probes after the same frames, with the same requests
+    /// and the same rates, as drawing at every frame from the same stream,
+    /// through feedback and echoes; at 2 % (the default), at 0.1 % (runs
+    /// longer than [`MAX_PASSING`]), always and never.
+    #[test]
+    fn drawing_ahead_probes_as_drawing_per_frame() {
+        for p in [0.02, 0.001, 1.0, 0.0] {
+            let params = E2cmParams {
+                probe_probability: p,
+                ..E2cmParams::default()
+            };
+            let setup = params.resolve(G10, true);
+            assert!(setup.draws_ahead);
+            let (mut each, mut ahead) = (E2cmRp::new(&setup), E2cmRp::new(&setup));
+            let (mut rng_each, mut rng_ahead) = (Stream::new(7, "t", 0), Stream::new(7, "t", 0));
+            let (mut probes, mut longest, mut passing) = (0, 0, 0u8);
+            for i in 0..200_000u64 {
+                let t = i * 1_200_000;
+                let by_each = each.on_sent(t, 1500, &mut rng_each);
+                let by_ahead = if passing > 0 {
+                    passing -= 1;
+                    None
+                } else {
+                    let (probe, pass) = ahead.on_sent_ahead(t, &mut rng_ahead);
+                    passing = pass;
+                    longest = longest.max(pass);
+                    probe
+                };
+                assert_eq!(by_each, by_ahead, "p = {p}, frame {i}");
+                probes += by_each.is_some() as u64;
+                if i % 997 == 0 {
+                    each.on_feedback(t, &negative(3), &mut rng_each);
+                    ahead.on_feedback(t, &negative(3), &mut rng_ahead);
+                }
+                if let Some(req) = by_each {
+                    let back = echo(req.rate, (i % 13) * US);
+                    assert_eq!(each.on_probe_echo(t, &back), ahead.on_probe_echo(t, &back));
+                }
+                assert_eq!(each.rate(), ahead.rate(), "p = {p}, frame {i}");
+            }
+            match p {
+                0.0 => assert_eq!(probes, 0),
+                1.0 => assert_eq!((probes, longest), (200_000, 0)),
+                _ => assert!(probes > 100 && longest > 0, "p = {p}: {probes}"),
+            }
+            // At 2 %, a run of 255 frames without a probe has chance 0.6 %.
+            assert_eq!(longest == MAX_PASSING, p < 1.0, "p = {p}");
+        }
+        // Only when nothing else needs the frames or the stream.
+        for other in [
+            E2cmParams {
+                probe_every: Some(SizeValue(75_000)),
+                ..E2cmParams::default()
+            },
+            E2cmParams {
+                rate_estimate: RateEstimate::Measured,
+                ..E2cmParams::default()
+            },
+            E2cmParams {
+                ecm: EcmParams {
+                    stop: true,
+                    ..EcmParams::default()
+                },
+                ..E2cmParams::default()
+            },
+        ] {
+            assert!(!other.resolve(G10, true).draws_ahead);
+        }
+        assert!(!E2cmParams::default().resolve(G10, false).draws_ahead);
     }
 
     #[test]

@@ -170,15 +170,18 @@ impl AnyRp {
             _ => {}
         }
     }
-    /// The flow sent a data frame of `bytes`; E2CM may want a probe after it.
+    /// The flow sent a data frame of `bytes`; E2CM may want a probe after
+    /// it. Also returns how many of the flow's next frames need not be
+    /// shown to it (0: all are; see [`E2cmRp::on_sent_ahead`]).
     #[inline]
-    pub fn on_sent(&mut self, now: Ps, bytes: u64) -> Option<ProbeRequest> {
+    pub fn on_sent(&mut self, now: Ps, bytes: u64) -> (Option<ProbeRequest>, u8) {
         match self {
-            AnyRp::Ecm(..) => None,
-            AnyRp::E2cm(rng, r) => r.on_sent(now, bytes, rng),
+            AnyRp::Ecm(..) => (None, 0),
+            AnyRp::E2cm(rng, r) if r.draws_ahead() => r.on_sent_ahead(now, rng),
+            AnyRp::E2cm(rng, r) => (r.on_sent(now, bytes, rng), 0),
             AnyRp::Qcn(r) => {
                 r.on_sent(now, bytes);
-                None
+                (None, 0)
             }
         }
     }
@@ -338,7 +341,17 @@ mod tests {
                 assert_eq!(rp.rate(), 10e9);
                 assert!(!rp.is_limited() && rp.may_send(0));
                 // Only E2CM-CP probes an unlimited flow.
-                let probes = (0..1000).filter(|&t| rp.on_sent(t, 1500).is_some()).count();
+                let mut probes = 0;
+                let mut passing = 0;
+                for t in 0..1000 {
+                    if passing > 0 {
+                        passing -= 1;
+                        continue;
+                    }
+                    let (probe, pass) = rp.on_sent(t, 1500);
+                    probes += probe.is_some() as u32;
+                    passing = pass;
+                }
                 assert_eq!(probes > 0, *name == "e2cm_cp", "{name}");
             }
         }

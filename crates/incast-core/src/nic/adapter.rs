@@ -451,7 +451,9 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     pkt.flow_uid = sent.cp.map_or(0, |cp| cp + 1);
     let hash = pkt.hash;
     let id = w.arena.alloc_held(pkt);
-    if !st.sending_reaches_rps {
+    // An ECM frame needs nothing of its reaction point, and an E2CM-CP
+    // frame nothing while it passes by (its probe draw was made ahead).
+    if !st.sending_reaches_rps || st.voqs[n as usize].pass_by(sent.voq) {
         return Some(id);
     }
     let eager = st.eager_rps;
@@ -460,7 +462,10 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     };
     let st = w.cm.as_deref_mut().expect("cm");
     let r = &mut st.rps[slot as usize];
-    let probe = r.rp.on_sent(now, sent.bytes);
+    let (probe, passing) = r.rp.on_sent(now, sent.bytes);
+    if passing > 0 {
+        st.voqs[n as usize].set_passing(sent.voq, passing);
+    }
     if let Some(req) = probe {
         st.totals.probes_sent += 1;
         let msg = st.msgs.put(Msg::Probe {

@@ -174,6 +174,13 @@ impl Scenario {
             ));
         }
         if adapter {
+            let hosts = self.graph.n_hosts() as u64;
+            if hosts * hosts.saturating_sub(1) > crate::cm::adapter::MAX_TAG as u64 + 1 {
+                return Err(ScenarioError::new(
+                    "nic.model",
+                    format!("the adapter numbers its flows (one per pair of hosts) in 24 bits: at most 4096 hosts, this topology has {hosts}; use \"round_robin\""),
+                ));
+            }
             let voqs = self.graph.n_hosts().saturating_sub(1).max(1);
             let mtu = self.largest_frame();
             c.nic

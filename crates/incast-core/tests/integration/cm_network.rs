@@ -4,7 +4,7 @@
 //! the engine. The state machines' own tests (scripted inputs, closed loops)
 //! are beside them in `src/cm`.
 
-use crate::common::{run, scenario_err};
+use crate::common::{run, scenario, scenario_err};
 use incast_core::Results;
 
 /// `hosts` hosts at 10 Gb/s on one switch (1 us links) with the talk's
@@ -257,6 +257,15 @@ fn cm_errors_name_the_key() {
     assert_eq!(e.path, "nic.adapter.ingress_buffer", "{e}");
     let e = scenario_err(&format!("[cm]\nscheme = \"ecm\"\nqeq = \"0KB\"\n{base}"));
     assert!(e.path.starts_with("cm."), "{e}");
+    // The adapter numbers a flow per pair of hosts in 24 bits: 4096 hosts at most.
+    let many = |hosts: u32| {
+        base.replace("hosts = 4", &format!("hosts = {hosts}"))
+            + "[nic]\nmodel = \"adapter\"\n[nic.adapter]\ningress_buffer = \"10GB\"\n"
+    };
+    let e = scenario_err(&many(4097));
+    assert_eq!(e.path, "nic.model", "{e}");
+    assert!(e.to_string().contains("4096 hosts"), "{e}");
+    scenario(&many(4096));
 }
 
 /// A receive buffer smaller than its hotspot link's PAUSE headroom (RTT x
