@@ -350,10 +350,12 @@ const NOT_PROBING: Ps = Ps::MAX;
 ///
 /// Under E2CM-CP every flow has one, N² of them, and each frame goes to a
 /// random one: it keeps only its state (the gains and the probing setup are
-/// shared, [`E2cmShared`]), laid out (`repr(C)`) so that what every frame
-/// sent reads and writes comes first, in 24 bytes: the setup's address,
+/// shared, [`E2cmShared`]), laid out (`repr(C)`) so that what a frame it
+/// sees reads and writes comes first, in 24 bytes: the setup's address,
 /// the probe counter and the episode's start (with the flow's random
-/// stream before it, [`crate::cm::scheme::AnyRp`], one cache line).
+/// stream before it, [`crate::cm::scheme::AnyRp`], one cache line). With
+/// its draws made ahead ([`E2cmRp::on_sent_ahead`]) it sees about one
+/// frame in 50.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct E2cmRp {

@@ -104,10 +104,10 @@ impl AnyCp {
 /// carry the flow's own stream (BCN(0,0) stop lengths, probe draws).
 ///
 /// Laid out (`repr(u8)`: the tag byte, then each variant's fields in
-/// order) so that what an E2CM-CP frame sent reads is the first 64 bytes:
-/// the tag, the stream (32 B) and the head of [`E2cmRp`]. Kept in a
-/// 64-byte-aligned record, that is one cache line per frame where the
-/// compiler's layout spread it over three.
+/// order) so that what an E2CM frame reads of its reaction point is the
+/// first 64 bytes: the tag, the stream (32 B) and the head of [`E2cmRp`].
+/// Kept in a 64-byte-aligned record, that is one cache line per frame
+/// where the compiler's layout spread it over three.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 #[repr(u8)]
