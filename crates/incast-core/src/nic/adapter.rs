@@ -463,6 +463,7 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     let st = w.cm.as_deref_mut().expect("cm");
     let r = &mut st.rps[slot as usize];
     let (probe, passing) = r.rp.on_sent(now, sent.bytes);
+    let moved = r.rp.sending_moves_limiter();
     if passing > 0 {
         st.voqs[n as usize].set_passing(sent.voq, passing);
     }
@@ -480,8 +481,7 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         let pid = w.arena.alloc(probe);
         w.nics[n as usize].ctrl.push_back(pid);
     }
-    let st = w.cm.as_deref().expect("cm");
-    if st.rps[slot as usize].rp.sending_moves_limiter() {
+    if moved {
         sync(w, now, slot);
     }
     Some(id)

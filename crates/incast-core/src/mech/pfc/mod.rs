@@ -238,22 +238,26 @@ impl SwitchMechanism for Pfc {
     /// The summary's `pfc` block (zeros without PFC).
     fn report(w: &World, _flows: &Table, summary: &mut serde_json::Value) {
         let end = w.q.now();
-        let sum = |f: &dyn Fn(&Port) -> u64| w.ports.iter().map(f).sum::<u64>();
-        summary["pfc"] = serde_json::json!({
-            "pause_frames": sum(&|p| p.pfc.xoff_tx.iter().sum()),
-            // PAUSE frames received by host NICs (the talk's "sent to NICs of servers").
-            "pause_frames_to_hosts": w
-                .ports
+        // Over every port, knowing its owner.
+        let sum = |f: &dyn Fn(&Port, Owner) -> u64| {
+            w.ports
                 .iter()
                 .zip(&w.owners)
-                .filter(|(_, owner)| matches!(owner, Owner::Nic(_)))
-                .map(|(p, _)| p.pfc.xoff_rx.iter().sum::<u64>())
-                .sum::<u64>(),
-            "resume_frames": sum(&|p| p.pfc.xon_tx.iter().sum()),
-            "paused_time_us": ps_to_us(sum(&|p| paused_ps(p, end))),
+                .map(|(p, &o)| f(p, o))
+                .sum::<u64>()
+        };
+        summary["pfc"] = serde_json::json!({
+            "pause_frames": sum(&|p, _| p.pfc.xoff_tx.iter().sum()),
+            // PAUSE frames received by host NICs (the talk's "sent to NICs of servers").
+            "pause_frames_to_hosts": sum(&|p, owner| match owner {
+                Owner::Nic(_) => p.pfc.xoff_rx.iter().sum(),
+                Owner::Switch(_) => 0,
+            }),
+            "resume_frames": sum(&|p, _| p.pfc.xon_tx.iter().sum()),
+            "paused_time_us": ps_to_us(sum(&|p, _| paused_ps(p, end))),
             "lossless_drops": w.mechs.pfc.lossless_drops,
-            "watchdog_trips": sum(&|p| p.pfc.watchdog_trips),
-            "watchdog_drops": sum(&|p| p.pfc.watchdog_drops),
+            "watchdog_trips": sum(&|p, _| p.pfc.watchdog_trips),
+            "watchdog_drops": sum(&|p, _| p.pfc.watchdog_drops),
         });
     }
 }
