@@ -76,24 +76,44 @@ const SLOT_BITS: u32 = 10;
 /// serialization plus a data-center link's propagation delay.
 const SLOTS: usize = 4096;
 const WORDS: usize = SLOTS / 64;
+/// log2 of a far bucket's width in wheel slots: 512 slots, 0.52 us.
+const BUCKET_BITS: u32 = 9;
+/// A far bucket's width in wheel slots.
+const BUCKET: u64 = 1 << BUCKET_BITS;
+/// Number of far buckets (a power of two): they span 4096 x 0.52 us =
+/// 2.1 ms beyond the wheel.
+const BUCKETS: usize = 4096;
+const BUCKET_WORDS: usize = BUCKETS / 64;
 
 /// A min-priority queue of events keyed by `(time, insertion sequence)`.
 ///
 /// It is a *timing wheel* (a calendar queue with fixed slots, Brown, CACM
-/// 31(10), 1988; Varghese and Lauck, SOSP 1987) backed by a binary heap for
-/// the far future. Simulated time never goes backwards, and almost every
-/// event of a packet simulation is scheduled a transmission or a link delay
-/// ahead, so:
+/// 31(10), 1988) with a second, coarser wheel behind it (the hierarchical
+/// wheel of Varghese and Lauck, SOSP 1987) and a binary heap for the far
+/// future. Simulated time never goes backwards, and almost every event of a
+/// packet simulation is scheduled a transmission or a link delay ahead, so:
 ///
 /// - an event within the wheel's span goes into its 1.024 ns slot, which
 ///   is kept sorted by time, ties in insertion order (entries carry no
-///   sequence number; see `refill`): an O(1) push that usually moves at
-///   most one entry (a slot holds a few events);
-/// - an event further ahead (RTO timers, flow arrivals) goes into the
-///   overflow heap, which stays small;
+///   sequence number): an O(1) push that usually moves at most one entry
+///   (a slot holds a few events);
+/// - an event further ahead goes, unsorted, into its 0.52 us *far bucket*;
+///   as the wheel turns, each bucket is poured into the wheel's slots once
+///   they can hold all of it (a 9000 B frame at 10 Gb/s is 7.2 us on the
+///   wire: every arrival of such a network takes this way);
+/// - an event more than 2.1 ms ahead (RTO timers, flow arrivals) goes into
+///   the overflow heap, which stays small, and is poured with its bucket;
 /// - popping reads the current slot from the front; when it is empty the
 ///   next occupied slot is found in an occupancy bitmap and becomes the
-///   current one, merged with any overflow entries that fall in it.
+///   current one.
+///
+/// Ties stay in insertion order across the levels: an event of a given
+/// slot is filed in the heap, a bucket or the wheel depending only on how
+/// far ahead its slot was when it was pushed, and that distance only
+/// shrinks, so every heap entry of a slot was pushed before every bucket
+/// entry of it, and those before every wheel entry. Pouring the heap's
+/// (in `(time, seq)` order), then the bucket's (in push order), into a slot
+/// before it takes any push of its own keeps that order.
 ///
 /// On the leaf-spine benchmark this needs about 1.1 filings per event where a
 /// binary heap makes ~11 sift steps and a radix heap ~5.6 filings.
@@ -105,9 +125,15 @@ pub struct EventQueue<E> {
     head: usize,
     /// Absolute slot number (`time >> SLOT_BITS`) of `cur`.
     cur_abs: u64,
+    /// The wheel holds the slots `cur_abs < a < wheel_end`; `wheel_end` is a
+    /// bucket boundary, at most `cur_abs + SLOTS`.
+    wheel_end: u64,
+    /// `wheel_end - cur_abs - 1`: a slot `a` is on the wheel iff
+    /// `a - cur_abs - 1 < wheel_span` (one test, wrapping).
+    wheel_span: u64,
     /// `slots[a % SLOTS]` holds the entries of absolute slot `a`, for
-    /// `cur_abs < a < cur_abs + SLOTS` (an array: indexing by a masked
-    /// slot number needs no bounds check).
+    /// `cur_abs < a < wheel_end` (an array: indexing by a masked slot
+    /// number needs no bounds check).
     slots: Box<[Vec<Entry<E>>; SLOTS]>,
     /// Bit `k` set iff `slots[k]` is non-empty.
     occupied: [u64; WORDS],
@@ -117,7 +143,15 @@ pub struct EventQueue<E> {
     /// wrote to a line last touched a whole turn of the wheel earlier:
     /// about one last-level write miss in four events at 256 hosts.)
     spare: Vec<Vec<Entry<E>>>,
-    /// Entries at or beyond `cur_abs + SLOTS` when they were pushed.
+    /// `buckets[b % BUCKETS]` holds, in push order, the entries of far
+    /// bucket `b` (the slots `b * BUCKET ..= b * BUCKET + BUCKET - 1`), for
+    /// `first_bucket <= b < first_bucket + BUCKETS`.
+    buckets: Box<[Vec<Entry<E>>; BUCKETS]>,
+    /// Bit `k` set iff `buckets[k]` is non-empty.
+    bucket_occupied: [u64; BUCKET_WORDS],
+    /// The first bucket not yet poured: `wheel_end / BUCKET`.
+    first_bucket: u64,
+    /// Entries beyond the last bucket when they were pushed.
     overflow: BinaryHeap<Far<E>>,
     seq: u64,
     now: Ps,
@@ -138,9 +172,14 @@ impl<E: Copy> EventQueue<E> {
             cur: Vec::with_capacity(64),
             head: 0,
             cur_abs: 0,
+            wheel_end: SLOTS as u64,
+            wheel_span: SLOTS as u64 - 1,
             slots: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; WORDS],
             spare: Vec::new(),
+            buckets: Box::new(std::array::from_fn(|_| Vec::new())),
+            bucket_occupied: [0; BUCKET_WORDS],
+            first_bucket: SLOTS as u64 / BUCKET,
             overflow: BinaryHeap::new(),
             seq: 0,
             now: 0,
@@ -157,34 +196,53 @@ impl<E: Copy> EventQueue<E> {
             self.now
         );
         let abs = t >> SLOT_BITS;
-        let ahead = abs.wrapping_sub(self.cur_abs);
+        let entry = Entry { time: t, event };
         // One test for the common case, a slot of the wheel ahead of the
-        // current one (1 <= ahead < SLOTS).
-        if ahead.wrapping_sub(1) < SLOTS as u64 - 1 {
-            let k = (abs as usize) & (SLOTS - 1);
-            let (word, bit) = (k / 64, 1u64 << (k % 64));
-            let entry = Entry { time: t, event };
-            let slot = &mut self.slots[k];
-            if self.occupied[word] & bit == 0 {
-                // The slot's first entry: an empty slot holds no buffer.
-                if slot.capacity() == 0 {
-                    *slot = self.spare.pop().unwrap_or_default();
-                }
-                slot.push(entry);
-                self.occupied[word] |= bit;
-            } else {
-                insert_sorted(slot, entry);
-            }
-        } else if ahead == 0 {
+        // current one.
+        if abs.wrapping_sub(self.cur_abs + 1) < self.wheel_span {
+            self.file(abs, entry);
+        } else if abs == self.cur_abs {
             // It was pushed last, so it fires after every pending entry at
             // or before `t`.
             let at = self.head + self.cur[self.head..].partition_point(|x| x.time <= t);
-            self.cur.insert(at, Entry { time: t, event });
+            self.cur.insert(at, entry);
+        } else {
+            self.push_far(abs, entry);
+        }
+    }
+
+    /// Files `entry` in wheel slot `abs` (`cur_abs < abs < wheel_end`).
+    #[inline(always)]
+    fn file(&mut self, abs: u64, entry: Entry<E>) {
+        let k = (abs as usize) & (SLOTS - 1);
+        let (word, bit) = (k / 64, 1u64 << (k % 64));
+        let slot = &mut self.slots[k];
+        if self.occupied[word] & bit == 0 {
+            // The slot's first entry: an empty slot holds no buffer.
+            if slot.capacity() == 0 {
+                *slot = self.spare.pop().unwrap_or_default();
+            }
+            slot.push(entry);
+            self.occupied[word] |= bit;
+        } else {
+            insert_sorted(slot, entry);
+        }
+    }
+
+    /// Files `entry` of slot `abs` (at or beyond `wheel_end`) in its far
+    /// bucket, or in the overflow heap beyond the last bucket.
+    #[inline]
+    fn push_far(&mut self, abs: u64, entry: Entry<E>) {
+        let b = abs >> BUCKET_BITS;
+        if b.wrapping_sub(self.first_bucket) < BUCKETS as u64 {
+            let k = (b as usize) & (BUCKETS - 1);
+            self.buckets[k].push(entry);
+            self.bucket_occupied[k / 64] |= 1 << (k % 64);
         } else {
             self.overflow.push(Far {
-                time: t,
+                time: entry.time,
                 seq: self.seq,
-                event,
+                event: entry.event,
             });
             self.seq += 1;
         }
@@ -194,21 +252,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     fn next_occupied(&self) -> Option<u64> {
         let start = ((self.cur_abs + 1) as usize) & (SLOTS - 1);
-        let (w0, b0) = (start / 64, start % 64);
-        let first = self.occupied[w0] & (!0u64 << b0);
-        let found = if first != 0 {
-            Some(w0 * 64 + first.trailing_zeros() as usize)
-        } else {
-            (1..=WORDS).find_map(|i| {
-                let w = (w0 + i) % WORDS;
-                let mut bits = self.occupied[w];
-                if i == WORDS {
-                    bits &= !(!0u64 << b0); // wrapped: only the bits before start
-                }
-                (bits != 0).then(|| w * 64 + bits.trailing_zeros() as usize)
-            })
-        }?;
-        let ahead = (found + SLOTS - start) & (SLOTS - 1);
+        let ahead = first_set_from(&self.occupied, start)?;
         Some(self.cur_abs + 1 + ahead as u64)
     }
 
@@ -220,52 +264,95 @@ impl<E: Copy> EventQueue<E> {
         }
         self.cur.clear();
         self.head = 0;
-        let wheel = self.next_occupied();
-        let over = self.overflow.peek().map(|e| e.time >> SLOT_BITS);
-        let abs = match (wheel, over) {
-            (None, None) => return false,
-            (Some(w), None) => w,
-            (None, Some(o)) => o,
-            (Some(w), Some(o)) => w.min(o),
+        let abs = match self.next_occupied() {
+            Some(abs) => abs,
+            None => {
+                if !self.skip_to_far() {
+                    return false;
+                }
+                self.next_occupied()
+                    .expect("a poured bucket fills the wheel")
+            }
         };
         self.cur_abs = abs;
-        // Every overflow entry of this slot was pushed before every wheel
-        // entry of it (time never goes back, so once a slot is within the
-        // wheel's span it stays there): overflow entries, in (time, seq)
-        // order, then the wheel's, in push order, is insertion order.
         let k = (abs as usize) & (SLOTS - 1);
-        let from_wheel = wheel == Some(abs);
-        if self
+        // A wheel slot is kept sorted as it is filled. The drained buffer
+        // is the warmest spare.
+        let filled = std::mem::take(&mut self.slots[k]);
+        self.spare.push(std::mem::replace(&mut self.cur, filled));
+        self.occupied[k / 64] &= !(1 << (k % 64));
+        self.pour();
+        true
+    }
+
+    /// Pours every far bucket the wheel can now hold whole into its slots.
+    #[inline]
+    fn pour(&mut self) {
+        while self.wheel_end + BUCKET <= self.cur_abs + SLOTS as u64 {
+            self.pour_bucket();
+        }
+        self.wheel_span = self.wheel_end - self.cur_abs - 1;
+    }
+
+    /// Moves bucket `first_bucket` onto the wheel: first the overflow
+    /// heap's entries of it, then its own (the order they were pushed in).
+    fn pour_bucket(&mut self) {
+        let b = self.first_bucket;
+        while self
             .overflow
             .peek()
-            .is_some_and(|e| e.time >> SLOT_BITS == abs)
+            .is_some_and(|e| e.time >> (SLOT_BITS + BUCKET_BITS) <= b)
         {
-            while self
-                .overflow
-                .peek()
-                .is_some_and(|e| e.time >> SLOT_BITS == abs)
-            {
-                let e = self.overflow.pop().expect("peeked");
-                self.cur.push(Entry {
+            let e = self.overflow.pop().expect("peeked");
+            self.file(
+                e.time >> SLOT_BITS,
+                Entry {
                     time: e.time,
                     event: e.event,
-                });
-            }
-            if from_wheel {
-                self.cur.append(&mut self.slots[k]);
-                self.spare.push(std::mem::take(&mut self.slots[k]));
-            }
-            // Two sorted runs, the overflow's first: a stable sort merges them.
-            sort_ascending(&mut self.cur);
-        } else {
-            // A wheel slot is kept sorted as it is filled. The drained
-            // buffer is the warmest spare.
-            let filled = std::mem::take(&mut self.slots[k]);
-            self.spare.push(std::mem::replace(&mut self.cur, filled));
+                },
+            );
         }
-        if from_wheel {
-            self.occupied[k / 64] &= !(1 << (k % 64));
+        let k = (b as usize) & (BUCKETS - 1);
+        let bit = 1u64 << (k % 64);
+        if self.bucket_occupied[k / 64] & bit != 0 {
+            self.bucket_occupied[k / 64] &= !bit;
+            let mut entries = std::mem::take(&mut self.buckets[k]);
+            for &e in &entries {
+                self.file(e.time >> SLOT_BITS, e);
+            }
+            entries.clear();
+            self.buckets[k] = entries;
         }
+        self.first_bucket += 1;
+        self.wheel_end += BUCKET;
+    }
+
+    /// The wheel is empty: moves the current slot to just before the
+    /// earliest far bucket or overflow entry, so that pouring reaches it.
+    /// Returns false when nothing is pending.
+    #[cold]
+    fn skip_to_far(&mut self) -> bool {
+        let start = (self.first_bucket as usize) & (BUCKETS - 1);
+        let bucket =
+            first_set_from(&self.bucket_occupied, start).map(|d| self.first_bucket + d as u64);
+        let heap = self
+            .overflow
+            .peek()
+            .map(|e| e.time >> (SLOT_BITS + BUCKET_BITS));
+        let b = match (bucket, heap) {
+            (None, None) => return false,
+            (Some(x), None) | (None, Some(x)) => x,
+            (Some(x), Some(y)) => x.min(y),
+        };
+        // Buckets before `b` are empty and the heap holds nothing before
+        // it: the wheel may start anywhere up to it (`cur_abs` stays
+        // before every pending entry).
+        if b > self.first_bucket {
+            self.first_bucket = b;
+            self.wheel_end = b * BUCKET;
+        }
+        self.cur_abs = self.cur_abs.max(self.wheel_end - 1);
+        self.pour();
         true
     }
 
@@ -310,7 +397,8 @@ impl<E: Copy> EventQueue<E> {
     /// Pending events (counted, not kept: the hot path keeps no count).
     pub fn len(&self) -> usize {
         let wheel: usize = self.slots.iter().map(Vec::len).sum();
-        self.cur.len() - self.head + wheel + self.overflow.len()
+        let far: usize = self.buckets.iter().map(Vec::len).sum();
+        self.cur.len() - self.head + wheel + far + self.overflow.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -373,25 +461,26 @@ fn shift_into_place<E: Copy>(slot: &mut [Entry<E>]) {
     slot[j] = e;
 }
 
-/// Sorts a slot's entries, given in insertion order, by ascending time with
-/// ties in insertion order. Slots hold a handful of entries, so insertion
-/// sort (stable; each entry shifted into place, not swapped step by step)
-/// usually beats a general sort.
+/// The distance from bit `start` to the first set bit of the ring `bits`
+/// (wrapping once around it).
 #[inline]
-fn sort_ascending<E: Copy>(v: &mut [Entry<E>]) {
-    if v.len() > 24 {
-        v.sort_by_key(|e| e.time); // stable
-        return;
-    }
-    for i in 1..v.len() {
-        let e = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1].time > e.time {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = e;
-    }
+fn first_set_from(bits: &[u64], start: usize) -> Option<usize> {
+    let n = bits.len() * 64;
+    let (w0, b0) = (start / 64, start % 64);
+    let first = bits[w0] & (!0u64 << b0);
+    let found = if first != 0 {
+        Some(w0 * 64 + first.trailing_zeros() as usize)
+    } else {
+        (1..=bits.len()).find_map(|i| {
+            let w = (w0 + i) % bits.len();
+            let mut word = bits[w];
+            if i == bits.len() {
+                word &= !(!0u64 << b0); // wrapped: only the bits before start
+            }
+            (word != 0).then(|| w * 64 + word.trailing_zeros() as usize)
+        })
+    }?;
+    Some((found + n - start) & (n - 1))
 }
 
 /// What a lazily-cancelled timer says when one of its heap entries fires.
@@ -493,9 +582,10 @@ mod tests {
         assert_eq!(n, 1000);
     }
 
-    /// The radix heap pops exactly what a sorted reference pops, including
-    /// ties, for random interleavings of pushes and pops over short and long
-    /// horizons.
+    /// The queue pops exactly what a sorted reference pops, including ties,
+    /// for random interleavings of pushes and pops over short and long
+    /// horizons (every level: the current slot, the wheel, the far buckets,
+    /// the overflow heap).
     #[test]
     fn matches_a_sorted_reference() {
         use crate::rng::Stream;
@@ -508,7 +598,10 @@ mod tests {
             let mut now = 0u64;
             for _ in 0..50_000 {
                 if rng.uniform() < 0.55 || reference.is_empty() {
-                    let horizon = [0u64, 3, 1_000, 1 << 22, 1 << 40][(rng.next_u64() % 5) as usize];
+                    // Within a slot, the wheel, its edge, the far buckets, their
+                    // edge and beyond (the overflow heap).
+                    let horizon = [0u64, 3, 1_000, 1 << 22, 1 << 24, 1 << 31, 1 << 32, 1 << 40]
+                        [(rng.next_u64() % 8) as usize];
                     let t = now
                         + if horizon == 0 {
                             0
@@ -530,6 +623,56 @@ mod tests {
                 assert_eq!(q.pop(), Some(want));
             }
             assert_eq!(q.pop(), None);
+        }
+    }
+
+    /// Events of one time pushed while it was beyond the far buckets, then
+    /// within them, then on the wheel and in the current slot, fire in
+    /// insertion order.
+    #[test]
+    fn ties_keep_insertion_order_across_levels() {
+        use crate::rng::Stream;
+        use std::collections::BTreeSet;
+        // Many pushes aim at the multiples of these periods (ties), from
+        // every distance: the current slot, the wheel, a far bucket, beyond.
+        let periods = [3_000_000u64, 2_200_000_000];
+        for seed in 0..5u64 {
+            let mut rng = Stream::new(seed, "engine-ties", 0);
+            let mut q = EventQueue::new();
+            let mut reference = BTreeSet::new();
+            let (mut seq, mut now) = (0u64, 0u64);
+            let mut levels = [0u32; 4];
+            for _ in 0..400_000 {
+                if rng.uniform() < 0.5 || reference.len() < 200 {
+                    let t = if rng.uniform() < 0.3 {
+                        let period = periods[rng.below(2) as usize];
+                        (now / period + rng.below(3)) * period
+                    } else {
+                        let horizon = 1 << (10 + rng.below(18));
+                        now + rng.below(horizon)
+                    }
+                    .max(now);
+                    let ahead = (t >> SLOT_BITS) - (now >> SLOT_BITS);
+                    levels[match ahead {
+                        0 => 0,
+                        a if a < SLOTS as u64 - BUCKET => 1,
+                        a if a < (BUCKETS as u64) * BUCKET => 2,
+                        _ => 3,
+                    }] += 1;
+                    q.push(t, seq);
+                    reference.insert((t, seq));
+                    seq += 1;
+                } else {
+                    let want = reference.pop_first().unwrap();
+                    assert_eq!(q.pop(), Some(want));
+                    now = want.0;
+                }
+            }
+            while let Some(want) = reference.pop_first() {
+                assert_eq!(q.pop(), Some(want));
+            }
+            // Every level took pushes.
+            assert!(levels.iter().all(|&n| n > 1_000), "{levels:?}");
         }
     }
 
