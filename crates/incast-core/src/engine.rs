@@ -30,8 +30,8 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// A wheel entry. Entries of one slot are kept in the order they were
-/// pushed, so no sequence number is needed to break ties (see `refill`).
-#[derive(Clone, Copy)]
+/// pushed, so no sequence number is needed to break ties (see [`EventQueue`]).
+#[derive(Clone, Copy, Default)]
 struct Entry<E> {
     time: Ps,
     event: E,
@@ -131,17 +131,26 @@ pub struct EventQueue<E> {
     /// `wheel_end - cur_abs - 1`: a slot `a` is on the wheel iff
     /// `a - cur_abs - 1 < wheel_span` (one test, wrapping).
     wheel_span: u64,
-    /// `slots[a % SLOTS]` holds the entries of absolute slot `a`, for
-    /// `cur_abs < a < wheel_end` (an array: indexing by a masked slot
-    /// number needs no bounds check).
+    /// `wheel_end + BUCKET - SLOTS`: once `cur_abs` reaches it, the wheel
+    /// can hold the next bucket whole.
+    pour_at: u64,
+    /// Wheel slot `k = a % SLOTS` holds the entries of absolute slot `a`,
+    /// for `cur_abs < a < wheel_end`: one entry in `single[k]`, more in
+    /// `slots[k]` (arrays: indexing by a masked slot number needs no
+    /// bounds check). Where events are sparse (a 10 Gb/s network: a few
+    /// per microsecond) nearly every slot holds one, and needs no buffer.
+    single: Box<[Entry<E>; SLOTS]>,
     slots: Box<[Vec<Entry<E>>; SLOTS]>,
-    /// Bit `k` set iff `slots[k]` is non-empty.
+    /// Bit `k` set iff slot `k` holds entries ...
     occupied: [u64; WORDS],
-    /// Drained slot buffers, the most recently drained last. An empty slot
-    /// holds no buffer; its first push takes the last of these, which the
-    /// cache still holds. (Leaving each buffer in its slot meant a push
-    /// wrote to a line last touched a whole turn of the wheel earlier:
-    /// about one last-level write miss in four events at 256 hosts.)
+    /// ... and iff they are in `slots[k]` (two or more).
+    several: [u64; WORDS],
+    /// Drained slot buffers, the most recently drained last. A slot holds a
+    /// buffer only while it holds two or more entries; its second push
+    /// takes the last of these, which the cache still holds. (Leaving each
+    /// buffer in its slot meant a push wrote to a line last touched a whole
+    /// turn of the wheel earlier: about one last-level write miss in four
+    /// events at 256 hosts.)
     spare: Vec<Vec<Entry<E>>>,
     /// `buckets[b % BUCKETS]` holds, in push order, the entries of far
     /// bucket `b` (the slots `b * BUCKET ..= b * BUCKET + BUCKET - 1`), for
@@ -158,15 +167,16 @@ pub struct EventQueue<E> {
     popped: u64,
 }
 
-impl<E: Copy> Default for EventQueue<E> {
+impl<E: Copy + Default> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
 /// Events are small and `Copy` (the simulation's are 8 bytes): the current
-/// slot is read in place, from the front.
-impl<E: Copy> EventQueue<E> {
+/// slot is read in place, from the front. `Default` gives the value an empty
+/// wheel slot holds, never popped.
+impl<E: Copy + Default> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             cur: Vec::with_capacity(64),
@@ -174,8 +184,11 @@ impl<E: Copy> EventQueue<E> {
             cur_abs: 0,
             wheel_end: SLOTS as u64,
             wheel_span: SLOTS as u64 - 1,
+            pour_at: BUCKET,
+            single: Box::new([Entry::default(); SLOTS]),
             slots: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; WORDS],
+            several: [0; WORDS],
             spare: Vec::new(),
             buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             bucket_occupied: [0; BUCKET_WORDS],
@@ -216,16 +229,25 @@ impl<E: Copy> EventQueue<E> {
     fn file(&mut self, abs: u64, entry: Entry<E>) {
         let k = (abs as usize) & (SLOTS - 1);
         let (word, bit) = (k / 64, 1u64 << (k % 64));
-        let slot = &mut self.slots[k];
         if self.occupied[word] & bit == 0 {
-            // The slot's first entry: an empty slot holds no buffer.
-            if slot.capacity() == 0 {
-                *slot = self.spare.pop().unwrap_or_default();
-            }
-            slot.push(entry);
+            self.single[k] = entry;
             self.occupied[word] |= bit;
+        } else if self.several[word] & bit == 0 {
+            // The slot's second entry: both move to a buffer, in order
+            // (the later-pushed one first only when it is earlier).
+            let first = self.single[k];
+            let mut slot = self.spare.pop().unwrap_or_default();
+            let (a, b) = if entry.time < first.time {
+                (entry, first)
+            } else {
+                (first, entry)
+            };
+            slot.push(a);
+            slot.push(b);
+            self.slots[k] = slot;
+            self.several[word] |= bit;
         } else {
-            insert_sorted(slot, entry);
+            insert_sorted(&mut self.slots[k], entry);
         }
     }
 
@@ -256,19 +278,18 @@ impl<E: Copy> EventQueue<E> {
         Some(self.cur_abs + 1 + ahead as u64)
     }
 
-    /// Makes `cur` hold the earliest pending slot. Returns false when empty.
+    /// Moves to the earliest pending slot and takes its first entry; the
+    /// rest of the slot is left in `cur[head..]`. `None` when nothing is
+    /// pending.
     #[inline]
-    fn refill(&mut self) -> bool {
-        if self.head < self.cur.len() {
-            return true;
-        }
+    fn next_slot(&mut self) -> Option<Entry<E>> {
         self.cur.clear();
         self.head = 0;
         let abs = match self.next_occupied() {
             Some(abs) => abs,
             None => {
                 if !self.skip_to_far() {
-                    return false;
+                    return None;
                 }
                 self.next_occupied()
                     .expect("a poured bucket fills the wheel")
@@ -276,19 +297,29 @@ impl<E: Copy> EventQueue<E> {
         };
         self.cur_abs = abs;
         let k = (abs as usize) & (SLOTS - 1);
-        // A wheel slot is kept sorted as it is filled. The drained buffer
-        // is the warmest spare.
-        let filled = std::mem::take(&mut self.slots[k]);
-        self.spare.push(std::mem::replace(&mut self.cur, filled));
-        self.occupied[k / 64] &= !(1 << (k % 64));
+        let (word, bit) = (k / 64, 1u64 << (k % 64));
+        let first = if self.several[word] & bit == 0 {
+            // Nothing else in the slot: `cur` stays empty.
+            self.single[k]
+        } else {
+            // A wheel slot is kept sorted as it is filled. The drained
+            // buffer is the warmest spare.
+            let filled = std::mem::take(&mut self.slots[k]);
+            let first = filled[0];
+            self.spare.push(std::mem::replace(&mut self.cur, filled));
+            self.head = 1;
+            self.several[word] &= !bit;
+            first
+        };
+        self.occupied[word] &= !bit;
         self.pour();
-        true
+        Some(first)
     }
 
     /// Pours every far bucket the wheel can now hold whole into its slots.
     #[inline]
     fn pour(&mut self) {
-        while self.wheel_end + BUCKET <= self.cur_abs + SLOTS as u64 {
+        while self.cur_abs >= self.pour_at {
             self.pour_bucket();
         }
         self.wheel_span = self.wheel_end - self.cur_abs - 1;
@@ -325,6 +356,7 @@ impl<E: Copy> EventQueue<E> {
         }
         self.first_bucket += 1;
         self.wheel_end += BUCKET;
+        self.pour_at += BUCKET;
     }
 
     /// The wheel is empty: moves the current slot to just before the
@@ -350,6 +382,7 @@ impl<E: Copy> EventQueue<E> {
         if b > self.first_bucket {
             self.first_bucket = b;
             self.wheel_end = b * BUCKET;
+            self.pour_at = self.wheel_end + BUCKET - SLOTS as u64;
         }
         self.cur_abs = self.cur_abs.max(self.wheel_end - 1);
         self.pour();
@@ -361,15 +394,12 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Ps, E)> {
         // One test on the common path: the current slot has a next entry.
         let e = match self.cur.get(self.head) {
-            Some(&e) => e,
-            None => {
-                if !self.refill() {
-                    return None;
-                }
-                *self.cur.get(self.head)?
+            Some(&e) => {
+                self.head += 1;
+                e
             }
+            None => self.next_slot()?,
         };
-        self.head += 1;
         self.now = e.time;
         self.popped += 1;
         Some((e.time, e.event))
@@ -383,11 +413,17 @@ impl<E: Copy> EventQueue<E> {
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Ps> {
-        if self.refill() {
-            self.cur.get(self.head).map(|e| e.time)
-        } else {
-            None
+        if let Some(e) = self.cur.get(self.head) {
+            return Some(e.time);
         }
+        let e = self.next_slot()?;
+        // Put it back as the current slot's next entry.
+        if self.head == 0 {
+            self.cur.push(e);
+        } else {
+            self.head -= 1;
+        }
+        Some(e.time)
     }
     /// The current simulated time: the time of the last event popped.
     #[inline]
@@ -396,7 +432,10 @@ impl<E: Copy> EventQueue<E> {
     }
     /// Pending events (counted, not kept: the hot path keeps no count).
     pub fn len(&self) -> usize {
-        let wheel: usize = self.slots.iter().map(Vec::len).sum();
+        let singles: u32 = (self.occupied.iter().zip(&self.several))
+            .map(|(o, s)| (o & !s).count_ones())
+            .sum();
+        let wheel = self.slots.iter().map(Vec::len).sum::<usize>() + singles as usize;
         let far: usize = self.buckets.iter().map(Vec::len).sum();
         self.cur.len() - self.head + wheel + far + self.overflow.len()
     }

@@ -3,7 +3,8 @@
 
 /// An engine event. Each names the element state it concerns by a dense
 /// index (a packet, a port, a flow slot, a NIC, a generator).
-#[derive(Clone, Copy, Debug)]
+/// (`Default` only fills the engine's empty wheel slots: never dispatched.)
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) enum Ev {
     /// Packet `.0` reaches the far end of the link it was sent on ([`crate::net::link`]).
     Arrive(u32),
@@ -18,6 +19,7 @@ pub(crate) enum Ev {
     /// Incast generator `.0`: its next incast event.
     Incast(u32),
     /// The next listed flow(s) start.
+    #[default]
     Listed,
     /// Bulk schedule `.0`: its next on-period's flow starts.
     Bulk(u32),

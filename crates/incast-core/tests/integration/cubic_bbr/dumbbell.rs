@@ -60,6 +60,13 @@ enum Ev {
     Rto(usize, u64),
 }
 
+/// The engine fills its empty wheel slots with this (never popped).
+impl Default for Ev {
+    fn default() -> Self {
+        Ev::Nic(0)
+    }
+}
+
 pub struct Dumbbell {
     pub path: Path,
     pub p: TcpParams,
