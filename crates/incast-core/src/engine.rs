@@ -410,20 +410,34 @@ impl<E: Copy + Default> EventQueue<E> {
     pub fn upcoming(&self, k: usize) -> Option<&E> {
         self.cur.get(self.head + k).map(|e| &e.event)
     }
-    /// Time of the earliest pending event.
+    /// Time of the earliest pending event. It moves nothing, so a push
+    /// after it files as it would have before.
     #[inline]
-    pub fn peek_time(&mut self) -> Option<Ps> {
+    pub fn peek_time(&self) -> Option<Ps> {
         if let Some(e) = self.cur.get(self.head) {
             return Some(e.time);
         }
-        let e = self.next_slot()?;
-        // Put it back as the current slot's next entry.
-        if self.head == 0 {
-            self.cur.push(e);
-        } else {
-            self.head -= 1;
+        if let Some(abs) = self.next_occupied() {
+            let k = (abs as usize) & (SLOTS - 1);
+            let several = self.several[k / 64] & (1 << (k % 64)) != 0;
+            return Some(if several {
+                self.slots[k][0].time
+            } else {
+                self.single[k].time
+            });
         }
-        Some(e.time)
+        // The wheel is empty: the earliest entry of the first occupied far
+        // bucket, or of the heap (whose entries may fall before it).
+        let start = (self.first_bucket as usize) & (BUCKETS - 1);
+        let bucket = first_set_from(&self.bucket_occupied, start).and_then(|d| {
+            let k = (start + d) & (BUCKETS - 1);
+            self.buckets[k].iter().map(|e| e.time).min()
+        });
+        let heap = self.overflow.peek().map(|e| e.time);
+        match (bucket, heap) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        }
     }
     /// The current simulated time: the time of the last event popped.
     #[inline]
@@ -712,6 +726,24 @@ mod tests {
             }
             // Every level took pushes.
             assert!(levels.iter().all(|&n| n > 1_000), "{levels:?}");
+        }
+    }
+
+    /// Peeking changes nothing: an event pushed after a peek, before the
+    /// peeked one, still fires first (at every level the peeked one may sit).
+    #[test]
+    fn a_push_after_a_peek_fires_in_order() {
+        for far in [2_000_000u64, 50_000_000, 5_000_000_000] {
+            let mut q = EventQueue::new();
+            q.push(far, 1u32);
+            assert_eq!(q.peek_time(), Some(far));
+            q.push(1_000, 2);
+            q.push(far - 1, 3);
+            assert_eq!(q.peek_time(), Some(1_000));
+            assert_eq!(q.pop(), Some((1_000, 2)));
+            assert_eq!(q.pop(), Some((far - 1, 3)));
+            assert_eq!(q.pop(), Some((far, 1)));
+            assert_eq!(q.pop(), None);
         }
     }
 
