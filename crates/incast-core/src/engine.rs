@@ -364,9 +364,7 @@ impl<E: Copy + Default> EventQueue<E> {
     /// Returns false when nothing is pending.
     #[cold]
     fn skip_to_far(&mut self) -> bool {
-        let start = (self.first_bucket as usize) & (BUCKETS - 1);
-        let bucket =
-            first_set_from(&self.bucket_occupied, start).map(|d| self.first_bucket + d as u64);
+        let bucket = self.first_occupied_bucket();
         let heap = self
             .overflow
             .peek()
@@ -387,6 +385,13 @@ impl<E: Copy + Default> EventQueue<E> {
         self.cur_abs = self.cur_abs.max(self.wheel_end - 1);
         self.pour();
         true
+    }
+
+    /// The number of the first far bucket holding entries of its own (the
+    /// heap may hold earlier ones).
+    fn first_occupied_bucket(&self) -> Option<u64> {
+        let start = (self.first_bucket as usize) & (BUCKETS - 1);
+        first_set_from(&self.bucket_occupied, start).map(|d| self.first_bucket + d as u64)
     }
 
     /// Removes and returns the earliest event, advancing the clock to its time.
@@ -428,9 +433,8 @@ impl<E: Copy + Default> EventQueue<E> {
         }
         // The wheel is empty: the earliest entry of the first occupied far
         // bucket, or of the heap (whose entries may fall before it).
-        let start = (self.first_bucket as usize) & (BUCKETS - 1);
-        let bucket = first_set_from(&self.bucket_occupied, start).and_then(|d| {
-            let k = (start + d) & (BUCKETS - 1);
+        let bucket = self.first_occupied_bucket().and_then(|b| {
+            let k = (b as usize) & (BUCKETS - 1);
             self.buckets[k].iter().map(|e| e.time).min()
         });
         let heap = self.overflow.peek().map(|e| e.time);
