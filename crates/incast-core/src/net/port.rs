@@ -132,7 +132,9 @@ impl ClassQueue {
         self.since = now;
         if self.bytes > 0 {
             if let Some(st) = self.stats.as_deref_mut() {
-                st.area += self.bytes as f64 * dt as f64;
+                // Both are far below 2^63, where converting through i64
+                // gives the same f64 in one instruction.
+                st.area += self.bytes as i64 as f64 * dt as i64 as f64;
                 st.hist[hist_bucket(self.bytes)] += dt;
             }
         } else if self.stats.is_none() {
