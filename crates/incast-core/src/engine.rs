@@ -71,11 +71,14 @@ impl<E> Ord for Far<E> {
 
 /// log2 of a wheel slot's width in picoseconds: 1.024 ns.
 const SLOT_BITS: u32 = 10;
-/// Number of wheel slots (a power of two): the wheel spans 4096 x 1.024 ns
-/// = 4.19 us ahead of the current slot, which covers a packet's
-/// serialization plus a data-center link's propagation delay.
+/// Number of wheel slots by default (a power of two): the wheel spans 4096 x
+/// 1.024 ns = 4.19 us ahead of the current slot, which covers a packet's
+/// serialization plus a data-center link's propagation delay at 100 Gb/s.
+/// [`EventQueue::with_reach`] sizes it for slower links and longer packets.
 const SLOTS: usize = 4096;
-const WORDS: usize = SLOTS / 64;
+/// The most wheel slots: 16,384 x 1.024 ns = 16.8 us.
+const MAX_SLOTS: usize = 16384;
+const MAX_WORDS: usize = MAX_SLOTS / 64;
 /// log2 of a far bucket's width in wheel slots: 512 slots, 0.52 us.
 const BUCKET_BITS: u32 = 9;
 /// A far bucket's width in wheel slots.
@@ -99,8 +102,10 @@ const BUCKET_WORDS: usize = BUCKETS / 64;
 ///   (a slot holds a few events);
 /// - an event further ahead goes, unsorted, into its 0.52 us *far bucket*;
 ///   as the wheel turns, each bucket is poured into the wheel's slots once
-///   they can hold all of it (a 9000 B frame at 10 Gb/s is 7.2 us on the
-///   wire: every arrival of such a network takes this way);
+///   they can hold all of it. The wheel spans 4.19 us, or up to 16.8 us
+///   where a network's packets reach further ([`EventQueue::with_reach`]: a
+///   9000 B frame at 10 Gb/s is 7.2 us on the wire), so that a packet's
+///   own events stay on it;
 /// - an event more than 2.1 ms ahead (RTO timers, flow arrivals) goes into
 ///   the overflow heap, which stays small, and is poured with its bucket;
 /// - popping reads the current slot from the front; when it is empty the
@@ -126,25 +131,29 @@ pub struct EventQueue<E> {
     /// Absolute slot number (`time >> SLOT_BITS`) of `cur`.
     cur_abs: u64,
     /// The wheel holds the slots `cur_abs < a < wheel_end`; `wheel_end` is a
-    /// bucket boundary, at most `cur_abs + SLOTS`.
+    /// bucket boundary, at most `cur_abs + slots`.
     wheel_end: u64,
     /// `wheel_end - cur_abs - 1`: a slot `a` is on the wheel iff
     /// `a - cur_abs - 1 < wheel_span` (one test, wrapping).
     wheel_span: u64,
-    /// `wheel_end + BUCKET - SLOTS`: once `cur_abs` reaches it, the wheel
+    /// `wheel_end + BUCKET - slots`: once `cur_abs` reaches it, the wheel
     /// can hold the next bucket whole.
     pour_at: u64,
-    /// Wheel slot `k = a % SLOTS` holds the entries of absolute slot `a`,
+    /// The wheel's slots in use (a power of two, at most `MAX_SLOTS`), less one.
+    slot_mask: usize,
+    /// Wheel slot `k = a % slots` holds the entries of absolute slot `a`,
     /// for `cur_abs < a < wheel_end`: one entry in `single[k]`, more in
     /// `slots[k]` (arrays: indexing by a masked slot number needs no
     /// bounds check). Where events are sparse (a 10 Gb/s network: a few
     /// per microsecond) nearly every slot holds one, and needs no buffer.
-    single: Box<[Entry<E>; SLOTS]>,
-    slots: Box<[Vec<Entry<E>>; SLOTS]>,
+    /// Only the first `slot_mask + 1` of each array are used, so a small
+    /// wheel's memory stays in the cache.
+    single: Box<[Entry<E>; MAX_SLOTS]>,
+    slots: Box<[Vec<Entry<E>>; MAX_SLOTS]>,
     /// Bit `k` set iff slot `k` holds entries ...
-    occupied: [u64; WORDS],
+    occupied: [u64; MAX_WORDS],
     /// ... and iff they are in `slots[k]` (two or more).
-    several: [u64; WORDS],
+    several: [u64; MAX_WORDS],
     /// Drained slot buffers, the most recently drained last. A slot holds a
     /// buffer only while it holds two or more entries; its second push
     /// takes the last of these, which the cache still holds. (Leaving each
@@ -178,21 +187,38 @@ impl<E: Copy + Default> Default for EventQueue<E> {
 /// wheel slot holds, never popped.
 impl<E: Copy + Default> EventQueue<E> {
     pub fn new() -> Self {
+        Self::with_slots(SLOTS)
+    }
+
+    /// A queue whose wheel holds every event at most `reach` ahead of the
+    /// current time (up to 16.8 us), so that such events never go through
+    /// the far buckets: a network's longest link delay plus the
+    /// serialization of its largest packet. The default wheel (4.19 us) is
+    /// kept when it suffices: a larger one would walk through more memory.
+    pub fn with_reach(reach: Ps) -> Self {
+        // After a pour the wheel reaches at least `slots - BUCKET` slots ahead.
+        let needed = (reach >> SLOT_BITS) as usize + 1 + BUCKET as usize;
+        Self::with_slots(needed.next_power_of_two().clamp(SLOTS, MAX_SLOTS))
+    }
+
+    fn with_slots(slots: usize) -> Self {
+        debug_assert!(slots.is_power_of_two() && (SLOTS..=MAX_SLOTS).contains(&slots));
         EventQueue {
             cur: Vec::with_capacity(64),
             head: 0,
             cur_abs: 0,
-            wheel_end: SLOTS as u64,
-            wheel_span: SLOTS as u64 - 1,
+            wheel_end: slots as u64,
+            wheel_span: slots as u64 - 1,
             pour_at: BUCKET,
-            single: Box::new([Entry::default(); SLOTS]),
+            slot_mask: slots - 1,
+            single: Box::new([Entry::default(); MAX_SLOTS]),
             slots: Box::new(std::array::from_fn(|_| Vec::new())),
-            occupied: [0; WORDS],
-            several: [0; WORDS],
+            occupied: [0; MAX_WORDS],
+            several: [0; MAX_WORDS],
             spare: Vec::new(),
             buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             bucket_occupied: [0; BUCKET_WORDS],
-            first_bucket: SLOTS as u64 / BUCKET,
+            first_bucket: slots as u64 / BUCKET,
             overflow: BinaryHeap::new(),
             seq: 0,
             now: 0,
@@ -227,7 +253,7 @@ impl<E: Copy + Default> EventQueue<E> {
     /// Files `entry` in wheel slot `abs` (`cur_abs < abs < wheel_end`).
     #[inline(always)]
     fn file(&mut self, abs: u64, entry: Entry<E>) {
-        let k = (abs as usize) & (SLOTS - 1);
+        let k = self.wheel_index(abs);
         let (word, bit) = (k / 64, 1u64 << (k % 64));
         if self.occupied[word] & bit == 0 {
             self.single[k] = entry;
@@ -270,11 +296,18 @@ impl<E: Copy + Default> EventQueue<E> {
         }
     }
 
+    /// The wheel slot of absolute slot `abs` (the second mask is the
+    /// arrays' bound, so indexing needs no check).
+    #[inline(always)]
+    fn wheel_index(&self, abs: u64) -> usize {
+        (abs as usize) & self.slot_mask & (MAX_SLOTS - 1)
+    }
+
     /// Absolute number of the first occupied wheel slot after `cur_abs`.
     #[inline]
     fn next_occupied(&self) -> Option<u64> {
-        let start = ((self.cur_abs + 1) as usize) & (SLOTS - 1);
-        let ahead = first_set_from(&self.occupied, start)?;
+        let start = self.wheel_index(self.cur_abs + 1);
+        let ahead = first_set_from(&self.occupied, self.slot_mask / 64 + 1, start)?;
         Some(self.cur_abs + 1 + ahead as u64)
     }
 
@@ -296,7 +329,7 @@ impl<E: Copy + Default> EventQueue<E> {
             }
         };
         self.cur_abs = abs;
-        let k = (abs as usize) & (SLOTS - 1);
+        let k = self.wheel_index(abs);
         let (word, bit) = (k / 64, 1u64 << (k % 64));
         let first = if self.several[word] & bit == 0 {
             // Nothing else in the slot: `cur` stays empty.
@@ -380,7 +413,7 @@ impl<E: Copy + Default> EventQueue<E> {
         if b > self.first_bucket {
             self.first_bucket = b;
             self.wheel_end = b * BUCKET;
-            self.pour_at = self.wheel_end + BUCKET - SLOTS as u64;
+            self.pour_at = self.wheel_end + BUCKET - (self.slot_mask as u64 + 1);
         }
         self.cur_abs = self.cur_abs.max(self.wheel_end - 1);
         self.pour();
@@ -391,7 +424,8 @@ impl<E: Copy + Default> EventQueue<E> {
     /// heap may hold earlier ones).
     fn first_occupied_bucket(&self) -> Option<u64> {
         let start = (self.first_bucket as usize) & (BUCKETS - 1);
-        first_set_from(&self.bucket_occupied, start).map(|d| self.first_bucket + d as u64)
+        first_set_from(&self.bucket_occupied, BUCKET_WORDS, start)
+            .map(|d| self.first_bucket + d as u64)
     }
 
     /// Removes and returns the earliest event, advancing the clock to its time.
@@ -423,7 +457,7 @@ impl<E: Copy + Default> EventQueue<E> {
             return Some(e.time);
         }
         if let Some(abs) = self.next_occupied() {
-            let k = (abs as usize) & (SLOTS - 1);
+            let k = self.wheel_index(abs);
             let several = self.several[k / 64] & (1 << (k % 64)) != 0;
             return Some(if several {
                 self.slots[k][0].time
@@ -518,20 +552,21 @@ fn shift_into_place<E: Copy>(slot: &mut [Entry<E>]) {
     slot[j] = e;
 }
 
-/// The distance from bit `start` to the first set bit of the ring `bits`
-/// (wrapping once around it).
+/// The distance from bit `start` to the first set bit of the ring formed by
+/// the first `words` of `bits` (a power of two; wrapping once around it).
 #[inline]
-fn first_set_from(bits: &[u64], start: usize) -> Option<usize> {
-    let n = bits.len() * 64;
-    let (w0, b0) = (start / 64, start % 64);
+fn first_set_from<const N: usize>(bits: &[u64; N], words: usize, start: usize) -> Option<usize> {
+    debug_assert!(words.is_power_of_two() && words <= N && start < words * 64);
+    let n = words * 64;
+    let (w0, b0) = (start / 64 % N, start % 64);
     let first = bits[w0] & (!0u64 << b0);
     let found = if first != 0 {
         Some(w0 * 64 + first.trailing_zeros() as usize)
     } else {
-        (1..=bits.len()).find_map(|i| {
-            let w = (w0 + i) % bits.len();
-            let mut word = bits[w];
-            if i == bits.len() {
+        (1..=words).find_map(|i| {
+            let w = (w0 + i) & (words - 1);
+            let mut word = bits[w % N];
+            if i == words {
                 word &= !(!0u64 << b0); // wrapped: only the bits before start
             }
             (word != 0).then(|| w * 64 + word.trailing_zeros() as usize)
@@ -642,14 +677,14 @@ mod tests {
     /// The queue pops exactly what a sorted reference pops, including ties,
     /// for random interleavings of pushes and pops over short and long
     /// horizons (every level: the current slot, the wheel, the far buckets,
-    /// the overflow heap).
+    /// the overflow heap), with each size of wheel.
     #[test]
     fn matches_a_sorted_reference() {
         use crate::rng::Stream;
         use std::collections::BTreeSet;
-        for seed in 0..20u64 {
+        for seed in 0..24u64 {
             let mut rng = Stream::new(seed, "engine-test", 0);
-            let mut q = EventQueue::new();
+            let mut q = EventQueue::with_slots([SLOTS, 2 * SLOTS, MAX_SLOTS][seed as usize % 3]);
             let mut reference = BTreeSet::new();
             let mut seq = 0u64;
             let mut now = 0u64;
@@ -685,7 +720,7 @@ mod tests {
 
     /// Events of one time pushed while it was beyond the far buckets, then
     /// within them, then on the wheel and in the current slot, fire in
-    /// insertion order.
+    /// insertion order, with each size of wheel.
     #[test]
     fn ties_keep_insertion_order_across_levels() {
         use crate::rng::Stream;
@@ -693,9 +728,10 @@ mod tests {
         // Many pushes aim at the multiples of these periods (ties), from
         // every distance: the current slot, the wheel, a far bucket, beyond.
         let periods = [3_000_000u64, 2_200_000_000];
-        for seed in 0..5u64 {
+        for seed in 0..6u64 {
             let mut rng = Stream::new(seed, "engine-ties", 0);
-            let mut q = EventQueue::new();
+            let slots = [SLOTS, MAX_SLOTS][seed as usize % 2];
+            let mut q = EventQueue::with_slots(slots);
             let mut reference = BTreeSet::new();
             let (mut seq, mut now) = (0u64, 0u64);
             let mut levels = [0u32; 4];
@@ -712,7 +748,7 @@ mod tests {
                     let ahead = (t >> SLOT_BITS) - (now >> SLOT_BITS);
                     levels[match ahead {
                         0 => 0,
-                        a if a < SLOTS as u64 - BUCKET => 1,
+                        a if a < slots as u64 - BUCKET => 1,
                         a if a < (BUCKETS as u64) * BUCKET => 2,
                         _ => 3,
                     }] += 1;
@@ -730,6 +766,37 @@ mod tests {
             }
             // Every level took pushes.
             assert!(levels.iter().all(|&n| n > 1_000), "{levels:?}");
+        }
+    }
+
+    /// The wheel is the default one unless a network's events reach beyond
+    /// it, and then the smallest that holds them, up to the largest.
+    #[test]
+    fn the_wheel_is_sized_by_its_reach() {
+        let slots = |reach: Ps| EventQueue::<u32>::with_reach(reach).slot_mask + 1;
+        // 100 Gb/s, 1 KB packets, 1 us links (HPCC's fat-tree): the default.
+        assert_eq!(slots(1_080_000), SLOTS);
+        // After a pour the wheel reaches (slots - BUCKET) x 1.024 ns ahead.
+        let reach_of = |slots: usize| (slots as u64 - BUCKET - 1) << SLOT_BITS;
+        assert_eq!(slots(reach_of(SLOTS)), SLOTS);
+        assert_eq!(slots(reach_of(SLOTS) + (1 << SLOT_BITS)), 2 * SLOTS);
+        // 10 Gb/s, 9000 B packets, 1 us links (htsim's permutation): 8.2 us.
+        assert_eq!(slots(8_200_000), MAX_SLOTS);
+        assert_eq!(slots(1_000_000_000), MAX_SLOTS);
+        // Events within the reach never wait in a far bucket: after any pop,
+        // a push that far ahead files on the wheel.
+        for reach in [1_080_000, 5_000_000, 8_200_000] {
+            let mut q = EventQueue::with_reach(reach);
+            let mut t = 0;
+            for i in 0..20_000u64 {
+                q.push(t + reach, i as u32);
+                let abs = (t + reach) >> SLOT_BITS;
+                assert!(
+                    abs - q.cur_abs - 1 < q.wheel_span || abs == q.cur_abs,
+                    "{reach} {i}"
+                );
+                t = q.pop().map_or(t, |(time, _)| time) + i % 997;
+            }
         }
     }
 

@@ -405,8 +405,13 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         },
         overhead: r.data_wire(0),
     });
+    let largest = c
+        .rdma
+        .as_ref()
+        .map_or(c.transport.mtu, |r| r.data_wire(r.payload)) as u64;
+    let reach = wheel_reach(&fabric.ports, largest.max(sc.largest_frame()));
     let mut w = World {
-        q: EventQueue::new(),
+        q: EventQueue::with_reach(reach),
         arena: PacketArena::default(),
         owners: fabric.owners,
         ports: fabric.ports,
@@ -499,6 +504,17 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
 }
 
 /// The queue sampler for `metrics.queue_ports` (see `metrics::sampler`).
+/// How far ahead a packet's events reach: the longest link delay plus the
+/// serialization of a `largest`-byte packet on the slowest link (the event
+/// queue's wheel is sized to hold them; results do not depend on it).
+fn wheel_reach(ports: &[Port], largest: u64) -> Ps {
+    ports
+        .iter()
+        .map(|p| p.delay + p.rate.tx_time(largest))
+        .max()
+        .unwrap_or(0)
+}
+
 fn queue_sampler(w: &World, m: &MetricsConfig, node_names: &[String]) -> QueueSampler {
     let switch_ports = || -> Vec<u32> {
         (0..w.ports.len() as u32)
