@@ -17,6 +17,15 @@
 //! cargo run --release -p incast-bench -- --repeat 3 scenarios/hpcc/config_fat_web30_10ms_dcqcn.txt
 //! ```
 //!
+//! Speed on a drifting machine is best compared by instructions: with
+//! `--instructions`, each scenario runs under valgrind's cachegrind (about
+//! 50 times slower) and the table gives its instructions per event and per
+//! packet-hop instead of times:
+//!
+//! ```text
+//! cargo run --release -p incast-bench -- --instructions scenarios/htsim_dctcp_permutation.toml
+//! ```
+//!
 //! An HPCC config is imported with the default options; the environment
 //! variable `INCAST_HPCC_IMPORT` picks others, as in
 //! `INCAST_HPCC_IMPORT=headroom=formula,acks=high_priority` (the import as it
@@ -151,6 +160,83 @@ fn digest(path: &str) -> Result<String, String> {
     Ok(parts.join(" "))
 }
 
+/// The instruction count in cachegrind's report (`==1== I   refs: 4,359,728,417`).
+fn instructions_in(report: &str) -> Option<u64> {
+    report.lines().find_map(|line| {
+        let (head, count) = line.split_once("refs:")?;
+        let head = head.trim_end();
+        (head.ends_with(" I") || head == "I")
+            .then(|| count.trim().replace(',', "").parse().ok())
+            .flatten()
+    })
+}
+
+/// What a run wrote to its error stream, without valgrind's own lines.
+fn own_lines(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("==") && !l.starts_with("--"))
+        .collect();
+    lines.join("\n").trim().to_string()
+}
+
+/// Runs scenario `path` in a child process of `exe` (under cachegrind when
+/// `instructions`): its JSON line, with `instructions` added.
+fn run_child(exe: &Path, path: &str, instructions: bool) -> Result<serde_json::Value, String> {
+    let out = if instructions {
+        Command::new("valgrind")
+            .args([
+                "--tool=cachegrind",
+                "--cache-sim=no",
+                "--cachegrind-out-file=/dev/null",
+            ])
+            .arg(exe)
+            .arg("--one")
+            .arg(path)
+            .output()
+            .map_err(|e| {
+                format!(
+                    "--instructions runs each scenario under valgrind, which did not start \
+                     ({e}): install valgrind (apt install valgrind) or leave out --instructions"
+                )
+            })?
+    } else {
+        Command::new(exe)
+            .arg("--one")
+            .arg(path)
+            .output()
+            .map_err(|e| format!("could not start {}: {e}", exe.display()))?
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(own_lines(&stderr));
+    }
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("the run printed no result ({e})"))?;
+    if instructions {
+        let n = instructions_in(&stderr)
+            .ok_or_else(|| format!("no instruction count in valgrind's report:\n{stderr}"))?;
+        v["instructions"] = n.into();
+    }
+    Ok(v)
+}
+
+/// One row of the `--instructions` table.
+fn print_instructions(v: &serde_json::Value) {
+    let count = |key: &str| v[key].as_u64().unwrap_or(0);
+    let n = count("instructions");
+    let per = |key: &str| n as f64 / count(key).max(1) as f64;
+    println!(
+        "{:<34} {:>12} {:>12} {:>16} {:>12.1} {:>12.1}",
+        v["scenario"].as_str().unwrap_or("?"),
+        count("events"),
+        count("packet_hops"),
+        n,
+        per("events"),
+        per("packet_hops"),
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--digest") && args.len() >= 2 {
@@ -189,6 +275,8 @@ fn main() {
         }
         return;
     }
+    let instructions = args.iter().any(|a| a == "--instructions");
+    let args: Vec<String> = args.into_iter().filter(|a| a != "--instructions").collect();
     let (repeat, paths) = match parse_repeat(&args) {
         Ok(x) => x,
         Err(e) => {
@@ -197,10 +285,34 @@ fn main() {
         }
     };
     if paths.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        eprintln!("usage: incast-bench [--repeat N] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.");
+        eprintln!("usage: incast-bench [--repeat N | --instructions] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.\n--instructions runs each under valgrind's cachegrind and reports instructions per event and per packet-hop.");
         std::process::exit(if paths.is_empty() { 2 } else { 0 });
     }
     let exe = std::env::current_exe().expect("own path");
+    if instructions {
+        if repeat > 1 {
+            eprintln!("incast-bench: --instructions counts are exact; leave out --repeat");
+            std::process::exit(2);
+        }
+        println!(
+            "{:<34} {:>12} {:>12} {:>16} {:>12} {:>12}",
+            "scenario", "events", "pkt-hops", "instructions", "per event", "per hop"
+        );
+        let mut failed = false;
+        for path in &paths {
+            match run_child(&exe, path, true) {
+                Ok(v) => {
+                    eprintln!("{v}");
+                    print_instructions(&v);
+                }
+                Err(e) => {
+                    eprintln!("{path}: {e}");
+                    failed = true;
+                }
+            }
+        }
+        std::process::exit(i32::from(failed));
+    }
     println!(
         "{:<34} {:>9} {:>9} {:>12} {:>10} {:>12} {:>10} {:>9} {:>9}",
         "scenario",
@@ -217,19 +329,17 @@ fn main() {
     for path in &paths {
         let mut runs = Vec::new();
         for _ in 0..repeat {
-            let out = Command::new(&exe)
-                .arg("--one")
-                .arg(path)
-                .output()
-                .expect("spawn child");
-            if !out.status.success() {
-                eprintln!("{path}: {}", String::from_utf8_lossy(&out.stderr).trim());
-                failed = true;
-                break;
+            match run_child(&exe, path, false) {
+                Ok(v) => {
+                    eprintln!("{v}");
+                    runs.push(v);
+                }
+                Err(e) => {
+                    eprintln!("{path}: {e}");
+                    failed = true;
+                    break;
+                }
             }
-            let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("child JSON");
-            eprintln!("{v}");
-            runs.push(v);
         }
         if runs.len() < repeat {
             continue;
@@ -242,11 +352,11 @@ fn main() {
             best["scenario"].as_str().unwrap_or("?"),
             wall(best),
             best["cpu_s"].as_f64().unwrap_or(0.0),
-            best["events"],
+            best["events"].as_u64().unwrap_or(0),
             best["events_per_s"].as_f64().unwrap_or(0.0) / 1e6,
-            best["packet_hops"],
+            best["packet_hops"].as_u64().unwrap_or(0),
             best["hops_per_s"].as_f64().unwrap_or(0.0) / 1e6,
-            best["flows"],
+            best["flows"].as_u64().unwrap_or(0),
             best["peak_rss_mib"].as_f64().unwrap_or(0.0),
         );
         if repeat > 1 {
@@ -291,7 +401,26 @@ fn parse_repeat(args: &[String]) -> Result<(usize, Vec<String>), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_repeat;
+    use super::{instructions_in, own_lines, parse_repeat};
+
+    #[test]
+    fn the_instruction_count_is_read_from_cachegrind() {
+        let report = "==12242== Cachegrind, a high-precision tracing profiler\n\
+                      ==12242== \n\
+                      ==12242== I   refs:      4,379,233,316\n\
+                      ==12242== I1  misses:          162,114\n";
+        assert_eq!(instructions_in(report), Some(4_379_233_316));
+        // The data references of a cache simulation are not instructions.
+        assert_eq!(
+            instructions_in("==1== D   refs:  1,000 (700 rd + 300 wr)"),
+            None
+        );
+        assert_eq!(instructions_in("no report here"), None);
+        assert_eq!(
+            own_lines("==7== Cachegrind\nscenario error: no file\n--7-- warning\n"),
+            "scenario error: no file"
+        );
+    }
 
     fn args(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
