@@ -26,6 +26,18 @@
 //! cargo run --release -p incast-bench -- --instructions scenarios/htsim_dctcp_permutation.toml
 //! ```
 //!
+//! To compare CPU time with another build, `--against OTHER` runs each
+//! scenario in this build and in `OTHER` (another `incast-bench` binary) at
+//! the same time, one per core, so that both see the same machine; with
+//! `--repeat N`, N such pairs, the order of starting swapped each time:
+//!
+//! ```text
+//! cargo run --release -p incast-bench -- --against ./old-incast-bench --repeat 4 scenarios/hpcc/config_fat_web30_10ms_dcqcn.txt
+//! ```
+//!
+//! (Run it with a build against itself first: the spread of those ratios is
+//! what a difference must exceed on that machine.)
+//!
 //! An HPCC config is imported with the default options; the environment
 //! variable `INCAST_HPCC_IMPORT` picks others, as in
 //! `INCAST_HPCC_IMPORT=headroom=formula,acks=high_priority` (the import as it
@@ -221,6 +233,97 @@ fn run_child(exe: &Path, path: &str, instructions: bool) -> Result<serde_json::V
     Ok(v)
 }
 
+/// Runs scenario `path` in `this` and in `other` at the same time (`this`
+/// started first when `this_first`): their JSON lines.
+fn run_pair(
+    this: &Path,
+    other: &Path,
+    path: &str,
+    this_first: bool,
+) -> Result<(serde_json::Value, serde_json::Value), String> {
+    let spawn = |exe: &Path| {
+        Command::new(exe)
+            .arg("--one")
+            .arg(path)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("could not start {}: {e}", exe.display()))
+    };
+    let (first, second) = if this_first {
+        (this, other)
+    } else {
+        (other, this)
+    };
+    let (a, b) = (spawn(first)?, spawn(second)?);
+    let result = |child: std::process::Child, exe: &Path| {
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!(
+                "{}: {}",
+                exe.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .map_err(|e| format!("{}: the run printed no result ({e})", exe.display()))
+    };
+    let (a, b) = (result(a, first)?, result(b, second)?);
+    Ok(if this_first { (a, b) } else { (b, a) })
+}
+
+/// `--against`: each scenario `repeat` times in this build and in `other`
+/// at once; the CPU times and their ratios. Returns whether all ran.
+fn compare_against(this: &Path, other: &Path, paths: &[String], repeat: usize) -> bool {
+    println!(
+        "{:<34} {:>6} {:>10} {:>10} {:>8}",
+        "scenario", "pair", "this cpu s", "other", "ratio"
+    );
+    let mut ok = true;
+    for path in paths {
+        let mut ratios = Vec::new();
+        for round in 0..repeat {
+            match run_pair(this, other, path, round % 2 == 0) {
+                Ok((a, b)) => {
+                    if a["events"] != b["events"] {
+                        eprintln!(
+                            "{path}: the builds ran {} and {} events: they simulate different things",
+                            a["events"], b["events"]
+                        );
+                    }
+                    let cpu = |v: &serde_json::Value| v["cpu_s"].as_f64().unwrap_or(0.0);
+                    let ratio = cpu(&a) / cpu(&b).max(1e-9);
+                    ratios.push(ratio);
+                    println!(
+                        "{:<34} {:>6} {:>10.3} {:>10.3} {:>8.3}",
+                        a["scenario"].as_str().unwrap_or("?"),
+                        round + 1,
+                        cpu(&a),
+                        cpu(&b),
+                        ratio
+                    );
+                }
+                Err(e) => {
+                    eprintln!("{path}: {e}");
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ratios.len() > 1 {
+            ratios.sort_by(f64::total_cmp);
+            let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+            println!(
+                "{:<34} this / other: mean {mean:.3}, from {:.3} to {:.3}",
+                "",
+                ratios[0],
+                ratios[ratios.len() - 1]
+            );
+        }
+    }
+    ok
+}
+
 /// One row of the `--instructions` table.
 fn print_instructions(v: &serde_json::Value) {
     let count = |key: &str| v[key].as_u64().unwrap_or(0);
@@ -277,6 +380,13 @@ fn main() {
     }
     let instructions = args.iter().any(|a| a == "--instructions");
     let args: Vec<String> = args.into_iter().filter(|a| a != "--instructions").collect();
+    let (against, args) = match split_against(&args) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("incast-bench: {e}");
+            std::process::exit(2);
+        }
+    };
     let (repeat, paths) = match parse_repeat(&args) {
         Ok(x) => x,
         Err(e) => {
@@ -285,10 +395,18 @@ fn main() {
         }
     };
     if paths.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        eprintln!("usage: incast-bench [--repeat N | --instructions] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.\n--instructions runs each under valgrind's cachegrind and reports instructions per event and per packet-hop.");
+        eprintln!("usage: incast-bench [--repeat N] [--instructions | --against OTHER_BENCH] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.\n--instructions runs each under valgrind's cachegrind and reports instructions per event and per packet-hop.\n--against OTHER_BENCH runs each in this build and in another incast-bench at the same time, one per core, and compares CPU times.");
         std::process::exit(if paths.is_empty() { 2 } else { 0 });
     }
     let exe = std::env::current_exe().expect("own path");
+    if let Some(other) = against {
+        if instructions {
+            eprintln!("incast-bench: --against compares times; --instructions counts: use one");
+            std::process::exit(2);
+        }
+        let ok = compare_against(&exe, Path::new(&other), &paths, repeat);
+        std::process::exit(i32::from(!ok));
+    }
     if instructions {
         if repeat > 1 {
             eprintln!("incast-bench: --instructions counts are exact; leave out --repeat");
@@ -374,6 +492,24 @@ fn main() {
     }
 }
 
+/// Splits `--against OTHER` (anywhere among the arguments) from the rest.
+fn split_against(args: &[String]) -> Result<(Option<String>, Vec<String>), String> {
+    let mut other = None;
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--against" {
+            let path = it.next().ok_or(
+                "--against needs another incast-bench binary, as in --against ./old-incast-bench",
+            )?;
+            other = Some(path.clone());
+        } else {
+            rest.push(a.clone());
+        }
+    }
+    Ok((other, rest))
+}
+
 /// Splits `--repeat N` (anywhere among the arguments) from the scenario paths.
 fn parse_repeat(args: &[String]) -> Result<(usize, Vec<String>), String> {
     let mut repeat = 1;
@@ -401,7 +537,21 @@ fn parse_repeat(args: &[String]) -> Result<(usize, Vec<String>), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{instructions_in, own_lines, parse_repeat};
+    use super::{instructions_in, own_lines, parse_repeat, split_against};
+
+    #[test]
+    fn against_is_split_from_the_rest() {
+        assert_eq!(
+            split_against(&args(&["--against", "old", "--repeat", "2", "a.toml"])).unwrap(),
+            (Some("old".to_string()), args(&["--repeat", "2", "a.toml"]))
+        );
+        assert_eq!(
+            split_against(&args(&["a.toml"])).unwrap(),
+            (None, args(&["a.toml"]))
+        );
+        let e = split_against(&args(&["a.toml", "--against"])).unwrap_err();
+        assert!(e.contains("--against"), "{e}");
+    }
 
     #[test]
     fn the_instruction_count_is_read_from_cachegrind() {
