@@ -503,10 +503,9 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     })
 }
 
-/// The queue sampler for `metrics.queue_ports` (see `metrics::sampler`).
-/// How far ahead a packet's events reach: the longest link delay plus the
-/// serialization of a `largest`-byte packet on the slowest link (the event
-/// queue's wheel is sized to hold them; results do not depend on it).
+/// How far ahead a packet's events reach: the most, over the links, of a
+/// link's delay plus its serialization of a `largest`-byte packet (the
+/// event queue's wheel is sized to hold them; results do not depend on it).
 fn wheel_reach(ports: &[Port], largest: u64) -> Ps {
     ports
         .iter()
@@ -515,6 +514,7 @@ fn wheel_reach(ports: &[Port], largest: u64) -> Ps {
         .unwrap_or(0)
 }
 
+/// The queue sampler for `metrics.queue_ports` (see `metrics::sampler`).
 fn queue_sampler(w: &World, m: &MetricsConfig, node_names: &[String]) -> QueueSampler {
     let switch_ports = || -> Vec<u32> {
         (0..w.ports.len() as u32)
