@@ -151,15 +151,18 @@ def test_killed_sweep_resumes_to_byte_identical_tables(tmp_path, exp_file):
     proc = subprocess.Popen([*cmd, "--out", str(resumed)], start_new_session=True)
     runs = resumed / RUNS_DIR
     deadline = time.time() + 240
+    # Killed as soon as two runs are done: the rest must not finish within one
+    # poll (a run takes tens of milliseconds; waiting for more, with a coarser
+    # poll, let a loaded machine see all eight done before the kill).
     while time.time() < deadline:
         done = [p for p in runs.glob("*/run.json")] if runs.is_dir() else []
-        if len(done) >= 3:
+        if len(done) >= 2:
             break
-        time.sleep(0.05)
+        time.sleep(0.005)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     n_done = len(list(runs.glob("*/run.json")))
-    assert 3 <= n_done < 8, f"killed after {n_done} runs"
+    assert 2 <= n_done < 8, f"killed after {n_done} runs"
     assert not (resumed / "points.parquet").exists()
     subprocess.run([*cmd, "--out", str(resumed)], check=True, timeout=300)
     a, b = _files(straight), _files(resumed)
