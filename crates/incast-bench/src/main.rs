@@ -192,33 +192,44 @@ fn own_lines(stderr: &str) -> String {
     lines.join("\n").trim().to_string()
 }
 
-/// Runs scenario `path` in a child process of `exe` (under cachegrind when
-/// `instructions`): its JSON line, with `instructions` added.
-fn run_child(exe: &Path, path: &str, instructions: bool) -> Result<serde_json::Value, String> {
-    let out = if instructions {
-        Command::new("valgrind")
+/// The command that runs scenario `path` in a child process of `exe`
+/// (under cachegrind when `instructions`).
+fn child_command(exe: &Path, path: &str, instructions: bool) -> Command {
+    let mut cmd = if instructions {
+        let mut valgrind = Command::new("valgrind");
+        valgrind
             .args([
                 "--tool=cachegrind",
                 "--cache-sim=no",
                 "--cachegrind-out-file=/dev/null",
             ])
-            .arg(exe)
-            .arg("--one")
-            .arg(path)
-            .output()
-            .map_err(|e| {
-                format!(
-                    "--instructions runs each scenario under valgrind, which did not start \
-                     ({e}): install valgrind (apt install valgrind) or leave out --instructions"
-                )
-            })?
+            .arg(exe);
+        valgrind
     } else {
         Command::new(exe)
-            .arg("--one")
-            .arg(path)
-            .output()
-            .map_err(|e| format!("could not start {}: {e}", exe.display()))?
     };
+    cmd.arg("--one").arg(path);
+    cmd
+}
+
+/// Why a child did not start.
+fn start_error(exe: &Path, instructions: bool, e: std::io::Error) -> String {
+    if instructions {
+        format!(
+            "--instructions runs each scenario under valgrind, which did not start \
+             ({e}): install valgrind (apt install valgrind) or leave out --instructions"
+        )
+    } else {
+        format!("could not start {}: {e}", exe.display())
+    }
+}
+
+/// A finished child's JSON line, with `instructions` added from
+/// cachegrind's report when it ran under it.
+fn child_result(
+    out: std::process::Output,
+    instructions: bool,
+) -> Result<serde_json::Value, String> {
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         return Err(own_lines(&stderr));
@@ -233,6 +244,15 @@ fn run_child(exe: &Path, path: &str, instructions: bool) -> Result<serde_json::V
     Ok(v)
 }
 
+/// Runs scenario `path` in a child process of `exe` (under cachegrind when
+/// `instructions`): its JSON line, with `instructions` added.
+fn run_child(exe: &Path, path: &str, instructions: bool) -> Result<serde_json::Value, String> {
+    let out = child_command(exe, path, instructions)
+        .output()
+        .map_err(|e| start_error(exe, instructions, e))?;
+    child_result(out, instructions)
+}
+
 /// Runs scenario `path` in `this` and in `other` at the same time (`this`
 /// started first when `this_first`): their JSON lines.
 fn run_pair(
@@ -242,13 +262,11 @@ fn run_pair(
     this_first: bool,
 ) -> Result<(serde_json::Value, serde_json::Value), String> {
     let spawn = |exe: &Path| {
-        Command::new(exe)
-            .arg("--one")
-            .arg(path)
+        child_command(exe, path, false)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
-            .map_err(|e| format!("could not start {}: {e}", exe.display()))
+            .map_err(|e| start_error(exe, false, e))
     };
     let (first, second) = if this_first {
         (this, other)
@@ -257,16 +275,11 @@ fn run_pair(
     };
     let (a, b) = (spawn(first)?, spawn(second)?);
     let result = |child: std::process::Child, exe: &Path| {
-        let out = child.wait_with_output().map_err(|e| e.to_string())?;
-        if !out.status.success() {
-            return Err(format!(
-                "{}: {}",
-                exe.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        serde_json::from_slice::<serde_json::Value>(&out.stdout)
-            .map_err(|e| format!("{}: the run printed no result ({e})", exe.display()))
+        child
+            .wait_with_output()
+            .map_err(|e| e.to_string())
+            .and_then(|out| child_result(out, false))
+            .map_err(|e| format!("{}: {e}", exe.display()))
     };
     let (a, b) = (result(a, first)?, result(b, second)?);
     Ok(if this_first { (a, b) } else { (b, a) })

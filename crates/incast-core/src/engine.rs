@@ -201,6 +201,7 @@ impl<E: Copy + Default> EventQueue<E> {
         Self::with_slots(needed.next_power_of_two().clamp(SLOTS, MAX_SLOTS))
     }
 
+    /// A queue whose wheel has `slots` slots (a power of two, 4096 to 16,384).
     fn with_slots(slots: usize) -> Self {
         debug_assert!(slots.is_power_of_two() && (SLOTS..=MAX_SLOTS).contains(&slots));
         EventQueue {
