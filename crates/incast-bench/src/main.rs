@@ -49,6 +49,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+/// The simulation's large tables on huge pages, as in the Python package
+/// (see `huge_pages`).
+#[global_allocator]
+static ALLOC: incast_core::huge_pages::HugePages = incast_core::huge_pages::HugePages;
+
 /// Nanoseconds this process has spent running on a CPU (0 where the kernel
 /// does not report it).
 fn cpu_ns() -> u64 {

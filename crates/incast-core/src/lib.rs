@@ -37,6 +37,7 @@ pub mod edge;
 pub mod engine;
 pub mod host;
 pub mod hpcc_format;
+pub mod huge_pages;
 pub mod mech;
 pub mod metrics;
 pub mod metrics_table;

@@ -15,6 +15,11 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
+/// The simulation's large tables on huge pages (see `huge_pages`): the
+/// extension's own allocations only, Python's are untouched.
+#[global_allocator]
+static ALLOC: incast_core::huge_pages::HugePages = incast_core::huge_pages::HugePages;
+
 pyo3::create_exception!(
     incast._core,
     ScenarioError,
