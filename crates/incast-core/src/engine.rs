@@ -152,8 +152,12 @@ pub struct EventQueue<E> {
     slots: Box<[Vec<Entry<E>>; MAX_SLOTS]>,
     /// Bit `k` set iff slot `k` holds entries ...
     occupied: [u64; MAX_WORDS],
-    /// ... and iff they are in `slots[k]` (two or more).
+    /// ... and iff they are in `slots[k]` (two or more) ...
     several: [u64; MAX_WORDS],
+    /// ... and iff those are no longer sorted: pushed out of order into a
+    /// slot already holding [`SHIFT_MAX`] entries, they are sorted once,
+    /// when the slot becomes the current one.
+    unsorted: [u64; MAX_WORDS],
     /// Drained slot buffers, the most recently drained last. A slot holds a
     /// buffer only while it holds two or more entries; its second push
     /// takes the last of these, which the cache still holds. (Leaving each
@@ -216,6 +220,7 @@ impl<E: Copy + Default> EventQueue<E> {
             slots: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; MAX_WORDS],
             several: [0; MAX_WORDS],
+            unsorted: [0; MAX_WORDS],
             spare: Vec::new(),
             buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             bucket_occupied: [0; BUCKET_WORDS],
@@ -273,8 +278,8 @@ impl<E: Copy + Default> EventQueue<E> {
             slot.push(b);
             self.slots[k] = slot;
             self.several[word] |= bit;
-        } else {
-            insert_sorted(&mut self.slots[k], entry);
+        } else if !insert_sorted(&mut self.slots[k], entry) {
+            self.unsorted[word] |= bit;
         }
     }
 
@@ -336,9 +341,14 @@ impl<E: Copy + Default> EventQueue<E> {
             // Nothing else in the slot: `cur` stays empty.
             self.single[k]
         } else {
-            // A wheel slot is kept sorted as it is filled. The drained
-            // buffer is the warmest spare.
-            let filled = std::mem::take(&mut self.slots[k]);
+            // A wheel slot is kept sorted as it is filled, or sorted now
+            // (stable: ties stay in the order they were pushed). The
+            // drained buffer is the warmest spare.
+            let mut filled = std::mem::take(&mut self.slots[k]);
+            if self.unsorted[word] & bit != 0 {
+                self.unsorted[word] &= !bit;
+                sort_slot(&mut filled);
+            }
             let first = filled[0];
             self.spare.push(std::mem::replace(&mut self.cur, filled));
             self.head = 1;
@@ -459,8 +469,14 @@ impl<E: Copy + Default> EventQueue<E> {
         }
         if let Some(abs) = self.next_occupied() {
             let k = self.wheel_index(abs);
-            let several = self.several[k / 64] & (1 << (k % 64)) != 0;
-            return Some(if several {
+            let (word, bit) = (k / 64, 1u64 << (k % 64));
+            return Some(if self.unsorted[word] & bit != 0 {
+                self.slots[k]
+                    .iter()
+                    .map(|e| e.time)
+                    .min()
+                    .expect("occupied")
+            } else if self.several[word] & bit != 0 {
                 self.slots[k][0].time
             } else {
                 self.single[k].time
@@ -525,18 +541,42 @@ impl<E: Copy + Default> EventQueue<E> {
     }
 }
 
+/// A slot of more entries than this is no longer kept sorted as it is
+/// filled (see [`insert_sorted`]).
+const SHIFT_MAX: usize = 32;
+
 /// Appends `e` to a slot sorted by ascending time, ties in insertion order:
 /// it goes after every entry at or before its time. On HPCC's fat-tree
 /// about four pushes in five land out of order, nearly always one place
 /// early (a slot's events are pushed from different hops, with different
 /// serialization and link delays ahead of them).
+///
+/// Returns false when it left the slot unsorted: `e` came out of order into
+/// a slot of [`SHIFT_MAX`] entries or more. A large network fills a 1 ns
+/// slot with hundreds of events (k = 34 at 50 % load: about 400), and its
+/// acknowledgements and end-of-transmission events, pushed later than the
+/// data arrivals around them, would each shift half the slot; such a slot
+/// is sorted once instead ([`sort_slot`]).
 #[inline(always)]
-fn insert_sorted<E: Copy>(slot: &mut Vec<Entry<E>>, e: Entry<E>) {
+fn insert_sorted<E: Copy>(slot: &mut Vec<Entry<E>>, e: Entry<E>) -> bool {
     let in_order = slot.last().is_none_or(|last| last.time <= e.time);
     slot.push(e);
-    if !in_order {
-        shift_into_place(slot);
+    if in_order {
+        return true;
     }
+    if slot.len() > SHIFT_MAX {
+        return false;
+    }
+    shift_into_place(slot);
+    true
+}
+
+/// Sorts a slot by time, ties in the order they were pushed: the entries
+/// before the first one left out of place are sorted that way already, and
+/// the sort is stable.
+#[cold]
+fn sort_slot<E: Copy>(slot: &mut [Entry<E>]) {
+    slot.sort_by_key(|e| e.time);
 }
 
 /// Moves a slot's last entry left past every entry later than it. Out of
@@ -772,6 +812,40 @@ mod tests {
 
     /// The wheel is the default one unless a network's events reach beyond
     /// it, and then the smallest that holds them, up to the largest.
+    /// A large network's slots: hundreds of entries each, pushed out of
+    /// order and with ties, so that they exceed [`SHIFT_MAX`] and are sorted
+    /// when they come up; `peek_time` sees the earliest of an unsorted slot.
+    #[test]
+    fn dense_slots_are_sorted_in_push_order() {
+        use crate::rng::Stream;
+        use std::collections::BTreeSet;
+        let mut rng = Stream::new(7, "engine-dense", 0);
+        let mut q = EventQueue::new();
+        let mut reference = BTreeSet::new();
+        let (mut seq, mut now) = (0u64, 0u64);
+        let mut largest = 0;
+        for _ in 0..300_000 {
+            if rng.uniform() < 0.5 || reference.len() < 5_000 {
+                // Within 40 slots ahead, on 64 distinct picoseconds per slot:
+                // many ties, and most pushes out of order.
+                let t = now + (rng.below(40 << SLOT_BITS) & !15);
+                q.push(t, seq);
+                reference.insert((t, seq));
+                seq += 1;
+            } else {
+                let want = reference.pop_first().unwrap();
+                assert_eq!(q.peek_time(), Some(want.0));
+                assert_eq!(q.pop(), Some(want));
+                largest = largest.max(q.cur.len());
+                now = want.0;
+            }
+        }
+        while let Some(want) = reference.pop_first() {
+            assert_eq!(q.pop(), Some(want));
+        }
+        assert!(largest > 4 * SHIFT_MAX, "slots of {largest} entries");
+    }
+
     #[test]
     fn the_wheel_is_sized_by_its_reach() {
         let slots = |reach: Ps| EventQueue::<u32>::with_reach(reach).slot_mask + 1;
