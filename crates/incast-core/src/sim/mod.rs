@@ -33,6 +33,14 @@ use crate::metrics_table::{Column, Table};
 use crate::net::link;
 use crate::nic;
 use crate::scenario::Scenario;
+
+/// How many events ahead the run loop starts loading an arriving packet ...
+const PKT_AHEAD: usize = 4;
+/// ... and the port it goes to (read from the packet, loaded by then). One
+/// and two events had been too few for a large network, whose packets and
+/// ports are far beyond the caches: 6 % less CPU time at k = 34 with four
+/// and two; eight and four were slower again (docs/performance-history.md).
+const PORT_AHEAD: usize = 2;
 use crate::scenario::ScenarioError;
 use crate::transport::cc::CongestionControl;
 use crate::units::{Bytes, Ps};
@@ -153,14 +161,15 @@ impl Simulation {
                 return true;
             }
             // Packet arrivals are most of the events and each reads a packet
-            // last touched a link delay ago: start loading the next ones now.
-            if let Some(&Ev::Arrive(next)) = self.w.q.upcoming(2) {
+            // last touched a link delay ago: start loading the ones a few
+            // events ahead now.
+            if let Some(&Ev::Arrive(next)) = self.w.q.upcoming(PKT_AHEAD) {
                 self.w.arena.prefetch(next);
             }
-            // The arrival after this one had its packet prefetched an event
-            // ago: start loading the port it goes to (at a switch, the
-            // egress port it was routed to as it left).
-            if let Some(&Ev::Arrive(soon)) = self.w.q.upcoming(1) {
+            // An arrival nearer had its packet prefetched two events ago:
+            // start loading the port it goes to (at a switch, the egress port
+            // it was routed to as it left).
+            if let Some(&Ev::Arrive(soon)) = self.w.q.upcoming(PORT_AHEAD) {
                 crate::net::prefetch(&self.w.ports, self.w.arena.get(soon).to_port as usize);
             }
             self.dispatch(t, ev);
