@@ -163,8 +163,11 @@ impl Simulation {
             // Packet arrivals are most of the events and each reads a packet
             // last touched a link delay ago: start loading the ones a few
             // events ahead now.
-            if let Some(&Ev::Arrive(next)) = self.w.q.upcoming(PKT_AHEAD) {
-                self.w.arena.prefetch(next);
+            // An end of transmission reads its port first.
+            match self.w.q.upcoming(PKT_AHEAD) {
+                Some(&Ev::Arrive(next)) => self.w.arena.prefetch(next),
+                Some(&Ev::TxDone(port)) => crate::net::prefetch(&self.w.ports, port as usize),
+                _ => {}
             }
             // An arrival nearer had its packet prefetched two events ago:
             // start loading the port it goes to (at a switch, the egress port
