@@ -90,11 +90,37 @@ fn advise_huge(_addr: usize, _size: usize) {}
 mod tests {
     use super::*;
 
+    /// Whether the kernel's map of this process marks the mapping holding
+    /// `addr` as advised for huge pages (`hg` among its `VmFlags`).
+    #[cfg(target_os = "linux")]
+    fn advised(addr: usize) -> bool {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").expect("/proc/self/smaps");
+        let mut inside = false;
+        for line in smaps.lines() {
+            let range = line.split(' ').next().unwrap_or("");
+            if let Some((lo, hi)) = range.split_once('-') {
+                if let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+                {
+                    inside = (lo..hi).contains(&addr);
+                    continue;
+                }
+            }
+            if inside && line.starts_with("VmFlags:") {
+                return line.split_whitespace().any(|flag| flag == "hg");
+            }
+        }
+        false
+    }
+
     /// Allocations through it, small and large, hold what was written, and
-    /// survive growth by `realloc` (the advice must never touch contents).
+    /// survive growth by `realloc` (the advice must never touch contents);
+    /// a large one is advised (the kernel's map says so).
     #[test]
     fn it_allocates_like_the_system_allocator() {
         let alloc = HugePages;
+        #[cfg(target_os = "linux")]
+        let thp_kernel = std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists();
         for size in [16, 4096, HUGE_FROM, 3 * HUGE_FROM + 123] {
             let layout = Layout::from_size_align(size, 64).unwrap();
             unsafe {
@@ -108,6 +134,12 @@ mod tests {
                 assert!(!grown.is_null());
                 for i in (0..size).step_by(997) {
                     assert_eq!(*grown.add(i), (i % 251) as u8);
+                }
+                // The advice covers whole pages: look in the middle (where
+                // the kernel has huge pages at all).
+                #[cfg(target_os = "linux")]
+                if size >= HUGE_FROM && thp_kernel {
+                    assert!(advised(grown as usize + size), "no advice at {size} bytes");
                 }
                 alloc.dealloc(grown, Layout::from_size_align(2 * size, 64).unwrap());
                 let zeroed = alloc.alloc_zeroed(layout);

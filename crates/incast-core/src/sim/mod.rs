@@ -33,14 +33,6 @@ use crate::metrics_table::{Column, Table};
 use crate::net::link;
 use crate::nic;
 use crate::scenario::Scenario;
-
-/// How many events ahead the run loop starts loading an arriving packet ...
-const PKT_AHEAD: usize = 4;
-/// ... and the port it goes to (read from the packet, loaded by then). One
-/// and two events had been too few for a large network, whose packets and
-/// ports are far beyond the caches: 6 % less CPU time at k = 34 with four
-/// and two; eight and four were slower again (docs/performance-history.md).
-const PORT_AHEAD: usize = 2;
 use crate::scenario::ScenarioError;
 use crate::transport::cc::CongestionControl;
 use crate::units::{Bytes, Ps};
@@ -50,6 +42,16 @@ use std::time::Instant;
 use world::World;
 
 pub use crate::host::{KIND_BULK, KIND_INCAST, KIND_LISTED, KIND_POISSON};
+
+/// How many events ahead the run loop starts loading an arriving packet, and
+/// the port of an end of transmission ...
+const PKT_AHEAD: usize = 4;
+/// ... and the port an arriving packet goes to (read from the packet, loaded
+/// by then). One and two events had been too few for a large network, whose
+/// packets and ports are far beyond the caches: 6 % less CPU time at k = 34
+/// with four and two; eight and four were slower again
+/// (docs/performance-history.md).
+const PORT_AHEAD: usize = 2;
 
 /// Progress of a run, for progress bars.
 #[derive(Clone, Copy, Debug, Default)]
