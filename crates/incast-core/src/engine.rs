@@ -736,6 +736,45 @@ impl LazyTimer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
+
+    /// A queue checked against a reference: the ordered set of its entries'
+    /// `(time, push number)`.
+    struct Checked {
+        q: EventQueue<u64>,
+        reference: BTreeSet<(Ps, u64)>,
+        pushed: u64,
+    }
+
+    impl Checked {
+        fn new(q: EventQueue<u64>) -> Self {
+            Checked {
+                q,
+                reference: BTreeSet::new(),
+                pushed: 0,
+            }
+        }
+        fn push(&mut self, t: Ps) {
+            self.q.push(t, self.pushed);
+            self.reference.insert((t, self.pushed));
+            self.pushed += 1;
+        }
+        /// Peeks and pops, checking both against the reference; returns the
+        /// time popped.
+        fn pop(&mut self) -> Ps {
+            let want = self.reference.pop_first().expect("a pending entry");
+            assert_eq!(self.q.peek_time(), Some(want.0));
+            assert_eq!(self.q.pop(), Some(want));
+            want.0
+        }
+        /// Pops everything left, checking the order, then that nothing is.
+        fn drain(&mut self) {
+            while !self.reference.is_empty() {
+                self.pop();
+            }
+            assert_eq!(self.q.pop(), None);
+        }
+    }
 
     #[test]
     fn equal_times_fire_in_insertion_order() {
@@ -760,15 +799,13 @@ mod tests {
     #[test]
     fn matches_a_sorted_reference() {
         use crate::rng::Stream;
-        use std::collections::BTreeSet;
         for seed in 0..24u64 {
             let mut rng = Stream::new(seed, "engine-test", 0);
-            let mut q = EventQueue::with_slots([SLOTS, 2 * SLOTS, MAX_SLOTS][seed as usize % 3]);
-            let mut reference = BTreeSet::new();
-            let mut seq = 0u64;
+            let slots = [SLOTS, 2 * SLOTS, MAX_SLOTS][seed as usize % 3];
+            let mut checked = Checked::new(EventQueue::with_slots(slots));
             let mut now = 0u64;
             for _ in 0..50_000 {
-                if rng.uniform() < 0.55 || reference.is_empty() {
+                if rng.uniform() < 0.55 || checked.reference.is_empty() {
                     // Within a slot, the wheel, its edge, the far buckets, their
                     // edge and beyond (the overflow heap).
                     let horizon = [0u64, 3, 1_000, 1 << 22, 1 << 24, 1 << 31, 1 << 32, 1 << 40]
@@ -779,21 +816,13 @@ mod tests {
                         } else {
                             rng.next_u64() % horizon
                         };
-                    q.push(t, seq);
-                    reference.insert((t, seq));
-                    seq += 1;
+                    checked.push(t);
                 } else {
-                    let want = reference.pop_first().unwrap();
-                    assert_eq!(q.peek_time(), Some(want.0));
-                    assert_eq!(q.pop(), Some(want));
-                    now = want.0;
+                    now = checked.pop();
                 }
-                assert_eq!(q.len(), reference.len());
+                assert_eq!(checked.q.len(), checked.reference.len());
             }
-            while let Some(want) = reference.pop_first() {
-                assert_eq!(q.pop(), Some(want));
-            }
-            assert_eq!(q.pop(), None);
+            checked.drain();
         }
     }
 
@@ -803,19 +832,17 @@ mod tests {
     #[test]
     fn ties_keep_insertion_order_across_levels() {
         use crate::rng::Stream;
-        use std::collections::BTreeSet;
         // Many pushes aim at the multiples of these periods (ties), from
         // every distance: the current slot, the wheel, a far bucket, beyond.
         let periods = [3_000_000u64, 2_200_000_000];
         for seed in 0..6u64 {
             let mut rng = Stream::new(seed, "engine-ties", 0);
             let slots = [SLOTS, MAX_SLOTS][seed as usize % 2];
-            let mut q = EventQueue::with_slots(slots);
-            let mut reference = BTreeSet::new();
-            let (mut seq, mut now) = (0u64, 0u64);
+            let mut checked = Checked::new(EventQueue::with_slots(slots));
+            let mut now = 0u64;
             let mut levels = [0u32; 4];
             for _ in 0..400_000 {
-                if rng.uniform() < 0.5 || reference.len() < 200 {
+                if rng.uniform() < 0.5 || checked.reference.len() < 200 {
                     let t = if rng.uniform() < 0.3 {
                         let period = periods[rng.below(2) as usize];
                         (now / period + rng.below(3)) * period
@@ -831,18 +858,12 @@ mod tests {
                         a if a < (BUCKETS as u64) * BUCKET => 2,
                         _ => 3,
                     }] += 1;
-                    q.push(t, seq);
-                    reference.insert((t, seq));
-                    seq += 1;
+                    checked.push(t);
                 } else {
-                    let want = reference.pop_first().unwrap();
-                    assert_eq!(q.pop(), Some(want));
-                    now = want.0;
+                    now = checked.pop();
                 }
             }
-            while let Some(want) = reference.pop_first() {
-                assert_eq!(q.pop(), Some(want));
-            }
+            checked.drain();
             // Every level took pushes.
             assert!(levels.iter().all(|&n| n > 1_000), "{levels:?}");
         }
@@ -854,31 +875,20 @@ mod tests {
     #[test]
     fn dense_slots_are_sorted_in_push_order() {
         use crate::rng::Stream;
-        use std::collections::BTreeSet;
         let mut rng = Stream::new(7, "engine-dense", 0);
-        let mut q = EventQueue::new();
-        let mut reference = BTreeSet::new();
-        let (mut seq, mut now) = (0u64, 0u64);
-        let mut largest = 0;
+        let mut checked = Checked::new(EventQueue::new());
+        let (mut now, mut largest) = (0, 0);
         for _ in 0..300_000 {
-            if rng.uniform() < 0.5 || reference.len() < 5_000 {
+            if rng.uniform() < 0.5 || checked.reference.len() < 5_000 {
                 // Within 40 slots ahead, on 64 distinct picoseconds per slot:
                 // many ties, and most pushes out of order.
-                let t = now + (rng.below(40 << SLOT_BITS) & !15);
-                q.push(t, seq);
-                reference.insert((t, seq));
-                seq += 1;
+                checked.push(now + (rng.below(40 << SLOT_BITS) & !15));
             } else {
-                let want = reference.pop_first().unwrap();
-                assert_eq!(q.peek_time(), Some(want.0));
-                assert_eq!(q.pop(), Some(want));
-                largest = largest.max(q.cur.len());
-                now = want.0;
+                now = checked.pop();
+                largest = largest.max(checked.q.cur.len());
             }
         }
-        while let Some(want) = reference.pop_first() {
-            assert_eq!(q.pop(), Some(want));
-        }
+        checked.drain();
         assert!(largest > 4 * SHIFT_MAX, "slots of {largest} entries");
     }
 
