@@ -13,9 +13,14 @@
 //! `MADV_HUGEPAGE` on each allocation of at least [`HUGE_FROM`] bytes. It
 //! changes where memory sits, never what a run computes. Programs opt in:
 //!
-//! ```ignore
+//! ```
 //! #[global_allocator]
 //! static ALLOC: incast_core::huge_pages::HugePages = incast_core::huge_pages::HugePages;
+//!
+//! fn main() {
+//!     let ports = vec![0u64; 1 << 20]; // 8 MiB: advised
+//!     assert!(ports.iter().all(|&x| x == 0));
+//! }
 //! ```
 //!
 //! On other systems, and where the kernel refuses the advice, it is the
