@@ -342,6 +342,29 @@ fn compare_against(this: &Path, other: &Path, paths: &[String], repeat: usize) -
     ok
 }
 
+/// `--instructions`: each scenario once under cachegrind; its events,
+/// packet-hops and instructions. Returns whether all ran.
+fn count_instructions(exe: &Path, paths: &[String]) -> bool {
+    println!(
+        "{:<34} {:>12} {:>12} {:>16} {:>12} {:>12}",
+        "scenario", "events", "pkt-hops", "instructions", "per event", "per hop"
+    );
+    let mut ok = true;
+    for path in paths {
+        match run_child(exe, path, true) {
+            Ok(v) => {
+                eprintln!("{v}");
+                print_instructions(&v);
+            }
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                ok = false;
+            }
+        }
+    }
+    ok
+}
+
 /// One row of the `--instructions` table.
 fn print_instructions(v: &serde_json::Value) {
     let count = |key: &str| v[key].as_u64().unwrap_or(0);
@@ -430,24 +453,8 @@ fn main() {
             eprintln!("incast-bench: --instructions counts are exact; leave out --repeat");
             std::process::exit(2);
         }
-        println!(
-            "{:<34} {:>12} {:>12} {:>16} {:>12} {:>12}",
-            "scenario", "events", "pkt-hops", "instructions", "per event", "per hop"
-        );
-        let mut failed = false;
-        for path in &paths {
-            match run_child(&exe, path, true) {
-                Ok(v) => {
-                    eprintln!("{v}");
-                    print_instructions(&v);
-                }
-                Err(e) => {
-                    eprintln!("{path}: {e}");
-                    failed = true;
-                }
-            }
-        }
-        std::process::exit(i32::from(failed));
+        let ok = count_instructions(&exe, &paths);
+        std::process::exit(i32::from(!ok));
     }
     println!(
         "{:<34} {:>9} {:>9} {:>12} {:>10} {:>12} {:>10} {:>9} {:>9}",

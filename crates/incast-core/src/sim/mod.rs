@@ -163,9 +163,8 @@ impl Simulation {
                 return true;
             }
             // Packet arrivals are most of the events and each reads a packet
-            // last touched a link delay ago: start loading the ones a few
-            // events ahead now.
-            // An end of transmission reads its port first.
+            // last touched a link delay ago: start loading it a few events
+            // ahead. An end of transmission reads its port first.
             match self.w.q.upcoming(PKT_AHEAD) {
                 Some(&Ev::Arrive(next)) => self.w.arena.prefetch(next),
                 Some(&Ev::TxDone(port)) => crate::net::prefetch(&self.w.ports, port as usize),
