@@ -225,7 +225,8 @@ class Results:
         node_names: node id -> name.
         summary: the summary dict computed by the core (buckets, percentiles,
             totals); its keys may grow over versions.
-        stats: engine statistics (events, packet_hops, sim_time_ps, wall_seconds).
+        stats: engine statistics (events, packet_hops, tx_done_events,
+            sim_time_ps, wall_seconds, peak_packets, peak_flows).
     """
 
     def __init__(self, raw: dict, *, wall_seconds: float | None = None) -> None:

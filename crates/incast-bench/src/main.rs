@@ -10,6 +10,10 @@
 //! `cpu s` is the time the run spent on a CPU (`/proc/self/schedstat`): on a
 //! shared machine, wall time well above it means the run waited for a core.
 //!
+//! `ev/hop` is events per packet-hop and `txd/hop` the ends of transmission
+//! among them (a port that had more to send finished a packet): one arrival
+//! per hop, plus those, plus timers and generators.
+//!
 //! On a noisy machine, `--repeat N` runs each scenario N times, one after the
 //! other, and reports the fastest and the median run:
 //!
@@ -126,6 +130,7 @@ fn run_one(path: &str) -> Result<serde_json::Value, String> {
         "events": s.events,
         "events_per_s": s.events as f64 / wall,
         "packet_hops": s.packet_hops,
+        "tx_done_events": s.tx_done_events,
         "hops_per_s": s.packet_hops as f64 / wall,
         "sim_time_ms": s.sim_time_ps as f64 / 1e9,
         "flows": summary["flows"]["total"],
@@ -457,7 +462,7 @@ fn main() {
         std::process::exit(i32::from(!ok));
     }
     println!(
-        "{:<34} {:>9} {:>9} {:>12} {:>10} {:>12} {:>10} {:>9} {:>9}",
+        "{:<34} {:>9} {:>9} {:>12} {:>10} {:>12} {:>10} {:>7} {:>8} {:>9} {:>9}",
         "scenario",
         "wall s",
         "cpu s",
@@ -465,6 +470,8 @@ fn main() {
         "Mev/s",
         "pkt-hops",
         "Mhops/s",
+        "ev/hop",
+        "txd/hop",
         "flows",
         "peak MiB"
     );
@@ -491,7 +498,7 @@ fn main() {
         runs.sort_by(|a, b| wall(a).total_cmp(&wall(b)));
         let best = &runs[0];
         println!(
-            "{:<34} {:>9.2} {:>9.2} {:>12} {:>10.2} {:>12} {:>10.2} {:>9} {:>9.1}",
+            "{:<34} {:>9.2} {:>9.2} {:>12} {:>10.2} {:>12} {:>10.2} {:>7.3} {:>8.3} {:>9} {:>9.1}",
             best["scenario"].as_str().unwrap_or("?"),
             wall(best),
             best["cpu_s"].as_f64().unwrap_or(0.0),
@@ -499,6 +506,8 @@ fn main() {
             best["events_per_s"].as_f64().unwrap_or(0.0) / 1e6,
             best["packet_hops"].as_u64().unwrap_or(0),
             best["hops_per_s"].as_f64().unwrap_or(0.0) / 1e6,
+            per_hop(best, "events"),
+            per_hop(best, "tx_done_events"),
             best["flows"].as_u64().unwrap_or(0),
             best["peak_rss_mib"].as_f64().unwrap_or(0.0),
         );
@@ -515,6 +524,14 @@ fn main() {
     if failed {
         std::process::exit(1);
     }
+}
+
+/// `key` (a count in a run's JSON) per packet-hop: events per hop, and the
+/// ends of transmission among them (issue 21's measure of how many events a
+/// hop costs; arrivals are one per hop).
+fn per_hop(run: &serde_json::Value, key: &str) -> f64 {
+    let hops = run["packet_hops"].as_u64().unwrap_or(0).max(1) as f64;
+    run[key].as_u64().unwrap_or(0) as f64 / hops
 }
 
 /// Splits `--against OTHER` (anywhere among the arguments) from the rest.
@@ -562,7 +579,17 @@ fn parse_repeat(args: &[String]) -> Result<(usize, Vec<String>), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{instructions_in, own_lines, parse_repeat, split_against};
+    use super::{instructions_in, own_lines, parse_repeat, per_hop, split_against};
+
+    #[test]
+    fn counts_per_hop_are_read_from_a_run() {
+        let run = serde_json::json!({"events": 125, "packet_hops": 100, "tx_done_events": 20});
+        assert_eq!(per_hop(&run, "events"), 1.25);
+        assert_eq!(per_hop(&run, "tx_done_events"), 0.2);
+        // A run without hops (nothing sent) reads as per one hop, not a NaN.
+        let idle = serde_json::json!({"events": 3, "packet_hops": 0});
+        assert_eq!(per_hop(&idle, "events"), 3.0);
+    }
 
     #[test]
     fn against_is_split_from_the_rest() {

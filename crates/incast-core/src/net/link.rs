@@ -56,6 +56,7 @@ pub(crate) fn want_tx_done(w: &mut World, p: u32) {
 /// The `TxDone` of port `p`: its owner sends the next packet.
 #[inline(always)]
 pub(crate) fn tx_done(w: &mut World, now: Ps, p: u32) {
+    w.counters.tx_done_events += 1;
     w.ports[p as usize].tx_event = false;
     match w.owners[p as usize] {
         Owner::Switch(s) => switch::transmit_next(w, now, s, p),

@@ -68,7 +68,12 @@ pub struct Progress {
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct RunStats {
     pub events: u64,
+    /// Packet arrivals at the far end of a link (one event each).
     pub packet_hops: u64,
+    /// Ends of transmission at a port with more to send (one event each).
+    /// With `packet_hops`, most of `events`: the rest are timers and
+    /// generators.
+    pub tx_done_events: u64,
     pub sim_time_ps: Ps,
     pub wall_seconds: f64,
     pub peak_packets: u64,
@@ -395,6 +400,7 @@ impl Simulation {
         let stats = RunStats {
             events: w.q.events_processed(),
             packet_hops: w.counters.packet_hops,
+            tx_done_events: w.counters.tx_done_events,
             sim_time_ps: end,
             wall_seconds: self.started.elapsed().as_secs_f64(),
             peak_packets: w.arena.peak() as u64,

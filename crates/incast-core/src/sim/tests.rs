@@ -172,3 +172,38 @@ fn multi_host_graph_errors_name_the_host() {
     let e = g.validate().unwrap_err();
     assert!(e.contains("host `h0`") && e.contains("no link"), "{e}");
 }
+
+/// Events per hop, counted: a sender's initial window of ten segments leaves
+/// its NIC back to back, the first at once and each of the nine others at
+/// the end of its predecessor's transmission (nine `TxDone`s). Every link
+/// runs at one rate, so a full segment reaches the switch port just as the
+/// one before it has left and passes straight through, and so does every
+/// acknowledgement: no other port has more to send when a transmission
+/// ends. A shorter last segment catches up with its predecessor at the
+/// switch, waits there, and costs the switch port one `TxDone`.
+#[test]
+fn ends_of_transmission_are_counted_where_a_port_has_more_to_send() {
+    for (size, tx_dones) in [(10 * 1460, 9), (9 * 1460 + 860, 10)] {
+        let mut sim = Simulation::new(&scenario(&format!(
+            r#"
+            [topology]
+            kind = "single_switch"
+            hosts = 2
+            link_rate = "10Gbps"
+            [transport]
+            init_cwnd = 10
+            [[workload.flows]]
+            src = 0
+            dst = 1
+            size = {size}
+            start = "0us"
+        "#
+        )))
+        .unwrap();
+        sim.run();
+        let s = sim.finish().stats;
+        // Ten segments and ten acknowledgements, two links each.
+        assert_eq!(s.packet_hops, 40, "{size} B");
+        assert_eq!(s.tx_done_events, tx_dones, "{size} B");
+    }
+}

@@ -83,6 +83,9 @@ pub(crate) struct Rdma {
 #[derive(Default)]
 pub(crate) struct Counters {
     pub packet_hops: u64,
+    /// [`crate::sim::ev::Ev::TxDone`] events run: a port that had more to
+    /// send finished a transmission.
+    pub tx_done_events: u64,
     /// Bytes of the packets on wires (in flight between two ports).
     pub wire_bytes: u64,
     pub cons: Conservation,
