@@ -143,6 +143,17 @@ impl Scenario {
         let c = &self.config;
         c.cm.validate()
             .map_err(|e| ScenarioError::new(format!("cm.{}", e.field), e.message))?;
+        self.validate_nic_model()?;
+        self.validate_nic_receive()?;
+        self.validate_input_buffer()?;
+        self.validate_hotspots()
+    }
+
+    /// `[nic]`: the model against the hosts per NIC, the PCIe rate, the
+    /// congestion-management scheme and the topology's size; the
+    /// transmit-queue model's queues.
+    fn validate_nic_model(&self) -> Result<(), ScenarioError> {
+        let c = &self.config;
         let adapter = c.nic.model == NicModelName::Adapter;
         if adapter && c.nic.hosts > 1 {
             return Err(ScenarioError::new(
@@ -212,6 +223,13 @@ impl Scenario {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `[nic.receive]`: the receive queues and their PCIe link.
+    fn validate_nic_receive(&self) -> Result<(), ScenarioError> {
+        let c = &self.config;
+        let adapter = c.nic.model == NicModelName::Adapter;
         if let Some(r) = &c.nic.receive {
             if adapter {
                 return Err(ScenarioError::new(
@@ -255,6 +273,13 @@ impl Scenario {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `[switch.input_buffer]`: its own PAUSE excludes PFC and congestion
+    /// isolation.
+    fn validate_input_buffer(&self) -> Result<(), ScenarioError> {
+        let c = &self.config;
         if let Some(ib) = &c.switch.input_buffer {
             ib.validate().map_err(|e| {
                 ScenarioError::new(format!("switch.input_buffer.{}", e.field), e.message)
@@ -272,6 +297,14 @@ impl Scenario {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `[[workload.hotspot]]`: a host, a service rate, the adapter model, and
+    /// receive-buffer watermarks that fit the host's link.
+    fn validate_hotspots(&self) -> Result<(), ScenarioError> {
+        let c = &self.config;
+        let adapter = c.nic.model == NicModelName::Adapter;
         for (i, h) in c.workload.hotspot.iter().enumerate() {
             let path = format!("workload.hotspot[{i}]");
             self.host(&h.host, &format!("{path}.host"))?;

@@ -118,14 +118,53 @@ pub fn fat_tree(c: &FatTree) -> Graph {
     g
 }
 
+/// Name -> (node, the field that defines it), for an explicit topology.
+type Names<'a> = HashMap<&'a str, (NodeRef, String)>;
+
 /// Builds an explicit topology: hosts and switches are numbered in the order
 /// listed, links and ports in the order `links` lists them. Errors are
 /// (field path, message), e.g. `("links[2].a", "unknown node ...")`.
 pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
     let err = |field: String, msg: String| Err((field, msg));
     let mut g = Graph::default();
-    // name -> (node, field that defines it)
-    let mut by_name: HashMap<&str, (NodeRef, String)> = HashMap::new();
+    let by_name = explicit_nodes(c, &mut g)?;
+    let mut host_link = explicit_links(c, &mut g, &by_name)?;
+    explicit_shared_nics(c, &mut g, &by_name, &mut host_link)?;
+    if let Some(h) = host_link.iter().position(|l| l.is_none()) {
+        let name = &c.hosts[h];
+        let switch = c.switches.first().map_or("s0", |s| s.name.as_str());
+        return err(
+            format!("hosts[{h}]"),
+            format!(
+                "host `{name}` has no link; add one to `links`, \
+                 e.g. {{ a = \"{name}\", b = \"{switch}\", rate = \"100Gbps\" }}"
+            ),
+        );
+    }
+    g.finalize();
+    for s in 0..g.n_switches() as u32 {
+        let n = g.ports(NodeRef::Switch(s)).len();
+        if n > MAX_PORTS {
+            return err(
+                "links".into(),
+                format!(
+                    "switch `{}` has {n} links; at most {MAX_PORTS} are supported",
+                    g.switch_names[s as usize]
+                ),
+            );
+        }
+    }
+    if let Some(node) = g.unreachable_node() {
+        return err("links".into(), g.unreachable_message(node));
+    }
+    Ok(g)
+}
+
+/// The hosts, then the switches, of an explicit topology, added to `g`:
+/// names non-empty and unique, switch tiers from 1.
+fn explicit_nodes<'a>(c: &'a Explicit, g: &mut Graph) -> Result<Names<'a>, (String, String)> {
+    let err = |field: String, msg: String| Err((field, msg));
+    let mut by_name: Names = HashMap::new();
     if c.hosts.is_empty() {
         return err(
             "hosts".into(),
@@ -172,7 +211,17 @@ pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
         };
         by_name.insert(name, (node, field));
     }
+    Ok(by_name)
+}
 
+/// The links of an explicit topology, added to `g`: both ends known and
+/// distinct, a host on at most one, a positive rate. Returns each host's link.
+fn explicit_links(
+    c: &Explicit,
+    g: &mut Graph,
+    by_name: &Names,
+) -> Result<Vec<Option<usize>>, (String, String)> {
+    let err = |field: String, msg: String| Err((field, msg));
     let mut host_link: Vec<Option<usize>> = vec![None; c.hosts.len()];
     for (l, link) in c.links.iter().enumerate() {
         let mut ends = [NodeRef::Host(0); 2];
@@ -222,6 +271,18 @@ pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
         }
         g.add_link(ends[0], ends[1], link.rate.0, link.delay.0);
     }
+    Ok(host_link)
+}
+
+/// `shared_nic`: each host without a link of its own takes the link (and NIC)
+/// of a host that has one.
+fn explicit_shared_nics(
+    c: &Explicit,
+    g: &mut Graph,
+    by_name: &Names,
+    host_link: &mut [Option<usize>],
+) -> Result<(), (String, String)> {
+    let err = |field: String, msg: String| Err((field, msg));
     for (host, nic) in &c.shared_nic {
         let field = format!("shared_nic.{host}");
         let index = |name: &str| match by_name.get(name) {
@@ -253,34 +314,7 @@ pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
         g.shared_nics.push((h as u32, owner as u32));
         host_link[h] = host_link[owner];
     }
-    if let Some(h) = host_link.iter().position(|l| l.is_none()) {
-        let name = &c.hosts[h];
-        let switch = c.switches.first().map_or("s0", |s| s.name.as_str());
-        return err(
-            format!("hosts[{h}]"),
-            format!(
-                "host `{name}` has no link; add one to `links`, \
-                 e.g. {{ a = \"{name}\", b = \"{switch}\", rate = \"100Gbps\" }}"
-            ),
-        );
-    }
-    g.finalize();
-    for s in 0..g.n_switches() as u32 {
-        let n = g.ports(NodeRef::Switch(s)).len();
-        if n > MAX_PORTS {
-            return err(
-                "links".into(),
-                format!(
-                    "switch `{}` has {n} links; at most {MAX_PORTS} are supported",
-                    g.switch_names[s as usize]
-                ),
-            );
-        }
-    }
-    if let Some(node) = g.unreachable_node() {
-        return err("links".into(), g.unreachable_message(node));
-    }
-    Ok(g)
+    Ok(())
 }
 
 #[cfg(test)]

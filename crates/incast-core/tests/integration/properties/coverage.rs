@@ -35,7 +35,27 @@ pub fn features(c: &Case) -> Vec<String> {
         f.push("switch.classes override".into());
     }
     f.push(format!("data_class={}", c.data_class));
-    match &c.transport {
+    transport_features(&c.transport, &mut f);
+    if let Some(p) = &c.pfc {
+        pfc_features(c, p, &mut f);
+    }
+    if let Some(ci) = &c.ci {
+        ci_features(c, ci, &mut f);
+    }
+    if let Some(e) = &c.edge {
+        edge_features(e, &mut f);
+    }
+    workload_features(c, &mut f);
+    if c.metrics.is_some() {
+        f.push("metrics".into());
+    }
+    f.sort();
+    f.dedup();
+    f
+}
+
+fn transport_features(transport: &Transport, f: &mut Vec<String>) {
+    match transport {
         Transport::Tcp(t) => {
             f.push(
                 match t.cc {
@@ -84,84 +104,90 @@ pub fn features(c: &Case) -> Vec<String> {
             }
         }
     }
-    if let Some(p) = &c.pfc {
-        f.push("pfc".into());
-        f.push(
-            match p.threshold {
-                PfcThreshold::Dynamic { .. } => "pfc.threshold=dynamic",
-                PfcThreshold::Static { .. } => "pfc.threshold=static",
-            }
-            .into(),
-        );
-        f.push(
-            if p.until_resume {
-                "pfc.mode=until_resume"
-            } else {
-                "pfc.mode=quanta"
-            }
-            .into(),
-        );
-        if p.headroom.is_some() {
-            f.push("pfc.headroom explicit".into());
+}
+
+fn pfc_features(c: &Case, p: &PfcCase, f: &mut Vec<String>) {
+    f.push("pfc".into());
+    f.push(
+        match p.threshold {
+            PfcThreshold::Dynamic { .. } => "pfc.threshold=dynamic",
+            PfcThreshold::Static { .. } => "pfc.threshold=static",
         }
-        if p.reserve > 0 {
-            f.push("pfc.reserve".into());
+        .into(),
+    );
+    f.push(
+        if p.until_resume {
+            "pfc.mode=until_resume"
+        } else {
+            "pfc.mode=quanta"
         }
-        if p.response_ns > 0 {
-            f.push("pfc.response_time".into());
-        }
-        if !p.hosts_obey {
-            f.push("pfc.hosts_obey=false".into());
-        }
-        if p.class5 {
-            f.push("pfc.classes+5".into());
-        }
-        match p.watchdog {
-            None => {}
-            Some(Watchdog::Report { .. }) => f.push("pfc.watchdog=report".into()),
-            Some(Watchdog::Drop { .. }) => f.push("pfc.watchdog=drop".into()),
-        }
-        let g = c.topo.graph();
-        f.push(match c.lossless_exception(&g) {
-            None => "pfc promises lossless".into(),
-            Some(why) => format!("pfc not lossless: {why}"),
-        });
-        if c.workload_uses_lossless() {
-            f.push("pfc with traffic in a lossless class".into());
-        }
+        .into(),
+    );
+    if p.headroom.is_some() {
+        f.push("pfc.headroom explicit".into());
     }
-    if let Some(ci) = &c.ci {
-        f.push("ci".into());
-        f.push(format!("ci.cfq={:?}", c.cfqs()));
-        f.push(format!("ci.order={}", ci.order));
-        f.push(format!("ci.cip.reliability={}", ci.reliability));
-        f.push(
-            match ci.detect {
-                Detect::Arriving => "ci.detect=arriving",
-                Detect::Sampled { .. } => "ci.detect=sampled",
-                Detect::Top { .. } => "ci.detect=top",
-            }
-            .into(),
-        );
-        if ci.loss > 0.0 {
-            f.push("ci.cip.loss>0".into());
-        }
-        if c.pfc.is_some() {
-            f.push("ci with pfc".into());
-        }
+    if p.reserve > 0 {
+        f.push("pfc.reserve".into());
     }
-    if let Some(e) = &c.edge {
-        f.push(match &e.rule {
-            EdgeRule::Named(n) => format!("edge.rule={n}"),
-            EdgeRule::SmartPauseFixed { .. } => "edge.rule=smart_pause_fixed(params)".into(),
-            EdgeRule::OnRamp { .. } => "edge.rule=on_ramp(params)".into(),
-            EdgeRule::DynamicByHops => "edge.rule=smart_pause_dynamic(by_switch_hops)".into(),
-        });
-        f.push(format!("edge.clock={}", e.clock));
-        if e.hosts.is_some() {
-            f.push("edge.hosts subset".into());
-        }
+    if p.response_ns > 0 {
+        f.push("pfc.response_time".into());
     }
+    if !p.hosts_obey {
+        f.push("pfc.hosts_obey=false".into());
+    }
+    if p.class5 {
+        f.push("pfc.classes+5".into());
+    }
+    match p.watchdog {
+        None => {}
+        Some(Watchdog::Report { .. }) => f.push("pfc.watchdog=report".into()),
+        Some(Watchdog::Drop { .. }) => f.push("pfc.watchdog=drop".into()),
+    }
+    let g = c.topo.graph();
+    f.push(match c.lossless_exception(&g) {
+        None => "pfc promises lossless".into(),
+        Some(why) => format!("pfc not lossless: {why}"),
+    });
+    if c.workload_uses_lossless() {
+        f.push("pfc with traffic in a lossless class".into());
+    }
+}
+
+fn ci_features(c: &Case, ci: &CiCase, f: &mut Vec<String>) {
+    f.push("ci".into());
+    f.push(format!("ci.cfq={:?}", c.cfqs()));
+    f.push(format!("ci.order={}", ci.order));
+    f.push(format!("ci.cip.reliability={}", ci.reliability));
+    f.push(
+        match ci.detect {
+            Detect::Arriving => "ci.detect=arriving",
+            Detect::Sampled { .. } => "ci.detect=sampled",
+            Detect::Top { .. } => "ci.detect=top",
+        }
+        .into(),
+    );
+    if ci.loss > 0.0 {
+        f.push("ci.cip.loss>0".into());
+    }
+    if c.pfc.is_some() {
+        f.push("ci with pfc".into());
+    }
+}
+
+fn edge_features(e: &EdgeCase, f: &mut Vec<String>) {
+    f.push(match &e.rule {
+        EdgeRule::Named(n) => format!("edge.rule={n}"),
+        EdgeRule::SmartPauseFixed { .. } => "edge.rule=smart_pause_fixed(params)".into(),
+        EdgeRule::OnRamp { .. } => "edge.rule=on_ramp(params)".into(),
+        EdgeRule::DynamicByHops => "edge.rule=smart_pause_dynamic(by_switch_hops)".into(),
+    });
+    f.push(format!("edge.clock={}", e.clock));
+    if e.hosts.is_some() {
+        f.push("edge.hosts subset".into());
+    }
+}
+
+fn workload_features(c: &Case, f: &mut Vec<String>) {
     let w = &c.workload;
     if w.burst.is_some() {
         f.push("workload burst in class 3".into());
@@ -209,12 +235,6 @@ pub fn features(c: &Case) -> Vec<String> {
     if !w.packets.is_empty() {
         f.push("workload.packets".into());
     }
-    if c.metrics.is_some() {
-        f.push("metrics".into());
-    }
-    f.sort();
-    f.dedup();
-    f
 }
 
 fn ecn_label(key: &str, e: &Ecn) -> String {
