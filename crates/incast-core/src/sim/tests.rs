@@ -1,5 +1,5 @@
 //! Checks of what the element layout adds: routed frames from switches to
-//! hosts, and several hosts behind one NIC port.
+//! hosts, several hosts behind one NIC port, and the run's event counts.
 
 use super::Simulation;
 use crate::net::{switch, Packet, PacketKind};

@@ -162,6 +162,7 @@ pub fn identical(a: &Results, b: &Results) -> Result<(), String> {
         (
             s.events,
             s.packet_hops,
+            s.tx_done_events,
             s.sim_time_ps,
             s.peak_packets,
             s.peak_flows,
