@@ -7,7 +7,8 @@ this machine one after the other, round by round: CPU seconds of each and their 
 builds its library as its Makefiles do (`make libhtsim.a`, the fat-tree objects of
 `datacenter/`) and compiles `datacenter/old_tests/main_dctcp_permutation.cpp` into `DIR`, as
 its `old_tests/Makefile` would (-O2) but without the file's own `ntoa`/`itoa`, which the
-library now defines too. htsim's defaults are the benchmark: 128 hosts (k = 8), 10 Gb/s,
+library now defines too (the library's and those objects are built in the checkout, where
+its Makefiles put them). htsim's defaults are the benchmark: 128 hosts (k = 8), 10 Gb/s,
 1 us links, 9000 B packets, 100-packet queues, ECN at 15 packets, 210 ms; it picks its
 permutation and paths from the clock, so its runs differ a little. Its log goes to `DIR`.
 
