@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -78,13 +78,13 @@ def quiet(command: list[str], cwd: Path) -> None:
 
 def cpu_seconds(command: list[str], cwd: Path) -> tuple[float, bytes]:
     """Runs `command`; returns its CPU time (user + system) and its standard output."""
-    with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE) as child:
-        output = child.stdout.read()
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        sys.exit(f"htsim_compare: {command[0]} exited with {child.returncode}")
-    return usage.ru_utime + usage.ru_stime, output
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"htsim_compare: {command[0]} exited with {done.returncode}")
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return cpu, done.stdout
 
 
 def main() -> None:

@@ -66,6 +66,13 @@ pub struct NicConfig {
     pub receive: Option<crate::nic::rx::ReceiveConfig>,
 }
 
+impl NicConfig {
+    /// Whether the NIC is the IBM talk's adapter (`model = "adapter"`).
+    pub fn is_adapter(&self) -> bool {
+        self.model == NicModelName::Adapter
+    }
+}
+
 impl Default for NicConfig {
     fn default() -> Self {
         NicConfig {
@@ -154,7 +161,7 @@ impl Scenario {
     /// transmit-queue model's queues.
     fn validate_nic_model(&self) -> Result<(), ScenarioError> {
         let c = &self.config;
-        let adapter = c.nic.model == NicModelName::Adapter;
+        let adapter = c.nic.is_adapter();
         if adapter && c.nic.hosts > 1 {
             return Err(ScenarioError::new(
                 "nic.hosts",
@@ -229,7 +236,7 @@ impl Scenario {
     /// `[nic.receive]`: the receive queues and their PCIe link.
     fn validate_nic_receive(&self) -> Result<(), ScenarioError> {
         let c = &self.config;
-        let adapter = c.nic.model == NicModelName::Adapter;
+        let adapter = c.nic.is_adapter();
         if let Some(r) = &c.nic.receive {
             if adapter {
                 return Err(ScenarioError::new(
@@ -304,7 +311,7 @@ impl Scenario {
     /// receive-buffer watermarks that fit the host's link.
     fn validate_hotspots(&self) -> Result<(), ScenarioError> {
         let c = &self.config;
-        let adapter = c.nic.model == NicModelName::Adapter;
+        let adapter = c.nic.is_adapter();
         for (i, h) in c.workload.hotspot.iter().enumerate() {
             let path = format!("workload.hotspot[{i}]");
             self.host(&h.host, &format!("{path}.host"))?;

@@ -300,7 +300,7 @@ fn cm_switch(
 /// hotspots' events.
 fn adapter(sc: &Scenario, w: &mut World) {
     let c = &sc.config;
-    if c.nic.model != NicModelName::Adapter {
+    if !c.nic.is_adapter() {
         return;
     }
     w.nic_model = NicModelKind::Adapter;

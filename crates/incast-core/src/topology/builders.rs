@@ -121,11 +121,15 @@ pub fn fat_tree(c: &FatTree) -> Graph {
 /// Name -> (node, the field that defines it), for an explicit topology.
 type Names<'a> = HashMap<&'a str, (NodeRef, String)>;
 
+/// An explicit topology's error: the field path and the message.
+fn err<T>(field: String, msg: String) -> Result<T, (String, String)> {
+    Err((field, msg))
+}
+
 /// Builds an explicit topology: hosts and switches are numbered in the order
 /// listed, links and ports in the order `links` lists them. Errors are
 /// (field path, message), e.g. `("links[2].a", "unknown node ...")`.
 pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
-    let err = |field: String, msg: String| Err((field, msg));
     let mut g = Graph::default();
     let by_name = explicit_nodes(c, &mut g)?;
     let mut host_link = explicit_links(c, &mut g, &by_name)?;
@@ -163,7 +167,6 @@ pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
 /// The hosts, then the switches, of an explicit topology, added to `g`:
 /// names non-empty and unique, switch tiers from 1.
 fn explicit_nodes<'a>(c: &'a Explicit, g: &mut Graph) -> Result<Names<'a>, (String, String)> {
-    let err = |field: String, msg: String| Err((field, msg));
     let mut by_name: Names = HashMap::new();
     if c.hosts.is_empty() {
         return err(
@@ -221,7 +224,6 @@ fn explicit_links(
     g: &mut Graph,
     by_name: &Names,
 ) -> Result<Vec<Option<usize>>, (String, String)> {
-    let err = |field: String, msg: String| Err((field, msg));
     let mut host_link: Vec<Option<usize>> = vec![None; c.hosts.len()];
     for (l, link) in c.links.iter().enumerate() {
         let mut ends = [NodeRef::Host(0); 2];
@@ -282,7 +284,6 @@ fn explicit_shared_nics(
     by_name: &Names,
     host_link: &mut [Option<usize>],
 ) -> Result<(), (String, String)> {
-    let err = |field: String, msg: String| Err((field, msg));
     for (host, nic) in &c.shared_nic {
         let field = format!("shared_nic.{host}");
         let index = |name: &str| match by_name.get(name) {
