@@ -113,7 +113,7 @@ impl QueueSampler {
             interval,
             node: ports
                 .iter()
-                .map(|&p| w.node_of(w.owners[p as usize]))
+                .map(|&p| w.node_of(w.ports[p as usize].owner()))
                 .collect(),
             local: ports
                 .iter()

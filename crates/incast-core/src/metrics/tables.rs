@@ -21,10 +21,11 @@ pub(crate) fn ports_and_counters(w: &World, window: (Ps, Ps)) -> (Table, Table) 
     let (mut node, mut local, mut peer) = (Vec::with_capacity(n), vec![], vec![]);
     let (mut rate, mut txb, mut txp, mut busy, mut util) = (vec![], vec![], vec![], vec![], vec![]);
     let mut counters = CounterColumns::default();
-    for (p, &owner) in w.ports.iter().zip(&w.owners) {
+    for p in &w.ports {
+        let owner = p.owner();
         node.push(w.node_of(owner));
         local.push(p.local as u32);
-        peer.push(w.node_of(w.owners[p.peer as usize]));
+        peer.push(w.node_of(w.ports[p.peer as usize].owner()));
         rate.push(p.rate.bits_per_sec());
         txb.push(p.tx_bytes);
         txp.push(p.tx_pkts);

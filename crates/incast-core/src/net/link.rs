@@ -57,8 +57,9 @@ pub(crate) fn want_tx_done(w: &mut World, p: u32) {
 #[inline(always)]
 pub(crate) fn tx_done(w: &mut World, now: Ps, p: u32) {
     w.counters.tx_done_events += 1;
-    w.ports[p as usize].tx_event = false;
-    match w.owners[p as usize] {
+    let port = &mut w.ports[p as usize];
+    port.tx_event = false;
+    match port.owner() {
         Owner::Switch(s) => switch::transmit_next(w, now, s, p),
         Owner::Nic(n) => nic::transmit_next(w, now, n),
     }
@@ -67,7 +68,7 @@ pub(crate) fn tx_done(w: &mut World, now: Ps, p: u32) {
 /// Something may be sendable on port `gp` again (a resume, a new control
 /// frame): send now if it is idle, else when its transmission ends.
 pub(crate) fn kick(w: &mut World, now: Ps, gp: u32) {
-    match w.owners[gp as usize] {
+    match w.ports[gp as usize].owner() {
         Owner::Nic(n) => nic::kick(w, now, n),
         Owner::Switch(s) => {
             if w.ports[gp as usize].is_idle(now) {
@@ -92,7 +93,7 @@ pub(crate) fn arrive(w: &mut World, now: Ps, pkt: PktId) {
         return;
     }
     // At a switch, `to` is the egress port it routed the packet to.
-    match w.owners[to as usize] {
+    match w.ports[to as usize].owner() {
         Owner::Switch(s) => switch::receive(w, now, s, pkt, local, to),
         Owner::Nic(n) => nic::receive(w, now, n, pkt),
     }

@@ -189,7 +189,7 @@ fn depart(w: &mut World, now: Ps, s: u32, p: u32, pkt: PktId, queue: usize, char
 /// watchdog's drop mode); each leaves through the depart hooks, flagged
 /// flushed. Returns how many.
 pub(crate) fn flush_class(w: &mut World, now: Ps, gp: u32, c: usize) -> u64 {
-    let Owner::Switch(s) = w.owners[gp as usize] else {
+    let Owner::Switch(s) = w.ports[gp as usize].owner() else {
         unreachable!("only switch ports queue packets");
     };
     let mut n = 0;

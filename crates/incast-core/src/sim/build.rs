@@ -34,9 +34,8 @@ use std::time::Instant;
 
 /// The ports, NICs and switches of a graph.
 struct Fabric {
+    /// Each knows its node ([`Port::owner`]).
     ports: Vec<Port>,
-    /// The node each port belongs to.
-    owners: Vec<Owner>,
     nics: Vec<Nic>,
     host_nic: Vec<u32>,
     switches: Vec<Switch>,
@@ -105,14 +104,14 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
     for p in 0..ports.len() {
         let peer = ports[p].peer as usize;
         ports[p].peer_local = ports[peer].local;
-        ports[p].peer_switch = match owners[peer] {
+        let peer_switch = match owners[peer] {
             Owner::Switch(s) => Some(s),
             Owner::Nic(_) => None,
         };
+        ports[p].set_ends(owners[p], peer_switch);
     }
     Fabric {
         ports,
-        owners,
         nics,
         host_nic,
         switches,
@@ -384,8 +383,8 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let mut node_names = g.host_names.clone();
     node_names.extend(g.switch_names.iter().cloned());
     let mut sw = sc.switch_params()?;
-    for (p, owner) in fabric.ports.iter_mut().zip(&fabric.owners) {
-        if let Owner::Switch(_) = owner {
+    for p in &mut fabric.ports {
+        if let Owner::Switch(_) = p.owner() {
             let bps = p.rate.bits_per_sec();
             for class in 0..NUM_CLASSES {
                 p.set_ecn(class, sw.ecn[class].at_rate(bps));
@@ -413,7 +412,6 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let mut w = World {
         q: EventQueue::with_reach(reach),
         arena: PacketArena::default(),
-        owners: fabric.owners,
         ports: fabric.ports,
         switches: fabric.switches,
         sw,
@@ -518,7 +516,7 @@ fn wheel_reach(ports: &[Port], largest: u64) -> Ps {
 fn queue_sampler(w: &World, m: &MetricsConfig, node_names: &[String]) -> QueueSampler {
     let switch_ports = || -> Vec<u32> {
         (0..w.ports.len() as u32)
-            .filter(|&p| matches!(w.owners[p as usize], Owner::Switch(_)))
+            .filter(|&p| matches!(w.ports[p as usize].owner(), Owner::Switch(_)))
             .collect()
     };
     let (ports, top, selection) = match m.queue_ports {
@@ -539,7 +537,7 @@ fn queue_sampler(w: &World, m: &MetricsConfig, node_names: &[String]) -> QueueSa
         ),
         QueuePorts::Nodes => {
             let chosen = |p: u32| {
-                let name = &node_names[w.node_of(w.owners[p as usize]) as usize];
+                let name = &node_names[w.node_of(w.ports[p as usize].owner()) as usize];
                 m.queue_nodes.iter().any(|pat| name_matches(pat, name))
             };
             (

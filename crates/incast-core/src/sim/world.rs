@@ -30,9 +30,6 @@ pub(crate) struct World {
     pub arena: PacketArena,
     /// Every port of the network: NIC ports first, then each switch's, contiguously.
     pub ports: Vec<Port>,
-    /// The node each port belongs to, apart from the ports (compact: read
-    /// on every packet arrival and end of transmission).
-    pub owners: Vec<Owner>,
     pub switches: Vec<Switch>,
     /// Buffer, admission, ECN and scheduling of every switch.
     pub sw: SwitchParams,

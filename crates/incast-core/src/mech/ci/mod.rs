@@ -303,8 +303,10 @@ fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
             continue;
         }
         let up = w.switches[s as usize].port(ing);
-        let upstream_is_host =
-            matches!(w.owners[w.ports[up as usize].peer as usize], Owner::Nic(_));
+        let upstream_is_host = matches!(
+            w.ports[w.ports[up as usize].peer as usize].owner(),
+            Owner::Nic(_)
+        );
         let cp = w.ports[out as usize].ci.as_deref_mut().expect("ci port");
         let e = &mut cp.entries[i];
         if e.cip_sent {
@@ -388,7 +390,7 @@ fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
     if !w.q.fire(&mut cp.timer, now, Ev::timer(Ci::ID, 0, gp)) {
         return;
     }
-    let Owner::Switch(s) = w.owners[gp as usize] else {
+    let Owner::Switch(s) = w.ports[gp as usize].owner() else {
         return;
     };
     let r = &w.mechs.ci;
@@ -452,7 +454,7 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
     if pkt.kind == PacketKind::CipAck {
         r.acks_received += 1;
         // Confirms the entry whose CIPs went out of this port.
-        if let Owner::Switch(s) = w.owners[gp as usize] {
+        if let Owner::Switch(s) = w.ports[gp as usize].owner() {
             let local = w.ports[gp as usize].local;
             for p in w.switches[s as usize].ports.clone() {
                 let cp = w.ports[p as usize].ci.as_deref_mut().expect("ci port");
@@ -468,7 +470,7 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
     r.cips_received += 1;
     let ack = r.cfg.cip.reliability == Reliability::Ack;
     let cfq = r.cfg.cfq_for(base, key);
-    match w.owners[gp as usize] {
+    match w.ports[gp as usize].owner() {
         Owner::Nic(n) => {
             if !r.cfg.nic {
                 return;
@@ -509,8 +511,8 @@ fn summary_block(w: &World, flows: &Table) -> serde_json::Value {
     let r = &w.mechs.ci;
     let mut st = CiPortStats::default();
     let (mut ncq, mut cfq, mut to_nics) = (0u64, 0u64, 0u64);
-    for (p, owner) in w.ports.iter().zip(&w.owners) {
-        match owner {
+    for p in &w.ports {
+        match p.owner() {
             Owner::Switch(_) => {
                 let s = p.ci.as_deref().expect("ci port").stats;
                 st.detected += s.detected;

@@ -239,13 +239,8 @@ impl SwitchMechanism for Pfc {
     fn report(w: &World, _flows: &Table, summary: &mut serde_json::Value) {
         let end = w.q.now();
         // Over every port, knowing its owner.
-        let sum = |f: &dyn Fn(&Port, Owner) -> u64| {
-            w.ports
-                .iter()
-                .zip(&w.owners)
-                .map(|(p, &o)| f(p, o))
-                .sum::<u64>()
-        };
+        let sum =
+            |f: &dyn Fn(&Port, Owner) -> u64| w.ports.iter().map(|p| f(p, p.owner())).sum::<u64>();
         summary["pfc"] = serde_json::json!({
             "pause_frames": sum(&|p, _| p.pfc.xoff_tx.iter().sum()),
             // PAUSE frames received by host NICs (the talk's "sent to NICs of servers").
@@ -325,7 +320,7 @@ fn on_refresh(w: &mut World, now: Ps, gp: u32) {
     if !w.q.fire(&mut w.ports[gp as usize].pfc.refresh, now, ev) {
         return;
     }
-    let Owner::Switch(s) = w.owners[gp as usize] else {
+    let Owner::Switch(s) = w.ports[gp as usize].owner() else {
         return;
     };
     let l = w.ports[gp as usize].local;
@@ -346,7 +341,7 @@ fn on_pause_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
     let quanta = pkt.seq;
     let cfg = &w.mechs.pfc.cfg;
     let mode = cfg.mode;
-    if matches!(w.owners[gp as usize], Owner::Nic(_)) && !cfg.hosts_obey {
+    if matches!(w.ports[gp as usize].owner(), Owner::Nic(_)) && !cfg.hosts_obey {
         return;
     }
     let watchdog = cfg.watchdog;
@@ -462,7 +457,7 @@ fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
             port.pfc.watchdog_trips += 1;
             log(w, now, gp, c as u8, PFC_WATCHDOG_TRIP);
             // Drop mode acts on switch queues; a host's pauses are only reported.
-            if wd.drop && matches!(w.owners[gp as usize], Owner::Switch(_)) {
+            if wd.drop && matches!(w.ports[gp as usize].owner(), Owner::Switch(_)) {
                 let port = &mut w.ports[gp as usize];
                 port.storm |= bit;
                 port.pfc.last_xoff[c] = now;
@@ -503,7 +498,7 @@ fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
 /// Appends a row to the PFC event log.
 fn log(w: &mut World, now: Ps, gp: u32, class: u8, event: u8) {
     let port = &w.ports[gp as usize];
-    let node = w.node_of(w.owners[gp as usize]);
+    let node = w.node_of(w.ports[gp as usize].owner());
     let local = port.local as u32;
     let log = &mut w.mechs.pfc.log;
     log.0.push(now);
