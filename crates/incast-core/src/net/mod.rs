@@ -27,12 +27,18 @@ pub const NUM_CLASSES: usize = 8;
 /// it). Never faults, whatever `i`.
 #[inline(always)]
 pub(crate) fn prefetch<T>(items: &[T], i: usize) {
+    // No bounds check: the address is only computed (`wrapping_add` never
+    // dereferences), and a prefetch is a hint that never faults.
+    prefetch_addr(items.as_ptr().wrapping_add(i).cast::<u8>());
+}
+
+/// Hints the CPU to start loading the line holding `p`. Never faults,
+/// whatever the address.
+#[inline(always)]
+pub(crate) fn prefetch_addr(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // No bounds check: the address is only computed (`wrapping_add`
-        // never dereferences), and a prefetch is a hint that never faults.
-        let p = items.as_ptr().wrapping_add(i);
         // SAFETY: a prefetch is only a hint; it never faults or reads
         // into Rust-visible state, whatever the address.
         #[allow(unused_unsafe)]
@@ -41,5 +47,5 @@ pub(crate) fn prefetch<T>(items: &[T], i: usize) {
         };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (items, i);
+    let _ = p;
 }

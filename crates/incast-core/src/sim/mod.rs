@@ -46,11 +46,11 @@ pub use crate::host::{KIND_BULK, KIND_INCAST, KIND_LISTED, KIND_POISSON};
 /// How many events ahead the run loop starts loading an arriving packet, and
 /// the port of an end of transmission ...
 const PKT_AHEAD: usize = 4;
-/// ... and the port an arriving packet goes to (read from the packet, loaded
-/// by then). One and two events had been too few for a large network, whose
-/// packets and ports are far beyond the caches: 6 % less CPU time at k = 34
-/// with four and two; eight and four were slower again
-/// (docs/performance-history.md).
+/// ... and the port an arriving packet goes to, with its class queue (read
+/// from the packet, loaded by then). One and two events had been too few
+/// for a large network, whose packets and ports are far beyond the caches:
+/// 6 % less CPU time at k = 34 with four and two; eight and four were
+/// slower again (docs/performance-history.md).
 const PORT_AHEAD: usize = 2;
 
 /// Progress of a run, for progress bars.
@@ -177,9 +177,10 @@ impl Simulation {
             }
             // An arrival nearer had its packet prefetched two events ago:
             // start loading the port it goes to (at a switch, the egress port
-            // it was routed to as it left).
+            // it was routed to as it left) and its class queue there.
             if let Some(&Ev::Arrive(soon)) = self.w.q.upcoming(PORT_AHEAD) {
-                crate::net::prefetch(&self.w.ports, self.w.arena.get(soon).to_port as usize);
+                let packet = self.w.arena.get(soon);
+                crate::net::port::prefetch_with_queue(&self.w.ports, packet.to_port, packet.class);
             }
             self.dispatch(t, ev);
             // Packets in flight almost always: that test first.
