@@ -309,12 +309,12 @@ impl Port {
     /// Records the node that owns this port and the switch at the far end
     /// (`None`: a NIC), once, when the network is built.
     pub fn set_ends(&mut self, owner: Owner, peer_switch: Option<u32>) {
-        let (Owner::Switch(id) | Owner::Nic(id)) = owner;
-        assert!(id < NIC_OWNED, "2^31 switches or NICs and more");
-        self.owner = match owner {
-            Owner::Switch(s) => s,
-            Owner::Nic(n) => n | NIC_OWNED,
+        let (id, kind) = match owner {
+            Owner::Switch(s) => (s, 0),
+            Owner::Nic(n) => (n, NIC_OWNED),
         };
+        assert!(id < NIC_OWNED, "2^31 switches or NICs and more");
+        self.owner = id | kind;
         self.peer_switch = peer_switch;
     }
     /// The node that owns this port.
