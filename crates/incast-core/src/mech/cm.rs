@@ -91,6 +91,10 @@ impl SwitchMechanism for Cm {
         w.mechs.cm.partitioned
     }
 
+    fn departs(w: &World) -> bool {
+        w.mechs.cm.partitioned
+    }
+
     #[inline(always)]
     fn on_depart(w: &mut World, now: Ps, hop: &Hop) {
         // Frames the switch originated were charged to no input.

@@ -23,6 +23,10 @@ impl SwitchMechanism for Int {
         w.arena.int_enabled() && kind == PacketKind::Data && !hop.flushed
     }
 
+    fn departs(w: &World) -> bool {
+        w.arena.int_enabled()
+    }
+
     /// The egress port's state at dequeue, before the packet's own bytes
     /// leave: time, bytes sent including this packet, queue length, rate.
     #[inline(always)]

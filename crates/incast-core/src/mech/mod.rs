@@ -29,7 +29,8 @@
 //! world: per switch, per port, or in [`Mechs`]), all defaulting to doing
 //! nothing, and a `wants_*` predicate per hook site that is a mask test on
 //! the packet's class (so a switched-off mechanism costs one mask test per
-//! hook site and nothing else). Dispatch is static: the `mechanisms!`
+//! hook site and nothing else; the depart site, on every packet a switch
+//! sends, is one test for all of them when none is on). Dispatch is static: the `mechanisms!`
 //! registry below expands each hook site into the registered mechanisms'
 //! calls, in registry order.
 //!
@@ -37,7 +38,8 @@
 //! 1. Write `mech/mymech.rs`: its configuration (serde + schemars,
 //!    `deny_unknown_fields`, a `validate()` naming keys), its state, and a
 //!    unit type implementing [`SwitchMechanism`] (override only the hooks
-//!    you need, each with its `wants_*` mask test).
+//!    you need, each with its `wants_*` mask test, and say in `departs`
+//!    whether its depart hook can run at all).
 //! 2. Add one line to the `mechanisms!` registry below (its position is the
 //!    order its hooks run in, relative to the others).
 //!
@@ -169,6 +171,11 @@ pub(crate) trait SwitchMechanism {
     /// Hot: keep it small and `#[inline(always)]` (move any bulk out of
     /// line with scalar arguments), so that the hop stays in registers.
     fn on_depart(_w: &mut World, _now: Ps, _hop: &Hop) {}
+    /// Whether `wants_depart` can hold at all in this run (the mechanism is
+    /// on). Read once, when the world is built: a run where no mechanism
+    /// departs skips the depart hook site with one test. Required, so that
+    /// no mechanism with a depart hook can leave it out.
+    fn departs(w: &World) -> bool;
     /// Whether control frames of `kind` are this mechanism's.
     #[inline(always)]
     fn owns_frame(_kind: PacketKind) -> bool {
@@ -231,7 +238,19 @@ macro_rules! mechanisms {
         }
         #[inline(always)]
         pub(crate) fn on_depart(w: &mut World, now: Ps, hop: &Hop, kind: PacketKind) {
+            if !w.sw.departs {
+                debug_assert!(
+                    true $( && !<$ty>::wants_depart(w, hop, kind) )*,
+                    "a mechanism wants a departure but its `departs` is false"
+                );
+                return;
+            }
             $( if <$ty>::wants_depart(w, hop, kind) { <$ty>::on_depart(w, now, hop); } )*
+        }
+        /// Whether any mechanism's depart hook can run in this run
+        /// ([`crate::net::switch::SwitchParams::departs`]).
+        pub(crate) fn departs(w: &World) -> bool {
+            false $( || <$ty>::departs(w) )*
         }
         /// Hands a control frame to the mechanism that owns its kind.
         pub(crate) fn on_frame(w: &mut World, now: Ps, port: u32, pkt: PktId, kind: PacketKind) {

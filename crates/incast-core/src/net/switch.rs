@@ -349,6 +349,9 @@ pub struct SwitchParams {
     /// Bit c set when a mechanism picks the queue of class c's packets
     /// (congestion isolation): they never pass straight through.
     pub classified: u8,
+    /// Some mechanism's depart hook can run ([`crate::mech`]): set once the
+    /// world is built; without one the depart hook site is a single test.
+    pub departs: bool,
     pub scheduler: Scheduler,
     /// DWRR quantum of each class, in bytes (at least one MTU).
     pub quantum: [i64; NUM_CLASSES],
@@ -362,6 +365,7 @@ impl Default for SwitchParams {
             ecn: std::array::from_fn(|_| EcnRule::Fixed(Ecn::Off)),
             lossless: 0,
             classified: 0,
+            departs: false,
             scheduler: Scheduler::StrictPriority,
             quantum: [1500; NUM_CLASSES],
         }

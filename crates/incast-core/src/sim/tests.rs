@@ -207,3 +207,43 @@ fn ends_of_transmission_are_counted_where_a_port_has_more_to_send() {
         assert_eq!(s.tx_done_events, tx_dones, "{size} B");
     }
 }
+
+/// The depart hook site is skipped only where no mechanism can act on a
+/// departure: closed in a plain run, open with each mechanism that has a
+/// depart hook (PFC, congestion isolation, INT, the input partitions).
+/// Every run of the debug test suite also checks, at each skipped
+/// departure, that no mechanism wanted it (`mech::on_depart`).
+#[test]
+fn the_depart_hook_site_is_open_exactly_when_a_mechanism_departs() {
+    let base = r#"
+        [topology]
+        kind = "single_switch"
+        hosts = 3
+        link_rate = "10Gbps"
+        [[workload.flows]]
+        src = 0
+        dst = 2
+        size = "100KB"
+        start = "0us"
+        [[workload.flows]]
+        src = 1
+        dst = 2
+        size = "100KB"
+        start = "0us"
+    "#;
+    let rdma = "[rdma]\n[rdma.cc]\nalgorithm = \"hpcc\"\n";
+    for (extra, departs) in [
+        ("", false),
+        ("[switch.pfc]\n", true),
+        ("[switch.ci]\nqueues = [{ class = 3, cfq = [2] }]\n", true),
+        (rdma, true),
+        ("[switch.input_buffer]\n", true),
+    ] {
+        let mut sim = Simulation::new(&scenario(&format!("{base}{extra}"))).unwrap();
+        assert_eq!(sim.w.sw.departs, departs, "{extra}");
+        sim.run();
+        let c = sim.finish().conservation;
+        assert_eq!(c.sent_bytes, c.delivered_bytes + c.dropped_bytes, "{extra}");
+        assert!(c.delivered_bytes >= 200_000, "{extra}");
+    }
+}

@@ -127,6 +127,10 @@ impl SwitchMechanism for Ci {
         w.mechs.ci.any & (1 << hop.queue) != 0
     }
 
+    fn departs(w: &World) -> bool {
+        w.mechs.ci.any != 0
+    }
+
     #[inline(always)]
     fn on_depart(w: &mut World, _now: Ps, hop: &Hop) {
         let key = w.arena.get(hop.pkt).hash;

@@ -205,6 +205,11 @@ impl SwitchMechanism for Pfc {
         hop.charged
     }
 
+    /// A packet is charged only on a lossless priority (`release` tests it).
+    fn departs(w: &World) -> bool {
+        w.sw.lossless != 0
+    }
+
     #[inline(always)]
     fn on_depart(w: &mut World, now: Ps, hop: &Hop) {
         release(
