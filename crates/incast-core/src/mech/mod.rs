@@ -29,8 +29,9 @@
 //! world: per switch, per port, or in [`Mechs`]), all defaulting to doing
 //! nothing, and a `wants_*` predicate per hook site that is a mask test on
 //! the packet's class (so a switched-off mechanism costs one mask test per
-//! hook site and nothing else; the depart site, on every packet a switch
-//! sends, is one test for all of them when none is on). Dispatch is static: the `mechanisms!`
+//! hook site and nothing else; where none is on, an arrival skips the
+//! ingress and classify sites with one test, and a departure the depart
+//! site with one more). Dispatch is static: the `mechanisms!`
 //! registry below expands each hook site into the registered mechanisms'
 //! calls, in registry order.
 //!
@@ -249,6 +250,17 @@ macro_rules! mechanisms {
         }
         /// Whether any mechanism's depart hook can run in this run
         /// ([`crate::net::switch::SwitchParams::departs`]).
+        /// The priorities and classes some mechanism's ingress or classify
+        /// hook wants ([`crate::net::switch::SwitchParams::hooked`]).
+        pub(crate) fn hooked(w: &World) -> u8 {
+            let mut mask = 0;
+            for c in 0..8u8 {
+                if false $( || <$ty>::wants_ingress(w, c) || <$ty>::wants_classify(w, c) )* {
+                    mask |= 1 << c;
+                }
+            }
+            mask
+        }
         pub(crate) fn departs(w: &World) -> bool {
             false $( || <$ty>::departs(w) )*
         }

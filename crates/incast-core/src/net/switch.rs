@@ -55,6 +55,12 @@ pub(crate) fn receive(w: &mut World, now: Ps, s: u32, pkt: PktId, in_local: u16,
     let p = w.arena.get(pkt);
     let (class, prio, size) = (p.class, p.prio, p.size as Bytes);
     let mut hop = Hop::new(s, pkt, in_local, out, class, prio, size);
+    if w.sw.hooked & (1 << class | 1 << prio) == 0 {
+        // No mechanism acts on this arrival.
+        hop.at_once = Switch::leaves_at_once(&w.sw, &w.ports[out as usize], class as usize, now);
+        forward(w, now, &hop);
+        return;
+    }
     let classified = mech::classifies(w, class);
     hop.at_once =
         !classified && Switch::leaves_at_once(&w.sw, &w.ports[out as usize], class as usize, now);
@@ -352,6 +358,9 @@ pub struct SwitchParams {
     /// Some mechanism's depart hook can run ([`crate::mech`]): set once the
     /// world is built; without one the depart hook site is a single test.
     pub departs: bool,
+    /// Bit c set when some mechanism's ingress hook wants priority c or its
+    /// classify hook class c: an arrival of neither skips both sites.
+    pub hooked: u8,
     pub scheduler: Scheduler,
     /// DWRR quantum of each class, in bytes (at least one MTU).
     pub quantum: [i64; NUM_CLASSES],
@@ -366,6 +375,7 @@ impl Default for SwitchParams {
             lossless: 0,
             classified: 0,
             departs: false,
+            hooked: 0,
             scheduler: Scheduler::StrictPriority,
             quantum: [1500; NUM_CLASSES],
         }

@@ -482,6 +482,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         w.nic_model = NicModelKind::Queues;
     }
     w.sw.departs = crate::mech::departs(&w);
+    w.sw.hooked = crate::mech::hooked(&w);
     let mut gens = gens;
     gens.schedule(&mut w, c);
     let sampler = queue_sampler(&w, &c.metrics, &node_names);

@@ -208,13 +208,17 @@ fn ends_of_transmission_are_counted_where_a_port_has_more_to_send() {
     }
 }
 
-/// The depart hook site is skipped only where no mechanism can act on a
-/// departure: closed in a plain run, open with each mechanism that has a
-/// depart hook (PFC, congestion isolation, INT, the input partitions).
-/// Every run of the debug test suite also checks, at each skipped
-/// departure, that no mechanism wanted it (`mech::on_depart`).
+/// The hook sites are skipped only where no mechanism can act: all closed
+/// in a plain run; the depart site open with each mechanism that has a
+/// depart hook (PFC, congestion isolation, INT, the input partitions), the
+/// arrival sites for the classes and priorities a mechanism's ingress or
+/// classify hook wants (PFC's lossless class, congestion isolation's class
+/// and its congested-flow queue's, every priority at the input partitions;
+/// INT has none). Every run
+/// of the debug test suite also checks, at each skipped departure, that no
+/// mechanism wanted it (`mech::on_depart`).
 #[test]
-fn the_depart_hook_site_is_open_exactly_when_a_mechanism_departs() {
+fn the_hook_sites_are_open_exactly_where_a_mechanism_acts() {
     let base = r#"
         [topology]
         kind = "single_switch"
@@ -232,15 +236,20 @@ fn the_depart_hook_site_is_open_exactly_when_a_mechanism_departs() {
         start = "0us"
     "#;
     let rdma = "[rdma]\n[rdma.cc]\nalgorithm = \"hpcc\"\n";
-    for (extra, departs) in [
-        ("", false),
-        ("[switch.pfc]\n", true),
-        ("[switch.ci]\nqueues = [{ class = 3, cfq = [2] }]\n", true),
-        (rdma, true),
-        ("[switch.input_buffer]\n", true),
+    for (extra, departs, hooked) in [
+        ("", false, 0),
+        ("[switch.pfc]\n", true, 1 << 3),
+        (
+            "[switch.ci]\nqueues = [{ class = 3, cfq = [2] }]\n",
+            true,
+            1 << 3 | 1 << 2,
+        ),
+        (rdma, true, 0),
+        ("[switch.input_buffer]\n", true, 0xFF),
     ] {
         let mut sim = Simulation::new(&scenario(&format!("{base}{extra}"))).unwrap();
         assert_eq!(sim.w.sw.departs, departs, "{extra}");
+        assert_eq!(sim.w.sw.hooked, hooked, "{extra}");
         sim.run();
         let c = sim.finish().conservation;
         assert_eq!(c.sent_bytes, c.delivered_bytes + c.dropped_bytes, "{extra}");
