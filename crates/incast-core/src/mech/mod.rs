@@ -146,6 +146,8 @@ pub(crate) trait SwitchMechanism {
     /// The mechanism's number in [`crate::sim::ev::Ev::Timer`] events.
     const ID: u8;
     /// Whether `on_ingress` runs for a packet arriving on priority `prio`.
+    /// Like `wants_classify`, it depends on the configuration alone: both
+    /// are also read once, when the world is built (`SwitchParams::hooked`).
     #[inline(always)]
     fn wants_ingress(_w: &World, _prio: u8) -> bool {
         false
@@ -248,8 +250,6 @@ macro_rules! mechanisms {
             }
             $( if <$ty>::wants_depart(w, hop, kind) { <$ty>::on_depart(w, now, hop); } )*
         }
-        /// Whether any mechanism's depart hook can run in this run
-        /// ([`crate::net::switch::SwitchParams::departs`]).
         /// The priorities and classes some mechanism's ingress or classify
         /// hook wants ([`crate::net::switch::SwitchParams::hooked`]).
         pub(crate) fn hooked(w: &World) -> u8 {
@@ -261,6 +261,8 @@ macro_rules! mechanisms {
             }
             mask
         }
+        /// Whether any mechanism's depart hook can run in this run
+        /// ([`crate::net::switch::SwitchParams::departs`]).
         pub(crate) fn departs(w: &World) -> bool {
             false $( || <$ty>::departs(w) )*
         }

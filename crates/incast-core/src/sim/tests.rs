@@ -214,9 +214,8 @@ fn ends_of_transmission_are_counted_where_a_port_has_more_to_send() {
 /// arrival sites for the classes and priorities a mechanism's ingress or
 /// classify hook wants (PFC's lossless class, congestion isolation's class
 /// and its congested-flow queue's, every priority at the input partitions;
-/// INT has none). Every run
-/// of the debug test suite also checks, at each skipped departure, that no
-/// mechanism wanted it (`mech::on_depart`).
+/// INT has none). Every run of the debug test suite also checks, at each
+/// skipped departure, that no mechanism wanted it (`mech::on_depart`).
 #[test]
 fn the_hook_sites_are_open_exactly_where_a_mechanism_acts() {
     let base = r#"
