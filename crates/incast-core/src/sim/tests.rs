@@ -219,20 +219,12 @@ fn ends_of_transmission_are_counted_where_a_port_has_more_to_send() {
 #[test]
 fn the_hook_sites_are_open_exactly_where_a_mechanism_acts() {
     let base = r#"
-        [topology]
-        kind = "single_switch"
-        hosts = 3
-        link_rate = "10Gbps"
-        [[workload.flows]]
-        src = 0
-        dst = 2
-        size = "100KB"
-        start = "0us"
-        [[workload.flows]]
-        src = 1
-        dst = 2
-        size = "100KB"
-        start = "0us"
+        topology = { kind = "single_switch", hosts = 3, link_rate = "10Gbps" }
+        [workload]
+        flows = [
+            { src = 0, dst = 2, size = "100KB", start = "0us" },
+            { src = 1, dst = 2, size = "100KB", start = "0us" },
+        ]
     "#;
     let rdma = "[rdma]\n[rdma.cc]\nalgorithm = \"hpcc\"\n";
     for (extra, departs, hooked) in [
