@@ -56,7 +56,9 @@ pub(crate) fn receive(w: &mut World, now: Ps, s: u32, pkt: PktId, in_local: u16,
     let (class, prio, size) = (p.class, p.prio, p.size as Bytes);
     let mut hop = Hop::new(s, pkt, in_local, out, class, prio, size);
     if w.sw.hooked & (1 << class | 1 << prio) == 0 {
-        // No mechanism acts on this arrival.
+        // No mechanism acts on this arrival. A path of its own: folded into
+        // the one below (`hooked && ...` on each site), the htsim
+        // permutation took 4.3 % more instructions (1,330.9 M, not 1,276.4 M).
         hop.at_once = Switch::leaves_at_once(&w.sw, &w.ports[out as usize], class as usize, now);
         forward(w, now, &hop);
         return;
