@@ -10,6 +10,9 @@ REPO = Path(__file__).resolve().parent.parent
 SCENARIOS = REPO / "scenarios"
 INCAST_SCENARIO = SCENARIOS / "incast_single_switch.toml"
 
+#: Why test_html.py's rendering tests skip where no Chromium is found.
+CHROMIUM_MISSING = "chromium not found (apt-get install chromium)"
+
 TINY_TOML = """\
 name = "tiny"
 seed = 1
@@ -83,3 +86,14 @@ def unknown_key_file(tmp_path: Path) -> Path:
 def file_bytes(directory: Path) -> dict[str, bytes]:
     """Every file in a directory, by name."""
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say in one line that the HTML rendering tests were skipped for want of
+    Chromium (a skip is otherwise only a count in `pytest -q`'s summary)."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    without = [r for r in skipped if CHROMIUM_MISSING in str(getattr(r, "longrepr", ""))]
+    if without:
+        terminalreporter.write_line(
+            f"HTML rendering tests skipped ({len(without)}): {CHROMIUM_MISSING}", yellow=True
+        )

@@ -271,8 +271,9 @@ def test_ctrl_c_in_a_real_process(tmp_path):
     assert not out.exists()
 
 
-def test_compare_prints_and_draws_differences(tmp_path, tiny_file):
+def test_compare_prints_and_draws_differences(tmp_path, tiny_file, monkeypatch):
     a, b = tmp_path / "a", tmp_path / "b"
+    monkeypatch.chdir(tmp_path)  # the chart goes to the current directory
     runner = CliRunner()
     assert (
         runner.invoke(cli, ["run", str(tiny_file), "--out", str(a), "-q", "--no-plots"]).exit_code
@@ -296,7 +297,8 @@ def test_compare_prints_and_draws_differences(tmp_path, tiny_file):
     assert result.exit_code == 0, result.output
     assert "summary metrics differ" in result.output
     assert "overall.fct_us.mean" in result.output
-    assert (b / "compare_vs_a.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "compare_a_vs_b.png").read_bytes()[:4] == b"\x89PNG"
+    assert not list(b.glob("*.png"))
     same = runner.invoke(cli, ["compare", str(a), str(a), "--plot", str(tmp_path / "x.png")])
     assert "identical summary metrics" in same.output
 

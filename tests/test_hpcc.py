@@ -10,7 +10,8 @@ from click.testing import CliRunner
 import incast
 from incast.cli import cli
 
-SHARED = Path("/work/shared/hpcc-format")
+# The HPCC simulator's shipped files, bundled with the repository.
+BUNDLED_HPCC = Path(__file__).resolve().parent.parent / "scenarios" / "hpcc"
 
 # Two racks of two hosts (ids 0, 1 and 2, 3) under ToRs 4 and 5, joined by spine 6.
 TOPOLOGY = """\
@@ -214,11 +215,10 @@ def test_run_needs_exactly_one_input(hpcc_dir, tiny_file):
     assert result.exit_code == 2
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="shipped HPCC files not available")
 def test_shipped_fat_tree_imports(tmp_path):
     out = tmp_path / "fat.toml"
     toml_path, csv_path = incast.import_hpcc(
-        SHARED / "config_fat_web30_10ms_hp95.txt", out, flows=SHARED / "web30_1ms.txt"
+        BUNDLED_HPCC / "config_fat_web30_10ms_hp95.txt", out, flows=BUNDLED_HPCC / "web30_1ms.txt"
     )
     assert len(csv_path.read_text().splitlines()) == 406
     normalized = incast.validate(toml_path)

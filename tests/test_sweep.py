@@ -18,7 +18,7 @@ from conftest import POISSON_TOML, TINY_TOML
 from incast.cli import cli
 from incast.combine import factor
 from incast.experiment import load_experiment
-from incast.sweep import PARTIAL_PREFIX, RUNS_DIR, is_finished, run_dir, sweep
+from incast.sweep import LOCK_FILE, PARTIAL_PREFIX, RUNS_DIR, is_finished, run_dir, sweep
 
 # 2 loads x 2 variants x 2 seeds = 8 small runs (about 20 Poisson flows each).
 EXPERIMENT = """
@@ -54,7 +54,7 @@ def _files(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != ".incast-sweep.lock"
+        if p.is_file() and p.name != LOCK_FILE
     }
 
 
@@ -188,7 +188,7 @@ def test_cli_sweep_dry_run_set_and_seeds(tmp_path, exp_file):
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "12 runs, all valid" in result.output
+    assert "12 runs (2 points x 2 variants x 3 seeds), all valid" in result.output
     assert "load=0.2/dctcp/seed5" in result.output
     assert not out.exists()
 

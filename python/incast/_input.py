@@ -43,6 +43,23 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"scenario value of type {type(obj).__name__} is not plain data: {obj!r}")
 
 
+def _dict_to_json(scenario: Mapping) -> str:
+    """A scenario dict as JSON text. A value JSON cannot carry (NaN,
+    infinity) or no scenario holds (an integer beyond 64 bits) raises
+    `ScenarioError` naming its key path, not a JSON syntax error."""
+    from .keypath import value_problem
+
+    problem = value_problem(scenario)
+    if problem is None:
+        try:
+            return json.dumps(scenario, default=_json_default, allow_nan=False)
+        except ValueError:  # a NaN in a numpy scalar or array: find where
+            problem = value_problem(json.loads(json.dumps(scenario, default=_json_default)))
+    from ._core import ScenarioError
+
+    raise ScenarioError(f"scenario error at {problem}")
+
+
 def _looks_like_path(s: str) -> bool:
     if "\n" in s or "=" in s or s.lstrip().startswith("{"):
         return False
@@ -64,8 +81,7 @@ def resolve(
     a dict of plain data. `base_dir` overrides where relative paths resolve
     (default: the file's directory, else the current directory)."""
     if isinstance(scenario, Mapping):
-        text = json.dumps(scenario, default=_json_default)
-        src = ScenarioSource(text, "json", os.getcwd(), "<dict>")
+        src = ScenarioSource(_dict_to_json(scenario), "json", os.getcwd(), "<dict>")
     elif isinstance(scenario, os.PathLike):
         src = from_path(scenario)
     elif isinstance(scenario, str):

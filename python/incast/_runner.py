@@ -81,8 +81,13 @@ def progress_bar(
     columns.append(TimeElapsedColumn())
     if wide:
         columns.append(TimeRemainingColumn())
-    if len(description) > 24:
-        description = description[:23] + "…"
+    from rich.markup import escape
+
+    from .keypath import printable, shorten
+
+    # A name is text, never markup or terminal control: `[/b]` or an escape
+    # sequence in it is shown as written.
+    description = escape(printable(shorten(description, 24)))
     with Progress(*columns, console=console, transient=False, refresh_per_second=8) as bar:
         task = bar.add_task(description, total=1.0, simtime="", flows="")
 

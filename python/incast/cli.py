@@ -21,8 +21,22 @@ EXIT_BAD_SCENARIO = 2
 EXIT_INTERRUPTED = 130
 
 
+#: The longest user value (a name, a key) the CLI prints whole.
+LONGEST_SHOWN = 80
+
+
+def _shown(text: object, limit: int | None = LONGEST_SHOWN, newlines: bool = False) -> str:
+    """User text made safe to print: cut to `limit` characters (an ellipsis
+    ends a cut value; `None`: no cut) and every control character written as
+    its escape (`\\x1b`), line breaks too unless `newlines`."""
+    from .keypath import printable, shorten
+
+    return printable(str(text) if limit is None else shorten(str(text), limit), newlines)
+
+
 def _fail(msg: str, code: int = EXIT_BAD_SCENARIO) -> NoReturn:
-    click.echo(f"error: {msg}", err=True)
+    """Print `error: msg` (control characters escaped) and exit with `code`."""
+    click.echo(f"error: {_shown(msg, None, newlines=True)}", err=True)
     sys.exit(code)
 
 
@@ -198,18 +212,15 @@ def _prepare_scenario(file: str, seed: int | None, overrides: list) -> dict:
     """Read and validate one scenario (with --set applied); nothing runs yet."""
     ScenarioError = _scenario_error()
     core = _core_module()
+    if _is_experiment(file) and _file_kind(file) == "experiment":
+        _fail(
+            f"{file} is an experiment file (it has a top-level `base`), not a scenario: run it "
+            f"with `incast sweep {file}` (`incast run` takes scenario files)"
+        )
     src = _load(file)
     text, fmt = src.text, src.fmt
     if overrides:
-        from .keypath import KeyPathError, set_value
-
-        try:
-            data = _parse_text(text, fmt)
-            for path, value in overrides:
-                set_value(data, path, value)
-        except (KeyPathError, ValueError) as e:
-            _fail(f"--set on {file}: {e}")
-        text, fmt = json.dumps(data), "json"
+        text, fmt = _with_overrides(file, src, overrides), "json"
     try:
         normalized = json.loads(core.validate(text, fmt, src.base_dir))
     except ScenarioError as e:
@@ -225,6 +236,29 @@ def _prepare_scenario(file: str, seed: int | None, overrides: list) -> dict:
         "name": str(normalized.get("name") or Path(file).stem),
         "scenario": normalized,
     }
+
+
+def _with_overrides(file: str, src: Any, overrides: list) -> str:
+    """The scenario of `src` with every --set applied, as JSON text."""
+    from .keypath import KeyPathError, set_value, value_problem
+
+    try:
+        data = _parse_text(src.text, src.fmt)
+    except ValueError as e:  # malformed: the core says where, naming the key and line
+        try:
+            _core_module().validate(src.text, src.fmt, src.base_dir)
+        except _scenario_error() as core_error:
+            _fail(f"invalid scenario {file}: {core_error}")
+        _fail(f"--set on {file}: the file cannot be read to apply --set ({e})")
+    try:
+        for path, value in overrides:
+            set_value(data, path, value)
+    except KeyPathError as e:
+        _fail(f"--set on {file}: {e}")
+    problem = value_problem(data)
+    if problem:  # a NaN or a huge integer that was in the file: JSON cannot carry it
+        _fail(f"invalid scenario {file}: {problem}")
+    return json.dumps(data)
 
 
 def _parse_text(text: str, fmt: str) -> dict:
@@ -357,14 +391,14 @@ def _run_one(
             code=1,
         )
 
-    from .report import print_summary
+    from .fmt import glue
+    from .report import print_line, print_paths, print_summary
 
     print_summary(results, out_console)
     for note in notes:
-        out_console.print(f"[yellow]note:[/yellow] {note}")
-    out_console.print(f"[bold]wrote[/bold] {len(written)} files to {out}/")
-    for path in written:
-        out_console.print(f"  {path}", highlight=False)
+        print_line(out_console, note, prefix="note:", prefix_style="yellow")
+    print_line(out_console, f"{len(written)} files to {glue(out)}/", "wrote", "bold")
+    print_paths(out_console, written)
 
 
 @cli.command()
@@ -372,22 +406,23 @@ def _run_one(
 def validate(file: str) -> None:
     """Check the scenario (or experiment) FILE without running it."""
     if _is_experiment(file):
+        from .experiment import describe_runs
+
         exp = _load_experiment(file, [], None)
-        click.echo(
-            f"ok: experiment {exp.name}: {len(exp.runs)} runs "
-            f"({len(exp.points)} points x {len(exp.variants)} variants x seeds), all valid"
-        )
+        click.echo(f"ok: experiment {exp.name}: {describe_runs(exp)}, all valid")
         return
     src = _load(file)
     try:
         normalized = json.loads(_core_module().validate(src.text, src.fmt, src.base_dir))
     except _scenario_error() as e:
         _fail(f"invalid scenario {file}: {e}")
-    click.echo(f"ok: {normalized.get('name', '?')} ({_describe(normalized)})")
+    click.echo(f"ok: {_shown(normalized.get('name', '?'))} ({_describe(normalized)})")
 
 
 def _is_experiment(file: str) -> bool:
     """An experiment file has a top-level `base` (a scenario never does)."""
+    if file.lower().endswith(".json"):
+        return _file_kind(file) == "experiment"
     if not file.lower().endswith(".toml"):
         return False
     try:
@@ -397,8 +432,31 @@ def _is_experiment(file: str) -> bool:
     return re.search(r"^\s*(base\s*=|\[base\])", text, re.MULTILINE) is not None
 
 
+def _file_kind(file: str) -> str | None:
+    """What `file` is: "experiment" (a top-level `base`), "scenario" (a
+    top-level `topology` and no `base`), or None (unreadable, malformed or
+    neither)."""
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+        doc = json.loads(text) if file.lower().endswith(".json") else _parse_text(text, "toml")
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    if "base" in doc:
+        return "experiment"
+    return "scenario" if "topology" in doc else None
+
+
 def _load_experiment(file: str, overrides: list, seeds: list | None) -> Any:
     from .experiment import ExperimentError, load_experiment
+
+    if not _is_experiment(file) and _file_kind(file) == "scenario":
+        _fail(
+            f"{file} is a scenario file (it has [topology] and no `base`), not an experiment: run "
+            f"it with `incast run {file}`, or sweep it from an experiment file whose "
+            f'base = "{Path(file).name}"'
+        )
 
     try:
         return load_experiment(file, overrides=overrides, seeds=seeds)
@@ -472,16 +530,67 @@ def import_hpcc(config: str, out_file: str | None, topology: str | None, flows: 
     click.echo(f"wrote {toml_path} and {csv_path}")
 
 
+#: Where each bundled CDF comes from (the paper, and whose table it is when
+#: several are bundled); crates/incast-core/data/workloads/README.md has the
+#: files copied, their commits and the cross-checks.
+CDF_SOURCES = {
+    "alistorage": "Alibaba storage, HPCC (Li et al., SIGCOMM 2019)",
+    "cachefollower": "Facebook cache follower (Roy et al., SIGCOMM 2015)",
+    "cachefollower_conweave": "Facebook cache follower (SIGCOMM 2015), ConWeave's table",
+    "datamining": "VL2 data mining (Greenberg et al., SIGCOMM 2009), CONGA's table",
+    "datamining_conweave": "VL2 data mining (SIGCOMM 2009), ConWeave's table",
+    "datamining_pfabric": "VL2 data mining (SIGCOMM 2009), pFabric's table",
+    "enterprise": "enterprise, CONGA (Alizadeh et al., SIGCOMM 2014)",
+    "fb_hadoop": "Facebook Hadoop (Roy et al., SIGCOMM 2015), HPCC's table",
+    "fb_hadoop_homa_w4": "Facebook Hadoop (SIGCOMM 2015), Homa's W4",
+    "fb_hadoop_homasim": "Facebook Hadoop (SIGCOMM 2015), HomaSimulation's table",
+    "google_all_rpc": "Google RPCs before 2008, Homa's W3 (SIGCOMM 2018)",
+    "google_all_rpc_homasim": "Google RPCs, HomaSimulation's table",
+    "google_search_rpc": "Google search RPCs, Homa's W2 (SIGCOMM 2018)",
+    "homa_w1": "Facebook memcached (Atikoglu et al., SIGMETRICS 2012), Homa's W1",
+    "homa_w5": "DCTCP web search as Homa's W5 (SIGCOMM 2018)",
+    "imc10": "data centers in the wild (Benson et al., IMC 2010), pHost's table",
+    "solar": "Alibaba storage, Solar (Miao et al., SIGCOMM 2022), ConWeave's table",
+    "websearch": "web search, DCTCP (Alizadeh et al., SIGCOMM 2010)",
+    "websearch_conweave": "web search, DCTCP (SIGCOMM 2010), ConWeave's table",
+    "websearch_pfabric": "web search, DCTCP (SIGCOMM 2010), pFabric's table",
+    "webserver": "Facebook web server (Roy et al., SIGCOMM 2015)",
+    "webserver_conweave": "Facebook web server (SIGCOMM 2015), ConWeave's table",
+}
+
+#: The mice threshold of `incast cdfs`: flows of at most this many bytes.
+MICE_BYTES = 100_000
+
+
+def _bytes_label(n: float) -> str:
+    """A size to three significant digits: 1.71 MB, 423 B."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
 @cli.command()
 def cdfs() -> None:
-    """List the flow-size distributions built into the simulator."""
-    from . import bundled_cdfs
-
-    names = bundled_cdfs()
-    if not names and not hasattr(_core_module(), "bundled_cdfs"):
-        _fail("this build of the core has no bundled CDFs", code=1)
-    for name in names:
-        click.echo(name)
+    """List the flow-size distributions built into the simulator: mean,
+    median, share of mice (flows of at most 100 KB) and source."""
+    stats = getattr(_core_module(), "bundled_cdf_stats", None)
+    if stats is None:
+        _fail("this build of the core has no bundled CDF statistics: reinstall incast", code=1)
+    rows = [
+        (name, _bytes_label(mean), _bytes_label(median), f"{mice:.1%}", CDF_SOURCES.get(name, "-"))
+        for name, mean, median, mice in stats(MICE_BYTES)
+    ]
+    head = ("name", "mean", "median", "<= 100 KB", "source")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
+    for row in [head, *rows]:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:4], widths[1:])]
+        click.echo("  ".join([*cells, row[4]]))
+    click.echo(
+        f"\n{len(rows)} CDFs, piecewise-linear in size (as sampled); <= 100 KB: the share of "
+        'flows of at most 100,000 bytes. Use one as cdf = "NAME" in [[workload.poisson]]; '
+        "provenance: crates/incast-core/data/workloads/README.md."
+    )
 
 
 @cli.command()
@@ -523,7 +632,9 @@ def cdfs() -> None:
     help="Replace the experiment's seeds, e.g. --seeds 1,2,3 or --seeds 1-5.",
 )
 @click.option(
-    "--force", is_flag=True, help="Start afresh: delete the runs finished in --out before."
+    "--force",
+    is_flag=True,
+    help="Start afresh: delete what an earlier incast run or sweep wrote to --out.",
 )
 @click.option(
     "--only",
@@ -554,6 +665,13 @@ def sweep(
     Every run is validated before any starts."""
     from rich.console import Console
 
+    if ray_address:  # before anything is validated or created
+        from .sweep import require_ray
+
+        try:
+            require_ray()
+        except RuntimeError as e:
+            _fail(str(e), code=1)
     overrides = _parse_sets(assignments)
     exp = _load_experiment(file, overrides, _parse_seeds(seeds))
     if only:
@@ -562,26 +680,35 @@ def sweep(
         if not select(exp.runs, only):
             _fail(f"--only {' '.join(only)} matches none of the {len(exp.runs)} runs")
     console = Console(stderr=True, quiet=quiet)
-    out = Path(out_dir) if out_dir else Path("incast-out") / _safe_dirname(exp.name)
+    if out_dir:
+        out = Path(out_dir)
+    else:
+        from .experiment import bounded_name
+
+        out = Path("incast-out") / bounded_name(_safe_dirname(exp.name))
     if dry_run:
-        from .sweep import is_finished, run_dir
+        from .experiment import describe_runs
+        from .sweep import is_finished, run_damage, run_dir
 
         for r in exp.runs:
-            state = "done" if is_finished(out, r) else "todo"
-            click.echo(f"{state}  {r.label:<50} {run_dir(out, r)}")
-        click.echo(f"{len(exp.runs)} runs, all valid")
+            damage = run_damage(out, r)
+            state = "done" if is_finished(out, r) else "todo" if damage is None else "damaged"
+            why = f"  ({damage}: a sweep runs it again)" if damage else ""
+            click.echo(f"{state:<7}  {r.label:<50} {run_dir(out, r)}{why}")
+        click.echo(f"{describe_runs(exp)}, all valid")
         return
-    from .outdir import MARKER, OutDirError, check
+    from .outdir import MARKER, OutDirError, check, holds_a_run
 
     try:
+        if not force and holds_a_run(out):
+            raise OutDirError(
+                f"{out} holds the results of an `incast run`, not of a sweep: pass --force to "
+                "replace them, or choose another --out"
+            )
         resumable = out.is_dir() and (out / MARKER).exists()
         check(out, force=force or resumable)
     except OutDirError as e:
         _fail(str(e))
-    if force and out.is_dir():
-        import shutil
-
-        shutil.rmtree(out / "runs", ignore_errors=True)
     from .sweep import sweep as run_sweep
 
     try:
@@ -594,6 +721,7 @@ def sweep(
             console=console,
             plots=not no_plots,
             only=only or None,
+            fresh=force,
         )
     except KeyboardInterrupt:
         from .sweep import is_finished
@@ -605,20 +733,31 @@ def sweep(
             err=True,
         )
         sys.exit(EXIT_INTERRUPTED)
+    except OutDirError as e:
+        _fail(str(e))
     except RuntimeError as e:
         _fail(str(e), code=1)
     out_console = Console(quiet=quiet)
+    redone = {r.index for r in outcome.finished} | set(outcome.failed)
+    for idx, why in sorted(outcome.damaged.items()):
+        then = "removed and run again" if idx in redone else "removed (rerun to redo it)"
+        click.echo(f"damaged run {_shown(exp.runs[idx].label)}: {why}; {then}", err=True)
+    from rich.markup import escape
+
     out_console.print(
-        f"[bold]{exp.name}[/bold]: {len(outcome.finished)} runs done, "
+        f"[bold]{escape(_shown(exp.name))}[/bold]: {len(outcome.finished)} runs done, "
         f"{len(outcome.skipped)} already finished, {len(outcome.failed)} failed "
         f"in {outcome.wall_seconds:.1f} s"
     )
     for idx, msg in sorted(outcome.failed.items()):
-        out_console.print(f"[red]failed[/red] {exp.runs[idx].label}: {msg}", highlight=False)
+        why = escape(_shown(msg, None, newlines=True))
+        label = escape(_shown(exp.runs[idx].label))
+        out_console.print(f"[red]failed[/red] {label}: {why}", highlight=False)
     if (out / "comparisons.md").is_file():
         if not quiet:
             click.echo((out / "comparisons.md").read_text(encoding="utf-8"))
-    out_console.print(f"[bold]wrote[/bold] {out}/ (points.parquet, flows/, report.html, ...)")
+    wrote = f"{escape(_shown(out, None))}/ (points.parquet, flows/, report.html, ...)"
+    out_console.print(f"[bold]wrote[/bold] {wrote}")
     if outcome.failed:
         sys.exit(1)
 
@@ -626,19 +765,33 @@ def sweep(
 def _parse_seeds(text: str | None) -> list[int] | None:
     if text is None:
         return None
-    seeds: list[int] = []
+    from .experiment import MAX_RUNS, MAX_SEED
+
+    ranges: list[range] = []
     try:
         for part in text.split(","):
             part = part.strip()
             if "-" in part:
                 lo, hi = part.split("-", 1)
-                seeds.extend(range(int(lo), int(hi) + 1))
+                ranges.append(range(int(lo), int(hi) + 1))
             elif part:
-                seeds.append(int(part))
+                ranges.append(range(int(part), int(part) + 1))
     except ValueError:
         raise click.BadParameter(f"{text!r}: write 1,2,3 or 1-5", param_hint="--seeds") from None
+    count = sum(max(0, r.stop - r.start) for r in ranges)  # before any list is made
+    if count > MAX_RUNS:
+        raise click.BadParameter(
+            f"{text!r} gives {count:,} seeds, more than the {MAX_RUNS:,} runs one experiment "
+            "may have: give fewer",
+            param_hint="--seeds",
+        )
+    seeds = [s for r in ranges for s in r]
     if not seeds or any(s < 0 for s in seeds):
         raise click.BadParameter(f"{text!r}: no seeds", param_hint="--seeds")
+    if max(seeds) > MAX_SEED:
+        raise click.BadParameter(
+            f"{max(seeds)} is more than the largest seed, {MAX_SEED}", param_hint="--seeds"
+        )
     return seeds
 
 
@@ -646,33 +799,52 @@ def _parse_seeds(text: str | None) -> list[int] | None:
 @click.argument("dir_a", type=click.Path(exists=True, file_okay=False))
 @click.argument("dir_b", type=click.Path(exists=True, file_okay=False))
 @click.option(
+    "--out",
     "--plot",
     "plot_path",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     default=None,
-    help="Where to draw the differences [default: DIR_B/compare_vs_<DIR_A name>.png].",
+    help="Where to draw the chart of the largest changes: a PNG file, or a directory to put "
+    "compare_<A>_vs_<B>.png in [default: compare_<A>_vs_<B>.png in the current directory]. "
+    "Nothing is written into DIR_A or DIR_B.",
 )
+@click.option("--no-plot", is_flag=True, help="Print the comparison only; draw no chart.")
 @click.option("--all", "show_all", is_flag=True, help="List unchanged metrics too.")
-def compare(dir_a: str, dir_b: str, plot_path: str | None, show_all: bool) -> None:
+def compare(dir_a: str, dir_b: str, plot_path: str | None, no_plot: bool, show_all: bool) -> None:
     """Compare the summary metrics of two run directories (A -> B): print every
-    metric that differs with its relative change, and draw the largest changes."""
+    metric that differs, grouped by section (the summary's top-level keys) and
+    sorted by relative change, changes from 0 first; the warnings only one run
+    has; and draw the largest changes (see --out)."""
     from rich.console import Console
 
-    from .compare import compare_dirs, plot_comparison, table_of
+    from .compare import (
+        CompareError,
+        compare_dirs,
+        default_plot_path,
+        plot_comparison,
+        print_comparison,
+    )
+    from .fmt import glue
+    from .report import print_line
 
+    a, b = Path(dir_a), Path(dir_b)
     try:
-        diff = compare_dirs(Path(dir_a), Path(dir_b))
-    except (OSError, ValueError) as e:
+        comparison = compare_dirs(a, b)
+    except (OSError, CompareError) as e:
         _fail(str(e))
     console = Console()
-    title, table = table_of(diff, Path(dir_a), Path(dir_b), show_all)
-    click.echo(title)
-    if table is not None:
-        console.print(table)
-    target = Path(plot_path) if plot_path else Path(dir_b) / f"compare_vs_{Path(dir_a).name}.png"
-    path = plot_comparison(diff, target, Path(dir_a).name, Path(dir_b).name)
+    print_comparison(console, comparison, a, b, show_all)
+    if no_plot:
+        return
+    target = Path(plot_path) if plot_path else default_plot_path(a, b)
+    if target.is_dir():
+        target = target / default_plot_path(a, b).name
+    try:
+        path = plot_comparison(comparison.metrics, target, a.resolve().name, b.resolve().name)
+    except CompareError as e:
+        _fail(str(e), code=1)
     if path is not None:
-        console.print(f"[bold]drew[/bold] {path}")
+        print_line(console, glue(path), prefix="drew", prefix_style="bold")
 
 
 def main(argv: list | None = None) -> None:

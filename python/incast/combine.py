@@ -7,20 +7,27 @@ the same bytes as one that ran straight through.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from . import keypath
-from .experiment import Comparison, Experiment, Run, canonical_json
+from .experiment import Comparison, Experiment, Run, canonical_json, name_hash
 
 #: Summary keys already present as columns, or not results.
 _SKIP_SUMMARY = {"scenario", "seed"}
 #: Per-run tables gathered into one partitioned dataset each.
 DATASETS = ("flows", "incasts")
+#: The points table's column beside the flattened summary (`_queue_stats`).
+QUEUE_MAX = "queues.max_bytes"
+#: A partition directory's value (`point=<value>`) is at most this long once
+#: URL-quoted; a longer one is cut, with a hash of the whole value beside it.
+PARTITION_LIMIT = 120
 
 
 def flatten_summary(summary: Mapping) -> dict[str, Any]:
@@ -48,12 +55,123 @@ def flatten_summary(summary: Mapping) -> dict[str, Any]:
 
 
 def read_summary(out: Path, run: Run) -> dict | None:
-    from .sweep import run_dir
+    """A finished run's summary; None when the run is not (or no longer) complete."""
+    from .sweep import is_finished, read_json, run_dir
 
-    path = run_dir(out, run) / "summary.json"
-    if not path.is_file() or not (run_dir(out, run) / "run.json").is_file():
+    if not is_finished(out, run):
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json(run_dir(out, run) / "summary.json")
+
+
+# ---------------------------------------------------------------------------
+# The keys a summary will have (checked before the runs).
+# ---------------------------------------------------------------------------
+
+#: A tiny run with what a summary at time zero lacks: finished flows (their
+#: statistics), an incast beside other traffic (`buckets_background`) and a
+#: flow stopped at its stop time (`stopped_flows`).
+_REFERENCE = {
+    "name": "summary-keys",
+    "seed": 1,
+    "topology": {"kind": "single_switch", "hosts": 4, "link_rate": "10Gbps", "link_delay": "1us"},
+    "workload": {
+        "flows": [
+            {"src": 0, "dst": 3, "size": "10KB", "start": "0us"},
+            {"src": 1, "dst": 2, "start": "0us", "stop": "50us"},
+        ],
+        "incast": [{"fan_in": 2, "bytes_per_sender": "10KB", "times": ["10us"]}],
+    },
+}
+_BUCKET_KEY = re.compile(r"^([^\[]*)\[([^\]]*)\](.*)$")
+
+
+def _summary_of(scenario_json: str, base_dir: str, run: bool) -> dict:
+    from . import _core
+
+    sim = _core.Simulation(scenario_json, "json", base_dir, None)
+    if run:
+        from ._runner import drive
+
+        drive(sim)
+    summary = sim.finish()["summary"]
+    return json.loads(summary) if isinstance(summary, (str, bytes)) else dict(summary)
+
+
+@functools.lru_cache(maxsize=1)
+def _reference_summary() -> dict:
+    return _summary_of(canonical_json(_REFERENCE), ".", run=True)
+
+
+def _bucket_labels(summary: Mapping) -> list[str]:
+    return [str(b["label"]) for b in summary.get("buckets") or [] if isinstance(b, Mapping)]
+
+
+class SummaryKeys:
+    """The flattened summary keys (as in points.csv) the runs of an experiment
+    will have, learnt without running them: each sampled run's scenario is built
+    and finished at time zero, which gives every section its configuration
+    makes (PFC, edge pausing, mechanisms, its size buckets and congestion
+    controls), with null statistics; a tiny reference run supplies the rest
+    (the statistics' fields, `buckets_background`, `stopped_flows`)."""
+
+    def __init__(self) -> None:
+        reference = _reference_summary()
+        self._reference = flatten_summary(reference)
+        self._reference_labels = set(_bucket_labels(reference))
+        overall = reference["overall"]["slowdown"]
+        self._stat_fields = sorted(overall)
+        self._keys: set[str] = set()
+        self._summaries: list[dict] = []
+
+    @property
+    def sampled(self) -> int:
+        return len(self._summaries)
+
+    def add_run(self, run: Run) -> None:
+        """Learn the keys of `run`'s configuration (a run that cannot be built
+        is skipped: the sweep reports it)."""
+        try:
+            summary = _summary_of(run.scenario_json(), run.base_dir, run=False)
+        except Exception:  # noqa: BLE001 - any build failure is the sweep's to report
+            return
+        self._summaries.append(summary)
+        flat = flatten_summary(summary)
+        labels = _bucket_labels(summary)
+        self._keys |= set(flat)
+        for key in self._reference:
+            m = _BUCKET_KEY.match(key)
+            if m and m.group(2) in self._reference_labels:
+                self._keys |= {f"{m.group(1)}[{label}]{m.group(3)}" for label in labels}
+            else:
+                self._keys.add(key)
+        # A null leaf is a statistic no flow gave yet: its fields are keys too.
+        for key, value in flat.items():
+            if value is None:
+                self._keys |= {f"{key}.{f}" for f in self._stat_fields}
+
+    def names(self, *, in_summary: bool) -> set[str]:
+        """Every key known so far (with the points table's own column unless
+        `in_summary`, which is what a comparison reads)."""
+        return set(self._keys) if in_summary else self._keys | {QUEUE_MAX}
+
+    def knows(self, metric: str, *, in_summary: bool) -> bool:
+        if metric in self.names(in_summary=in_summary):
+            return True
+        return in_summary and any(self._resolves(s, metric) for s in self._summaries)
+
+    def _resolves(self, summary: Mapping, path: str) -> bool:
+        """A key path into the nested summary (`buckets.0.slowdown.mean`) that
+        reaches a value, or a null statistic and one of its fields."""
+        node: Any = summary
+        parts = keypath.split(path)
+        for i, part in enumerate(parts):
+            if node is None:
+                return i == len(parts) - 1 and part in self._stat_fields
+            try:
+                node = keypath.get(node, part)
+            except keypath.KeyPathError:
+                return False
+        return not isinstance(node, (Mapping, list))
 
 
 def _column_values(values: list) -> list:
@@ -110,10 +228,10 @@ def _queue_stats(directory: Path) -> dict[str, Any]:
 
     table = pq.read_table(path, columns=None)
     if "max_queue_bytes" not in table.column_names or table.num_rows == 0:
-        return {"queues.max_bytes": 0}
+        return {QUEUE_MAX: 0}
     import pyarrow.compute as pc
 
-    return {"queues.max_bytes": int(pc.max(table["max_queue_bytes"]).as_py() or 0)}
+    return {QUEUE_MAX: int(pc.max(table["max_queue_bytes"]).as_py() or 0)}
 
 
 def _write_table(df: Any, path: Path) -> None:
@@ -126,7 +244,7 @@ def _write_table(df: Any, path: Path) -> None:
 def write_datasets(experiment: Experiment, out: Path) -> list[Path]:
     """`flows/point=P/variant=V/seed=S/part-0.parquet` (and `incasts/...`): each
     run's table, readable as one with `pandas.read_parquet(OUT / "flows")`."""
-    from .sweep import run_dir
+    from .sweep import is_finished, run_dir
 
     written = []
     for name in DATASETS:
@@ -135,12 +253,12 @@ def write_datasets(experiment: Experiment, out: Path) -> list[Path]:
             shutil.rmtree(root)
         for run in experiment.runs:
             src = run_dir(out, run) / f"{name}.parquet"
-            if not src.is_file() or not (run_dir(out, run) / "run.json").is_file():
+            if not src.is_file() or not is_finished(out, run):
                 continue
             dest = (
                 root
-                / f"point={_part(run.point)}"
-                / f"variant={_part(run.variant)}"
+                / f"point={partition_value(run.point)}"
+                / f"variant={partition_value(run.variant)}"
                 / f"seed={run.seed}"
                 / "part-0.parquet"
             )
@@ -151,10 +269,20 @@ def write_datasets(experiment: Experiment, out: Path) -> list[Path]:
     return written
 
 
-def _part(value: str) -> str:
+def partition_value(value: str) -> str:
+    """A point's or variant's name as a partition directory's value: URL-quoted
+    (as pyarrow reads it back), and cut to a bounded length with a hash of the
+    whole name beside it when it is long (a file name has at most 255 bytes)."""
     from urllib.parse import quote
 
-    return quote(value, safe="")
+    quoted = quote(value, safe="")
+    if len(quoted) <= PARTITION_LIMIT:
+        return quoted
+    cut = PARTITION_LIMIT - 11
+    escape = quoted.rfind("%", cut - 2, cut)  # never cut inside a %XX escape
+    if escape != -1:
+        cut = escape
+    return f"{quoted[:cut]}~{name_hash(value)}"
 
 
 # ---------------------------------------------------------------------------
@@ -167,8 +295,8 @@ def _metric_items(comp: Comparison, summary: Mapping) -> list[tuple[str, str, An
     if not comp.bucketed:
         try:
             value = keypath.get(summary, comp.metric)
-        except keypath.KeyPathError:
-            value = None
+        except keypath.KeyPathError:  # a key as in points.csv: buckets[<10KB].fct_us.mean
+            value = flatten_summary(summary).get(comp.metric)
         return [("value", "-", value)]
     key = {"buckets": "buckets", "background": "buckets_background"}[comp.buckets]
     items = []

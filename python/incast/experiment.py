@@ -25,10 +25,13 @@ one (point, parameter values, variant, seed); its scenario is the base with the
 point's overrides, then the parameter values, then the variant's overrides, then
 the seed applied (`incast.keypath` says how overrides apply).
 
-`load_experiment` expands every run and validates each one with the core before
+`load_experiment` counts the runs first (at most `MAX_RUNS`, 10,000: a larger
+product is refused with its count and the key that makes it, before anything is
+expanded), expands every run and validates each one with the core before
 anything runs; all problems are reported together, each naming the run and the
-key. Each run carries its fully resolved (normalized) scenario and a stable hash
-of it, which names its result directory.
+key. The metrics `[[compare]]` and `[report]` name are checked against the keys
+the runs' summaries will have. Each run carries its fully resolved (normalized)
+scenario and a stable hash of it, which names its result directory.
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +73,15 @@ BUCKET_SETS = {"buckets": "buckets", "background": "buckets_background"}
 DEFAULT_VARIANT = "base"
 #: Metrics drawn against each parameter by default.
 DEFAULT_REPORT_METRICS = ("overall.slowdown.mean", "overall.slowdown.p99")
+#: The most runs one experiment may expand to (its product is counted first).
+MAX_RUNS = 10_000
+#: The largest seed (the core's seeds are unsigned 64-bit integers).
+MAX_SEED = 2**64 - 1
+#: Names on disk made from labels are at most this long (see `bounded_name`).
+NAME_LIMIT = 80
+#: The longest scenario name the core accepts (its MAX_NAME_CHARS): a run's
+#: name, made from the experiment's name, point label and variant, is cut to it.
+SCENARIO_NAME_LIMIT = 128
 
 
 class ExperimentError(ValueError):
@@ -155,9 +168,47 @@ def scenario_hash(scenario: Mapping) -> str:
     return hashlib.sha256(canonical_json(scenario).encode("utf-8")).hexdigest()
 
 
+def clean_name(text: str) -> str:
+    """`text` with every run of characters unsafe in a file name replaced by "_"."""
+    return re.sub(r"[^A-Za-z0-9._=+-]+", "_", str(text)).strip("._") or "x"
+
+
 def safe_name(text: str) -> str:
-    cleaned = re.sub(r"[^A-Za-z0-9._=+-]+", "_", str(text)).strip("._")
-    return cleaned[:80] or "x"
+    """`clean_name` cut to NAME_LIMIT characters (the parts of a run directory's
+    name, which its hash keeps apart)."""
+    return clean_name(text)[:NAME_LIMIT]
+
+
+def name_hash(text: str) -> str:
+    """Ten hex digits of the sha256 of `text`: what keeps shortened names apart."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def bounded_name(name: str, limit: int = NAME_LIMIT) -> str:
+    """`name` (already safe in a file name) when it has at most `limit`
+    characters, else a readable prefix of it, "~" and a hash of the whole, so
+    two long names that share a prefix stay apart. Short names are unchanged."""
+    if len(name) <= limit:
+        return name
+    return f"{name[: limit - 11]}~{name_hash(name)}"
+
+
+def describe_runs(experiment: Experiment) -> str:
+    """How the runs are made up: "144 runs (24 points x 6 variants x 1 seed)" when
+    every point runs every variant and seed, else the counts of each."""
+    from .fmt import format_count as plural
+
+    runs = experiment.runs
+    n_points = len(experiment.points)
+    n_variants = len({r.variant for r in runs})
+    n_seeds = len({r.seed for r in runs})
+    counts = (plural(n_points, "point"), plural(n_variants, "variant"), plural(n_seeds, "seed"))
+    if n_points * n_variants * n_seeds == len(runs):
+        return f"{plural(len(runs), 'run')} ({' x '.join(counts)})"
+    return (
+        f"{plural(len(runs), 'run')} over {counts[0]}, {counts[1]} and {counts[2]} "
+        "(not every point runs every variant and seed)"
+    )
 
 
 def value_label(value: Any) -> str:
@@ -204,6 +255,21 @@ def _resolve_base(value: Any, here: Path, source: str, key: str) -> tuple[dict, 
     )
 
 
+def _check_label(where: str, label: str, problems: list[str]) -> None:
+    """A name or label printed and written into file names: no control
+    characters, and an experiment's name no longer than a scenario's."""
+    if keypath.printable(label) != label:
+        problems.append(
+            f"{where}: `{keypath.shorten(keypath.printable(label))}` holds a control character "
+            "(an escape, a tab or a line break); use letters, digits and punctuation"
+        )
+    elif where == "name" and len(label) > SCENARIO_NAME_LIMIT:
+        problems.append(
+            f"name: is {len(label):,} characters long, more than the {SCENARIO_NAME_LIMIT} a "
+            "name may have; shorten it, and put the rest in `description`"
+        )
+
+
 def _seeds(value: Any, where: str, problems: list[str]) -> list[int] | None:
     if value is None:
         return None
@@ -215,6 +281,9 @@ def _seeds(value: Any, where: str, problems: list[str]) -> list[int] | None:
         or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)
     ):
         problems.append(f"{where}: seeds must be a non-empty list of integers >= 0, e.g. [1, 2, 3]")
+        return None
+    if max(value) > MAX_SEED:
+        problems.append(f"{where}: {max(value)} is more than the largest seed, {MAX_SEED}")
         return None
     if len(set(value)) != len(value):
         problems.append(f"{where}: seeds repeat a value: {value}")
@@ -241,7 +310,7 @@ def _parse_compare(
         return None
     for k in raw:
         if k not in COMPARE_KEYS:
-            problems.append(f"{where}.{k}: unknown key (known: {', '.join(COMPARE_KEYS)})")
+            problems.append(_unknown_key(f"{where}.{k}", k, COMPARE_KEYS))
     baseline = raw.get("baseline")
     if baseline not in variants:
         problems.append(
@@ -259,6 +328,12 @@ def _parse_compare(
         problems.append(f"{where}.metric: a metric name (slowdown, fct_us) or a summary key path")
         metric = "slowdown"
     stats = _string_list(raw.get("stats"), f"{where}.stats", problems) or ["mean", "p99"]
+    for stat in stats:
+        if stat not in STATS:
+            problems.append(
+                f"{where}.stats: {stat!r} is not a statistic{_did_you_mean(stat, STATS)} "
+                f"(one of {', '.join(STATS)})"
+            )
     buckets = raw.get("buckets", "buckets")
     if buckets not in BUCKET_SETS:
         problems.append(f"{where}.buckets: {buckets!r}; use one of {', '.join(BUCKET_SETS)}")
@@ -301,6 +376,7 @@ def _product(parameters: Mapping, problems: list[str]) -> tuple[list[str], list[
 
 @dataclass
 class _PointSpec:
+    index: int
     label: str
     base: str
     body: dict
@@ -315,11 +391,20 @@ def _read_document(source: str | os.PathLike[str] | Mapping) -> tuple[dict, Path
         return dict(source), Path.cwd(), "<experiment>"
     text_or_path = os.fspath(source)
     p = Path(text_or_path)
-    if "\n" not in text_or_path and p.suffix.lower() == ".toml":
+    if "\n" not in text_or_path and p.suffix.lower() in (".toml", ".json"):
         try:
             text = p.read_text(encoding="utf-8")
-        except OSError as e:
-            raise ExperimentError(str(p), [f"cannot read: {e.strerror or e}"]) from None
+        except (OSError, ValueError) as e:
+            reason = getattr(e, "strerror", None) or e
+            raise ExperimentError(str(p), [f"cannot read: {reason}"]) from None
+        if p.suffix.lower() == ".json":
+            try:
+                doc = json.loads(text)
+            except (ValueError, RecursionError) as e:
+                raise ExperimentError(str(p), [f"not valid JSON: {e}"]) from None
+            if not isinstance(doc, dict):
+                raise ExperimentError(str(p), ["not an experiment: a JSON object belongs here"])
+            return doc, p.resolve().parent, str(p)
         return _load_toml_text(text, str(p)), p.resolve().parent, str(p)
     return _load_toml_text(text_or_path, "<experiment>"), Path.cwd(), "<experiment>"
 
@@ -334,6 +419,7 @@ def _parse_variants(doc: dict, problems: list[str]) -> dict[str, tuple[dict, lis
         raw = {DEFAULT_VARIANT: {}}
     variants: dict[str, tuple[dict, list]] = {}
     for vname, vtable in raw.items():
+        _check_label(f"variants.{keypath.printable(vname)}", vname, problems)
         if not isinstance(vtable, Mapping):
             problems.append(f"variants.{vname}: expected a table of overrides")
             continue
@@ -371,6 +457,7 @@ def _parse_points(
                 problems.append(f"{where}.variants: {v!r} is not a variant")
         specs.append(
             _PointSpec(
+                index=i,
                 label=label,
                 base=bname,
                 body={k: v for k, v in pt.items() if k not in POINT_KEYS},
@@ -400,8 +487,9 @@ def load_experiment(
     problems: list[str] = []
     for k in doc:
         if k not in TOP_KEYS:
-            problems.append(f"{k}: unknown key (known: {', '.join(TOP_KEYS)})")
+            problems.append(_unknown_key(k, k, TOP_KEYS))
     name = str(doc.get("name") or (Path(origin).stem if origin != "<experiment>" else "experiment"))
+    _check_label("name", name, problems)
     if "base" not in doc:
         raise ExperimentError(
             origin, problems + ["base: missing (a scenario path or [base] table)"]
@@ -421,9 +509,17 @@ def load_experiment(
         if comp is not None:
             comparisons.append(comp)
     report = doc.get("report") or {}
-    report_metrics = tuple(report.get("metrics") or DEFAULT_REPORT_METRICS)
+    if not isinstance(report, Mapping):
+        problems.append("report: a table ([report] metrics = [...])")
+        report = {}
+    for k in report:
+        if k != "metrics":
+            problems.append(_unknown_key(f"report.{k}", k, ("metrics",)))
+    report_given = _string_list(report.get("metrics"), "report.metrics", problems)
+    report_metrics = tuple(report_given or DEFAULT_REPORT_METRICS)
     if problems:
         raise ExperimentError(origin, problems)
+    _check_run_count(specs, params, param_values, top_seeds, seeds is not None, origin)
 
     runs: list[Run] = []
     param_columns: list[str] = []
@@ -431,6 +527,8 @@ def load_experiment(
         base, base_dir = bases[spec.base]
         for combo in itertools.product(*param_values):
             plabel, point_params = _point_identity(spec, params, combo)
+            with_params = " (with its parameter values)" if params else ""
+            _check_label(f"points[{spec.index}].label{with_params}", plabel, problems)
             for col in point_params:
                 if col not in param_columns:
                     param_columns.append(col)
@@ -462,6 +560,8 @@ def load_experiment(
         )
     if validate and not problems:
         _validate_runs(runs, problems)
+    if validate and not problems:
+        _check_metrics(runs, comparisons, report_given or [], problems)
     if problems:
         raise ExperimentError(origin, problems)
     return Experiment(
@@ -476,6 +576,127 @@ def load_experiment(
         report_metrics=report_metrics,
         param_columns=param_columns,
     )
+
+
+def _check_run_count(
+    specs: list[_PointSpec],
+    params: list[str],
+    param_values: list[list[Any]],
+    top_seeds: list[int] | None,
+    seeds_from_caller: bool,
+    origin: str,
+) -> None:
+    """Refuse, before expanding anything, an experiment of more than MAX_RUNS
+    runs, naming the count and the keys whose sizes multiply to it."""
+    combos = math.prod(len(v) for v in param_values)
+    seeds_key = "seeds (--seeds)" if seeds_from_caller else "seeds"
+    total, largest_count = 0, -1
+    largest: list[tuple[str, int]] = []
+    for i, spec in enumerate(specs):
+        n_seeds = len(spec.seeds or top_seeds or [0])
+        count = combos * len(spec.variants) * n_seeds
+        total += count
+        if count > largest_count:  # the factors of the point with the most runs
+            largest_count = count
+            largest = [(f"parameters.{p}", len(v)) for p, v in zip(params, param_values)]
+            largest.append(("variants", len(spec.variants)))
+            largest.append((f"points[{i}].seeds" if spec.seeds else seeds_key, n_seeds))
+    if total <= MAX_RUNS:
+        return
+    if len(specs) > 1:
+        largest.append(("points", len(specs)))
+    key, size = max(largest, key=lambda item: item[1])
+    factors = " x ".join(f"{n:,} ({k})" for k, n in largest)
+    raise ExperimentError(
+        origin,
+        [
+            f"{key}: the experiment expands to {total:,} runs, more than the {MAX_RUNS:,} one "
+            f"experiment may have ({factors}); give {key} fewer values than its {size:,}, "
+            "or split the experiment into several files"
+        ],
+    )
+
+
+def _check_metrics(
+    runs: list[Run], comparisons: list[Comparison], report_metrics: list[str], problems: list[str]
+) -> None:
+    """Every `[[compare]].metric` and `[report].metrics` entry must be a key of
+    the runs' summaries (or points table): checked against the summary each
+    run's configuration gives (`combine.SummaryKeys`), sampling runs of other
+    configurations only while some name is still unknown."""
+    from .combine import SummaryKeys
+
+    wanted = [
+        (f"compare[{i}].metric", c.metric, True)
+        for i, c in enumerate(comparisons)
+        if not c.bucketed
+    ]
+    wanted += [(f"report.metrics[{i}]", m, False) for i, m in enumerate(report_metrics)]
+    if not wanted or not runs:
+        return
+    keys = SummaryKeys()
+    pending = wanted
+    for run in _configuration_samples(runs):
+        keys.add_run(run)
+        pending = [w for w in pending if not keys.knows(w[1], in_summary=w[2])]
+        if not pending:
+            return
+    if not keys.sampled:  # no run could be built: the sweep will say why
+        return
+    for where, metric, in_summary in pending:
+        known = keys.names(in_summary=in_summary) | (set(BUCKET_METRICS) if in_summary else set())
+        problems.append(
+            f"{where}: {metric!r} is not a metric of these runs' summaries"
+            f"{_did_you_mean(metric, known)} (keys as in points.csv: overall.slowdown.p99, "
+            f"drops.packets, buckets[<label>].fct_us.mean, ...)"
+        )
+
+
+#: At most this many distinct configurations are built to learn summary keys.
+_MAX_KEY_SAMPLES = 64
+
+
+def _configuration_samples(runs: list[Run]) -> Iterator[Run]:
+    """Runs of distinct configurations, the likeliest to differ in their summary
+    sections first: the first run of each variant, then of each point and
+    variant, then any other whose scenario differs by more than its seed."""
+    seen: set[str] = set()
+
+    def fresh(run: Run) -> bool:
+        shape = canonical_json({k: v for k, v in run.scenario.items() if k not in ("seed", "name")})
+        if shape in seen:
+            return False
+        seen.add(shape)
+        return True
+
+    firsts: dict[Any, Run] = {}
+    for run in runs:
+        firsts.setdefault(run.variant, run)
+    for run in runs:
+        firsts.setdefault((run.point, run.variant), run)
+    n = 0
+    for run in [*firsts.values(), *runs]:
+        if n >= _MAX_KEY_SAMPLES:
+            return
+        if fresh(run):
+            n += 1
+            yield run
+
+
+def _unknown_key(where: str, key: str, known: tuple[str, ...]) -> str:
+    """The problem of an unknown key: a suggestion when one is close, and the known keys."""
+    where = keypath.shorten(keypath.printable(where))
+    suggestion = _did_you_mean(str(key), known)
+    return f"{where}: unknown key{suggestion} (known: {', '.join(known)})"
+
+
+def _did_you_mean(name: str, known: Any) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
 def _point_identity(spec: _PointSpec, params: list[str], combo: tuple) -> tuple[str, dict]:
@@ -524,7 +745,7 @@ def _make_run(
         return None
     scen["seed"] = seed
     if not _sets_name(spec.body, vbody, overrides):
-        scen["name"] = f"{name}-{plabel}-{vname}"
+        scen["name"] = run_scenario_name(name, plabel, vname)
     return Run(
         index=index,
         point=plabel,
@@ -536,6 +757,13 @@ def _make_run(
         base_dir=base_dir,
         hash="",
     )
+
+
+def run_scenario_name(name: str, plabel: str, vname: str) -> str:
+    """The name a run's scenario gets: "<experiment>-<point>-<variant>", its
+    control characters escaped, cut (with a hash of the whole) to the core's
+    SCENARIO_NAME_LIMIT however long the labels are."""
+    return bounded_name(keypath.printable(f"{name}-{plabel}-{vname}"), SCENARIO_NAME_LIMIT)
 
 
 def _sets_name(*tables: Any) -> bool:
@@ -591,7 +819,8 @@ def experiment_schema() -> dict:
             "seeds": seeds,
             "parameters": {
                 "type": "object",
-                "description": "Key path -> list of values; every combination is run.",
+                "description": "Key path -> list of values; every combination is run "
+                f"(an experiment may have at most {MAX_RUNS:,} runs).",
             },
             "points": {
                 "type": "array",
@@ -625,7 +854,8 @@ def experiment_schema() -> dict:
                         "metric": {
                             "type": "string",
                             "description": "slowdown or fct_us (per size bucket), or a "
-                            "summary key path such as drops.packets",
+                            "summary key as in points.csv, such as drops.packets (checked "
+                            "against the runs' summaries before they run)",
                         },
                         "stats": {"type": "array", "items": {"enum": list(STATS)}},
                         "buckets": {"enum": list(BUCKET_SETS)},
@@ -643,4 +873,4 @@ def experiment_schema() -> dict:
     }
 
 
-STATS = ("mean", "p50", "p95", "p99", "p999")
+STATS = ("mean", "p50", "p95", "p99", "p999", "max")

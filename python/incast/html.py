@@ -1,8 +1,11 @@
 """Self-contained HTML reports of a run and of a sweep.
 
-One file, no network: the plots are embedded as base64 PNGs, the styles are
-inline, there is no script. Open `report.html` in any browser, mail it, or
-attach it to a paper's artifact.
+One file, no network. A run's report has every section of the terminal report
+(the same tables, numbers formatted the same way) and interactive plots
+(plotly: zoom, pan, hover, legend toggles; `html_plots.py`), with plotly.js
+embedded once in the page. A sweep's report embeds its PNG plots and has no
+script. Open `report.html` in any browser, mail it, or attach it to a paper's
+artifact.
 """
 
 from __future__ import annotations
@@ -13,19 +16,25 @@ import math
 from pathlib import Path
 from typing import Any
 
+from .fmt import format_number
+
 _STYLE = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
        max-width: 1100px; color: #1d2330; padding: 0 1em; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.6em;
      border-bottom: 2px solid #d8dde6; padding-bottom: 0.2em; }
-.meta { color: #5a6475; }
+h3 { font-size: 1.05em; margin: 1.2em 0 0.3em; }
+.meta, .note { color: #5a6475; }
+nav a { margin-right: 0.9em; color: #2a5db0; text-decoration: none; }
 .warning { color: #8a5a00; background: #fff6e0; padding: 4px 8px; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
 th, td { border: 1px solid #d8dde6; padding: 0.25em 0.6em; text-align: right; }
 th { background: #eef1f6; } td.l, th.l { text-align: left; }
+tr.total td { font-weight: bold; }
 td.good { background: #d9f2dd; } td.bad { background: #f8dcdc; }
 img { max-width: 100%; border: 1px solid #d8dde6; margin: 0.5em 0; }
 .scroll { overflow-x: auto; }
+.plot { border: 1px solid #d8dde6; margin: 0.5em 0 1.2em; }
 """
 
 
@@ -33,31 +42,15 @@ def _e(x: Any) -> str:
     return html.escape(str(x))
 
 
-def _num(x: Any, digits: int = 3) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, int):
-        return f"{x:,}"
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "-"
-        if math.isinf(x):
-            return "inf"
-        return f"{x:.{digits}g}"
-    return _e(x)
-
-
 def _img(path: Path, alt: str) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
 
 
-def _page(title: str, body: list[str]) -> str:
+def _page(title: str, body: list[str], head: str = "") -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
+        f"<title>{_e(title)}</title><style>{_STYLE}</style>{head}</head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
@@ -84,81 +77,139 @@ def _table(header: list[str], rows: list[list[str]], left: int = 1) -> str:
     )
 
 
-def _bucket_rows(summary: dict) -> list[list[str]]:
-    rows = []
-    buckets = [b for b in summary.get("buckets") or [] if isinstance(b, dict)]
-    overall = summary.get("overall") if isinstance(summary.get("overall"), dict) else None
-    for b in buckets + ([dict(overall, label="all flows")] if overall else []):
-        sd = b.get("slowdown") if isinstance(b.get("slowdown"), dict) else {}
-        fct = b.get("fct_us") if isinstance(b.get("fct_us"), dict) else {}
-        rows.append(
-            [_e(b.get("label", "?")), _num(b.get("count"))]
-            + [_num(sd.get(k)) for k in ("mean", "p50", "p95", "p99", "p999")]
-            + [_num(fct.get("mean"))]
+def _plain(cell: Any) -> str:
+    """A rich table cell or title as the plain text the terminal shows."""
+    from rich.text import Text
+
+    if cell is None:
+        return ""
+    if isinstance(cell, Text):
+        return cell.plain
+    return Text.from_markup(str(cell)).plain
+
+
+def _anchor(title: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-")
+
+
+def rich_table_html(table: Any) -> str:
+    """A terminal report table (rich) as an HTML section: its title as a heading,
+    its header (when shown), its cells as the terminal prints them."""
+
+    title = _plain(table.title)
+    columns = [[_plain(c) for c in col.cells] for col in table.columns]
+    left = [col.justify != "right" for col in table.columns]
+    head = ""
+    if table.show_header:
+        head = (
+            "<thead><tr>"
+            + "".join(
+                f'<th class="l">{_e(_plain(col.header))}</th>'
+                if left[i]
+                else f"<th>{_e(_plain(col.header))}</th>"
+                for i, col in enumerate(table.columns)
+            )
+            + "</tr></thead>"
         )
-    return rows
+    body = []
+    for r, row in enumerate(zip(*columns)):
+        style = table.rows[r].style if r < len(table.rows) else None
+        cls = ' class="total"' if style and "bold" in str(style) else ""
+        cells = "".join(
+            f'<td class="l">{_e(c)}</td>' if left[i] else f"<td>{_e(c)}</td>"
+            for i, c in enumerate(row)
+        )
+        body.append(f"<tr{cls}>{cells}</tr>")
+    heading = f'<h2 id="table-{_anchor(title)}">{_e(title)}</h2>' if title else ""
+    return f'{heading}<div class="scroll"><table>{head}<tbody>{"".join(body)}</tbody></table></div>'
 
 
-def run_report_html(results: Any, plots: list[tuple[str, Path]]) -> str:
-    """The HTML report of one run: header, slowdown by size, totals, plots."""
-    from .report import pfc_rows, totals_rows
+def summary_html(summary: dict) -> tuple[list[str], list[str]]:
+    """The terminal report's sections (`report.summary_sections`), in its order,
+    as HTML: each table as a titled table, each note about a table left out as
+    a line; and the warnings."""
+    from .report import summary_sections
+
+    sections, warnings = summary_sections(summary)
+    parts = [
+        rich_table_html(section.table)
+        if section.table is not None
+        else f'<p class="note">{_e(section.note)}</p>'
+        for section in sections
+    ]
+    return parts, warnings
+
+
+def _header(results: Any, s: dict) -> str:
+    """Seed, simulated time and events (no wall time: the same run gives the same page)."""
+    from ._runner import format_ps
+
+    parts = [f"seed {_e(s.get('seed', '?'))}"]
+    sim_us = s.get("sim_time_us")
+    if isinstance(sim_us, (int, float)) and not isinstance(sim_us, bool):
+        parts.append(f"simulated {format_ps(sim_us * 1e6)}")
+    events = (results.stats or {}).get("events", (s.get("engine") or {}).get("events"))
+    if isinstance(events, (int, float)):
+        parts.append(f"{format_number(events)} events")
+    return f'<p class="meta">{_e(", ".join(parts))}</p>'
+
+
+def _queue_series_note(s: dict) -> str:
+    """What the queue time series sampled, as the terminal says it."""
+    from .report import queue_series_text
+
+    text = queue_series_text(s)
+    return f'<p class="meta">{_e(text[0].upper() + text[1:])}.</p>' if text else ""
+
+
+def run_report_html(results: Any, static_plots: list[str] | None = None) -> str:
+    """The HTML report of one run: header, warnings, every section of the terminal
+    report, then the interactive plots. `static_plots` names the PNG files written
+    beside the report (listed, not embedded)."""
+    from .html_plots import figure_div, library_script, run_figures
 
     s = results.summary if isinstance(results.summary, dict) else {}
     name = s.get("scenario", "?")
-    body = [
-        f"<h1>incast run: {_e(name)}</h1>",
-        f'<p class="meta">seed {_e(s.get("seed", "?"))}, simulated {_num(s.get("sim_time_us"))} us'
-        f", {_num((results.stats or {}).get('events'))} events</p>",
+    figures = run_figures(results)
+    sections, warnings = summary_html(s)
+    nav = ['<a href="#summary">summary</a>'] + [
+        f'<a href="#figure-{div_id}">{_e(title.lower())}</a>' for div_id, title, _ in figures
     ]
+    body = [f"<h1>incast run: {_e(name)}</h1>", _header(results, s), f"<nav>{''.join(nav)}</nav>"]
     # What a reader must know before trusting the numbers (unfinished flows, lossless drops).
-    for w in s.get("warnings") or []:
+    for w in warnings:
         body.append(f'<p class="warning"><b>warning:</b> {_e(w)}</p>')
-    body.append("<h2>Slowdown (FCT / ideal FCT) by flow size</h2>")
-    rows = _bucket_rows(s)
-    if rows:
-        body.append(
-            _table(["size", "flows", "mean", "p50", "p95", "p99", "p99.9", "mean FCT (us)"], rows)
-        )
-    else:
-        body.append("<p>No measured flows.</p>")
-    inc = s.get("incasts")
-    if isinstance(inc, dict) and inc.get("count"):
-        ct = inc.get("completion_us") if isinstance(inc.get("completion_us"), dict) else {}
-        body.append("<h2>Incast completion time (us)</h2>")
-        body.append(
-            _table(
-                ["incasts", "finished", "mean", "p50", "p95", "p99", "p99.9"],
-                [
-                    [_num(inc.get("count")), _num(inc.get("finished"))]
-                    + [_num(ct.get(k)) for k in ("mean", "p50", "p95", "p99", "p999")]
-                ],
-                left=0,
-            )
-        )
-    body.append("<h2>Totals</h2>")
-    body.append(_table(["metric", "value"], [[_e(k), _e(v)] for k, v in totals_rows(s)]))
-    pfc = pfc_rows(s)
-    if pfc:
-        body.append("<h2>PFC</h2>")
-        body.append(_table(["metric", "value"], [[_e(k), _e(v)] for k, v in pfc]))
-    for key, title in (("edge", "Edge pausing"), ("ci", "Congestion isolation")):
-        block = s.get(key)
-        if isinstance(block, dict):
-            from .combine import flatten_summary
-
-            rows = [[_e(k.replace("_", " ")), _num(v)] for k, v in flatten_summary(block).items()]
-            body.append(f"<h2>{title}</h2>")
-            body.append(_table(["metric", "value"], rows))
-    if plots:
+    body.append('<div id="summary"></div>')
+    body += sections
+    if figures:
         body.append("<h2>Plots</h2>")
-        body += [_img(p, alt) for alt, p in plots]
-    return _page(f"incast: {name}", body)
+        body.append(
+            '<p class="meta">Drag to zoom, double-click to zoom out, click a legend entry to '
+            "hide its series; the camera icon saves a PNG.</p>"
+        )
+        body.append("<noscript><p>The plots need JavaScript.</p></noscript>")
+        for div_id, title, fig in figures:
+            if div_id == "queues":
+                body.append(_queue_series_note(s))
+            body.append(
+                f'<div class="plot" id="figure-{div_id}" aria-label="{_e(title)}">'
+                f"{figure_div(fig, f'plot-{div_id}')}</div>"
+            )
+    if static_plots:
+        body.append(
+            '<p class="meta">Static PNG plots beside this file: '
+            + ", ".join(f'<a href="{_e(n)}">{_e(n)}</a>' for n in static_plots)
+            + ".</p>"
+        )
+    head = library_script() if figures else ""
+    return _page(f"incast: {name}", body, head)
 
 
 def write_run_report(results: Any, out: Path, plot_names: list[str]) -> Path:
-    plots = [(n, out / n) for n in plot_names if (out / n).is_file()]
+    """Write `out/report.html`; `plot_names`: the PNG plots written into `out`."""
+    static = [n for n in plot_names if (out / n).is_file()]
     path = out / "report.html"
-    path.write_text(run_report_html(results, plots), encoding="utf-8")
+    path.write_text(run_report_html(results, static), encoding="utf-8")
     return path
 
 
@@ -175,12 +226,15 @@ def _factor_cell(mean: float, std: float, seeds: int) -> str:
 
 def sweep_report_html(experiment: Any, points: Any, comps: Any, plots: list[Path]) -> str:
     """The HTML report of a sweep: the experiment, its comparisons (factor
-    mean ± std over seeds), the runs' key metrics and every plot."""
+    mean ± std over seeds), the runs' key metrics and every plot. The runs are
+    counted in `incast validate`'s words (`describe_runs`)."""
+    from .experiment import describe_runs
+
     body = [
         f"<h1>incast sweep: {_e(experiment.name)}</h1>",
         f'<p class="meta">{_e(experiment.description)}</p>' if experiment.description else "",
-        f'<p class="meta">{len(experiment.runs)} runs: {len(experiment.points)} points x '
-        f"variants {_e(', '.join(experiment.variants))}; {len(points)} finished.</p>",
+        f'<p class="meta">{_e(describe_runs(experiment))}, {len(points):,} finished; '
+        f"variants: {_e(', '.join(experiment.variants))}.</p>",
     ]
     if comps is not None and len(comps):
         body.append("<h2>Comparisons (improvement factor, mean ± std over seeds)</h2>")
@@ -215,7 +269,8 @@ def sweep_report_html(experiment: Any, points: Any, comps: Any, plots: list[Path
         ]
         body.append("<h2>Runs</h2>")
         rows = [
-            [_e(r["point"]), _e(r["variant"]), _e(r["seed"])] + [_num(r[m]) for m in metrics]
+            [_e(r["point"]), _e(r["variant"]), _e(r["seed"])]
+            + [format_number(r[m]) for m in metrics]
             for _, r in points.iterrows()
         ]
         body.append(_table(["point", "variant", "seed", *metrics], rows, left=3))

@@ -18,6 +18,8 @@ table, unset it and set the new keys).
 from __future__ import annotations
 
 import copy
+import math
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -128,18 +130,69 @@ def apply_overrides(scenario: dict, overrides: Mapping, unsets: list | tuple = (
         set_value(scenario, path, value)
 
 
+#: The integers a scenario value may hold: 64-bit, signed or not (a seed is
+#: unsigned; TOML itself stops at 2^63 - 1).
+SMALLEST_INT = -(2**63)
+LARGEST_INT = 2**64 - 1
+
+
+def value_problem(value: Any, path: str = "") -> str | None:
+    """What makes `value` unfit for a scenario, naming the key path inside it
+    (`None` when it is fine): a NaN or infinite float (JSON has none) or an
+    integer beyond 64 bits."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return (
+            f"{path or 'the value'}: {value!r} is not a finite number (a scenario holds no NaN "
+            "or infinity); give a finite number"
+        )
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not SMALLEST_INT <= value <= LARGEST_INT:
+            digits = len(str(abs(value))) if abs(value) < 10**4000 else "over 4000"
+            return (
+                f"{path or 'the value'}: an integer of {digits} digits is out of range (at most "
+                f"{LARGEST_INT}, at least {SMALLEST_INT}); give a smaller number"
+            )
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            problem = value_problem(item, f"{path}.{key}" if path else str(key))
+            if problem:
+                return problem
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            problem = value_problem(item, f"{path}.{i}" if path else str(i))
+            if problem:
+                return problem
+    return None
+
+
 def parse_assignment(text: str) -> tuple[str, Any]:
     """`key.path=value` (the value as TOML: 3, 0.5, true, [3], {kind = "off"};
-    anything that is not TOML is taken as a string: 2MB, dcqcn)."""
+    anything that is not TOML is taken as a string: 2MB, dcqcn). A value no
+    scenario can hold (NaN, infinity, an integer beyond 64 bits) is refused
+    naming the key."""
     if "=" not in text:
-        raise KeyPathError(f"--set {text!r}: write key.path=value (e.g. switch.buffer=2MB)")
+        raise KeyPathError(
+            f"--set {shorten(text)!r}: write key.path=value (e.g. switch.buffer=2MB)"
+        )
     path, raw = text.split("=", 1)
     path = path.strip()
     split(path)
-    return path, parse_value(raw.strip())
+    try:
+        value = parse_value(raw.strip())
+    except ValueError as e:  # e.g. an integer too long for Python to read
+        raise KeyPathError(f"--set {shorten(path)}: the value cannot be read ({e})") from None
+    problem = value_problem(value, path)
+    if problem and "not a finite number" in problem:  # nan, inf: the text may be meant
+        quoted = f"{shorten(path)}='\"{shorten(raw.strip(), 20)}\"'"
+        raise KeyPathError(f"--set {shorten(problem, 300)} (for the text itself: --set {quoted})")
+    if problem:
+        raise KeyPathError(f"--set {shorten(problem, 300)}")
+    return path, value
 
 
 def parse_value(raw: str) -> Any:
+    """A value as TOML, or the text itself when it is not TOML. Raises
+    ValueError for a number too long to read (over 4300 digits)."""
     try:
         import tomllib
     except ImportError:  # Python < 3.11
@@ -148,3 +201,25 @@ def parse_value(raw: str) -> Any:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         return raw
+    except ValueError as e:  # tomllib does not catch int()'s digit limit
+        digits = sum(c.isdigit() for c in raw)
+        raise ValueError(f"a number of {digits} digits is far beyond 64 bits") from e
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """`text` cut to `limit` characters (with an ellipsis) for a message."""
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: Control characters (C0, DEL, C1): an escape sequence in a name or a value
+#: could clear the screen or rewrite what the terminal shows.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str, newlines: bool = False) -> str:
+    """`text` with every control character written as its escape (`\\x1b`),
+    line breaks too unless `newlines`: safe to print to a terminal."""
+    pattern = _CONTROL_BUT_NEWLINE if newlines else _CONTROL
+    return pattern.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))

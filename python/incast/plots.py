@@ -75,23 +75,24 @@ def plot_slowdown_by_size(results: Any, path: Path, notes: list | None = None) -
     return _save(fig, path)
 
 
-def plot_slowdown_cdf(results: Any, path: Path, notes: list | None = None) -> Path | None:
-    """CDF of slowdown per size bucket (finished, measured flows)."""
+def measured_groups(results: Any, column: str) -> list[tuple[str, np.ndarray]]:
+    """`column` (slowdown, fct_us) of the finished flows (in the measurement
+    window, when any is), split by the summary's size buckets, plus an "all
+    flows" group unless there is exactly one bucket: [(label, values)]. Flows
+    stopped at their stop time are left out (their FCT is a lifetime)."""
     flows = results.flows
-    if len(flows) == 0 or "slowdown" not in flows.columns:
-        _skip(notes, "slowdown_cdf.png skipped: no flows")
-        return None
-    mask = np.isfinite(flows["slowdown"].to_numpy(dtype=float, na_value=np.nan))
+    if len(flows) == 0 or column not in flows.columns:
+        return []
+    mask = np.isfinite(flows[column].to_numpy(dtype=float, na_value=np.nan))
     if "finished" in flows.columns:
-        mask &= flows["finished"].to_numpy() != 0
+        mask &= flows["finished"].to_numpy() == 1
     if "measured" in flows.columns and (flows["measured"].to_numpy()[mask] != 0).any():
         mask &= flows["measured"].to_numpy() != 0
     done = flows[mask]
     if len(done) == 0:
-        _skip(notes, "slowdown_cdf.png skipped: no finished flows")
-        return None
+        return []
     sizes = done["size_bytes"].to_numpy() if "size_bytes" in done.columns else None
-    slow = done["slowdown"].to_numpy(dtype=float, na_value=np.nan)
+    values = done[column].to_numpy(dtype=float, na_value=np.nan)
     groups = []
     if sizes is not None:
         for b in _buckets(results.summary):
@@ -99,9 +100,26 @@ def plot_slowdown_cdf(results: Any, path: Path, notes: list | None = None) -> Pa
             hi = b.get("hi")
             sel = (sizes >= lo) & (sizes < hi if hi is not None else True)
             if sel.any():
-                groups.append((str(b.get("label", f">={lo}")), slow[sel]))
+                groups.append((str(b.get("label", f">={lo}")), values[sel]))
     if len(groups) != 1:
-        groups.append(("all flows", slow))
+        groups.append(("all flows", values))
+    return groups
+
+
+def time_unit(t_max_ps: float) -> tuple[str, float]:
+    """The unit a time axis reaching `t_max_ps` is drawn in, and picoseconds per unit."""
+    return ("ms", 1e9) if t_max_ps >= 10_000 * 1e6 else ("us", 1e6)
+
+
+def plot_slowdown_cdf(results: Any, path: Path, notes: list | None = None) -> Path | None:
+    """CDF of slowdown per size bucket (finished, measured flows)."""
+    if len(results.flows) == 0 or "slowdown" not in results.flows.columns:
+        _skip(notes, "slowdown_cdf.png skipped: no flows")
+        return None
+    groups = measured_groups(results, "slowdown")
+    if not groups:
+        _skip(notes, "slowdown_cdf.png skipped: no finished flows")
+        return None
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for label, vals in groups:
         v = np.sort(vals)
@@ -128,6 +146,13 @@ def plot_slowdown_cdf(results: Any, path: Path, notes: list | None = None) -> Pa
     return _save(fig, path)
 
 
+def fullest_ports(queues: Any) -> Any:
+    """The sampled ports whose queue was ever non-empty, fullest first: their peak
+    queue in bytes, indexed by (node, port)."""
+    peak = queues.groupby(["node", "port"], sort=True)["bytes"].max()
+    return peak[peak > 0].sort_values(ascending=False, kind="stable")
+
+
 def plot_queue_length(results: Any, path: Path, notes: list | None = None) -> Path | None:
     """Queue occupancy over time for the ports with the largest max queue."""
     q = results.queues
@@ -135,13 +160,11 @@ def plot_queue_length(results: Any, path: Path, notes: list | None = None) -> Pa
     if len(q) == 0 or not needed <= set(q.columns):
         _skip(notes, "queue_length.png skipped: no queue samples")
         return None
-    peak = q.groupby(["node", "port"], sort=True)["bytes"].max()
-    peak = peak[peak > 0].sort_values(ascending=False, kind="stable")
+    peak = fullest_ports(q)
     if len(peak) == 0:
         _skip(notes, "queue_length.png skipped: every sampled queue stayed empty")
         return None
-    t_max_us = float(q["time_ps"].max()) / 1e6
-    unit, scale = ("ms", 1e9) if t_max_us >= 10_000 else ("us", 1e6)
+    unit, scale = time_unit(float(q["time_ps"].max()))
     fig, ax = plt.subplots(figsize=(7, 4.2))
     has_class = "class" in q.columns
     for node, port in peak.index[:TOP_QUEUES]:
@@ -185,13 +208,13 @@ def port_label(results: Any, node: int, port: int) -> str:
             peer = int(row["peer"].iloc[0])
     if peer is None:
         return f"{name} port {port}"
-    n_hosts = _host_count(results)
+    n_hosts = host_count(results)
     peer_name = names[peer] if 0 <= peer < len(names) else f"node {peer}"
     kind = "host" if n_hosts is not None and peer < n_hosts else "switch"
     return f"{name} port {port} -> {peer_name} ({kind})"
 
 
-def _host_count(results: Any) -> int | None:
+def host_count(results: Any) -> int | None:
     """Hosts are nodes 0..H-1 (switches follow): H from the hosts table or ports."""
     hosts = getattr(results, "hosts", None)
     ports = getattr(results, "ports", None)
@@ -214,8 +237,7 @@ def plot_owd(results: Any, path: Path, notes: list | None = None) -> Path | None
     o = getattr(results, "owd", None)
     if o is None or len(o) == 0 or not {"time_ps", "owd_ps"} <= set(o.columns):
         return None
-    t_max_us = float(o["time_ps"].max()) / 1e6
-    unit, scale = ("ms", 1e9) if t_max_us >= 10_000 else ("us", 1e6)
+    unit, scale = time_unit(float(o["time_ps"].max()))
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(
         o["time_ps"].to_numpy(dtype=float) / scale,
@@ -250,14 +272,13 @@ def plot_throughput(results: Any, path: Path, notes: list | None = None) -> Path
     q = results.queues
     if cm is None or len(cm) == 0 or len(q) == 0 or "tx_bytes" not in q.columns:
         return None
-    n_hosts = _host_count(results) or 0
+    n_hosts = host_count(results) or 0
     q = q[q["node"] >= n_hosts]
     times = sorted(q["time_ps"].unique())
     if len(times) < 2:
         _skip(notes, "throughput.png skipped: fewer than two queue samples")
         return None
-    t_max_us = float(times[-1]) / 1e6
-    unit, scale = ("ms", 1e9) if t_max_us >= 10_000 else ("us", 1e6)
+    unit, scale = time_unit(float(times[-1]))
     agg = q.groupby("time_ps")["tx_bytes"].sum().sort_index()
     t = agg.index.to_numpy(dtype=float)
     mid = (t[1:] + t[:-1]) / 2 / scale

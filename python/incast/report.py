@@ -1,16 +1,39 @@
-"""The terminal summary of a run (rich)."""
+"""The terminal summary of a run (rich).
+
+Numbers are written by `fmt.py` (the HTML report uses the same helpers); table
+values and free lines break only between words, never between a number and its
+unit or inside a path, also when the output is piped (80 columns).
+"""
 
 from __future__ import annotations
 
-import math
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from rich import box
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from ._runner import format_ps
+from .fmt import (
+    format_bytes,
+    format_count,
+    format_number,
+    format_quantity,
+    format_share,
+    format_si,
+    format_value,
+    glue,
+    is_number,
+    label_of,
+    whole,
+    wrap_text,
+)
 
 _PCTS = (("mean", "mean"), ("p50", "p50"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"))
 
@@ -20,6 +43,7 @@ _KNOWN = {
     "seed",
     "sim_time_us",
     "flows",
+    "stopped_flows",
     "buckets",
     "overall",
     "drops",
@@ -46,46 +70,48 @@ _KNOWN = {
 }
 
 
-def _num(x: Any, digits: int = 2) -> str:
-    """A number for display; '-' for missing or NaN."""
-    if x is None or isinstance(x, bool):
-        return "-" if x is None else str(x)
-    if isinstance(x, int):
-        return f"{x:,}"
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "-"
-        if x != 0 and abs(x) < 10**-digits:
-            return f"{x:.{digits}g}"
-        if abs(x) >= 1e4:
-            return f"{x:,.0f}"
-        return f"{x:,.{digits}f}"
-    return str(x)
+#: Below this console width the labels of two-column sections wrap too.
+NARROW = 60
 
 
-def _si(x: float) -> str:
-    """1234567 -> '1.23M'."""
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g}{unit}"
-    return f"{x:.3g}"
+class Unbroken(Text):
+    """A table cell that breaks only at spaces: never between a number and its
+    unit, nor inside a path or a word (rich alone breaks at any space and folds
+    long words). Its `plain` is the text as given."""
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widest = max(cell_len(line) for line in self.plain.split("\n"))
+        chunks = wrap_text(self.plain, 1).split("\n")
+        return Measurement(min(max(cell_len(c) for c in chunks), widest), widest)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = wrap_text(self.plain, options.max_width)
+        yield Text(lines, style=self.style, justify=self.justify, no_wrap=True, overflow="fold")
 
 
-def _bytes(n: Any) -> str:
-    """100000 -> '100 KB' (decimal units, as in scenario files)."""
-    if not isinstance(n, (int, float)) or isinstance(n, bool):
-        return _num(n)
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if abs(n) >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n:.3g} B"
+class Line:
+    """One line of text for the terminal (a warning, a note, a path): broken at
+    spaces to the console's width with a hanging indent, never inside a number
+    and its unit or a word; a word (a path) longer than the line is printed
+    whole, so piped output keeps it intact."""
+
+    def __init__(self, text: str, prefix: str = "", prefix_style: str = "", style: str = ""):
+        self.text, self.prefix, self.prefix_style, self.style = text, prefix, prefix_style, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        head = f"{self.prefix} " if self.prefix else ""
+        body = wrap_text(head + self.text, options.max_width, subsequent_indent=" " * len(head))
+        text = Text(body, style=self.style, no_wrap=True, overflow="ignore")
+        if self.prefix:
+            text.stylize(self.prefix_style, 0, len(self.prefix))
+        yield text
 
 
-def _pct(x: Any) -> str:
-    """A 0..1 share as '12.3 %'."""
-    if isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x):
-        return f"{x * 100:.1f} %"
-    return "-"
+def print_line(
+    console: Console, text: str, prefix: str = "", prefix_style: str = "", style: str = ""
+) -> None:
+    """Print a `Line` (uncropped: a path longer than the console stays whole)."""
+    console.print(Line(text, prefix, prefix_style, style), crop=False)
 
 
 def _get(d: Any, *keys: str) -> Any:
@@ -100,22 +126,31 @@ def _bucket_row(label: str, b: dict) -> list[str]:
     sd = b.get("slowdown") if isinstance(b.get("slowdown"), dict) else {}
     fct = b.get("fct_us") if isinstance(b.get("fct_us"), dict) else {}
     return (
-        [escape(label), _num(b.get("count"))]
-        + [_num(sd.get(k)) for k, _ in _PCTS]
-        + [_num(fct.get("mean"), 1)]
+        [escape(label), format_number(b.get("count"))]
+        + [format_number(sd.get(k)) for k, _ in _PCTS]
+        + [format_number(fct.get("mean"), 1)]
     )
+
+
+def _measured(row: Any) -> bool:
+    """A bucket row with flows in it (a count above 0, or statistics)."""
+    if not isinstance(row, dict):
+        return False
+    count = row.get("count")
+    return (is_number(count) and count > 0) or isinstance(row.get("slowdown"), dict)
 
 
 def bucket_table(
     summary: dict, key: str = "buckets", title: str = "Slowdown (FCT / ideal FCT) by flow size"
 ) -> Table | None:
     """Slowdown percentiles and mean FCT per flow-size bucket (plus an overall row
-    for all flows)."""
+    for all flows); None when no bucket has a measured flow (`slowdown_tables`
+    says why it is left out)."""
     buckets = [b for b in summary.get(key) or [] if isinstance(b, dict)]
     overall = summary.get("overall") if isinstance(summary.get("overall"), dict) else None
     if key != "buckets":
         overall = None
-    if not buckets and not overall:
+    if not any(_measured(b) for b in [*buckets, overall]):
         return None
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAVY)
     table.add_column("size")
@@ -130,33 +165,104 @@ def bucket_table(
     return table
 
 
+def _without_slowdown(flows: Any) -> str:
+    """Why a run's flows have no slowdown: '3 stopped at their stop time, 1 unfinished'."""
+    if not isinstance(flows, dict):
+        return "no flow was measured"
+    parts = []
+    for key, what in (("stopped", "stopped at their stop time"), ("unfinished", "unfinished")):
+        if is_number(flows.get(key)) and flows[key] > 0:
+            parts.append(f"{format_number(flows[key])} {what}")
+    finished, measured = flows.get("finished"), flows.get("measured")
+    if is_number(finished) and is_number(measured) and finished > measured:
+        parts.append(f"{format_number(finished - measured)} outside the measurement window")
+    return ", ".join(parts) or "no flow was measured"
+
+
+def slowdown_tables(summary: dict) -> tuple[list[Table], list[str]]:
+    """The slowdown tables (all flows; without the incast flows; per congestion
+    control), and one line for each table left out and why: an empty table (no
+    flows, or only long-lived, stopped or unfinished ones), or a congestion
+    control's table that would repeat the first one."""
+    tables: list[Table] = []
+    omitted: list[str] = []
+    main = bucket_table(summary)
+    flows = summary.get("flows") if isinstance(summary.get("flows"), dict) else {}
+    if main is not None:
+        tables.append(main)
+    elif flows.get("total") == 0:
+        omitted.append("no slowdown table: the run has no flows (its traffic is packets only)")
+    elif not is_number(flows.get("total")):
+        omitted.append("no slowdown table: no measured flows")
+    else:
+        omitted.append(
+            f"no slowdown table: no flow finished in the measurement window "
+            f"({format_count(flows.get('total'), 'flow')}: {_without_slowdown(flows)})"
+        )
+    if summary.get("buckets_background") is not None:
+        background = bucket_table(
+            summary, "buckets_background", "Slowdown by flow size, without the incast flows"
+        )
+        if background is not None:
+            tables.append(background)
+        elif main is not None:
+            omitted.append(
+                "no slowdown table without the incast flows: every measured flow is an incast flow"
+            )
+    measured = _get(summary, "overall", "count")
+    for name, part in (summary.get("by_cc") or {}).items():
+        if not isinstance(part, dict):
+            continue
+        table = bucket_table(part, title=f"Slowdown by flow size, {name} flows")
+        own = _get(part, "overall", "count")
+        if table is None:
+            n = part.get("flows")
+            omitted.append(
+                f"no slowdown table for the {name} flows: none of them"
+                + (f" ({format_count(n, 'flow')})" if is_number(n) else "")
+                + " finished in the measurement window; long-lived, stopped and unfinished "
+                "flows have no slowdown"
+            )
+        elif main is not None and is_number(own) and own > 0 and own == measured:
+            omitted.append(
+                f"no separate table for the {name} flows: every measured flow is a {name} "
+                "flow, so it is the first table"
+            )
+        else:
+            tables.append(table)
+    return tables, omitted
+
+
 def totals_rows(summary: dict) -> list[tuple[str, str]]:
     """(label, value) rows of the run's totals, labelled for a reader: what is
     summed over what, in which unit."""
     rows: list[tuple[str, str]] = []
     flows = summary.get("flows")
     if isinstance(flows, dict):
-        parts = [f"{_num(flows.get('finished'))} finished"]
+        parts = [f"{format_number(flows.get('finished'))} finished"]
         if flows.get("unfinished"):
-            parts.append(f"{_num(flows.get('unfinished'))} unfinished")
+            parts.append(f"{format_number(flows.get('unfinished'))} unfinished")
         # Flows stopped at their `stop` (bulk on-periods, long-lived flows) are
         # never measured: they have no slowdown.
         stopped = flows.get("stopped") or 0
         if stopped:
-            parts.append(f"{_num(stopped)} stopped at their stop time")
+            parts.append(f"{format_number(stopped)} stopped at their stop time")
         total = flows.get("total")
         if isinstance(total, int) and flows.get("measured") != total - stopped:
-            parts.append(f"{_num(flows.get('measured'))} measured (outside warm-up/cool-down)")
-        rows.append(("flows", f"{_num(total)} ({', '.join(parts)})"))
+            parts.append(
+                f"{format_number(flows.get('measured'))} measured (outside warm-up/cool-down)"
+            )
+        rows.append(("flows", f"{format_number(total)} ({', '.join(parts)})"))
     stopped_flows = summary.get("stopped_flows")
     if isinstance(stopped_flows, dict):
         gbps = stopped_flows.get("goodput_gbps") or {}
         rows.append(
             (
                 "stopped flows",
-                f"{_num(stopped_flows.get('count'))} flows delivered "
-                f"{_num(stopped_flows.get('bytes'))} B, goodput mean "
-                f"{_num(gbps.get('mean'))} Gb/s, max {_num(gbps.get('max'))} Gb/s",
+                f"{format_count(stopped_flows.get('count'), 'flow')} delivered "
+                f"{format_number(stopped_flows.get('bytes'))} B, goodput mean "
+                f"{format_quantity(gbps.get('mean'), 'Gb/s')}, "
+                f"max {format_quantity(gbps.get('max'), 'Gb/s')}",
             )
         )
     drops = summary.get("drops")
@@ -164,11 +270,11 @@ def totals_rows(summary: dict) -> list[tuple[str, str]]:
         rows.append(
             (
                 "packets dropped, all switch ports",
-                f"{_num(drops.get('packets'))} ({_bytes(drops.get('bytes'))})",
+                f"{format_number(drops.get('packets'))} ({format_bytes(drops.get('bytes'))})",
             )
         )
     elif drops is not None:
-        rows.append(("packets dropped, all switch ports", _num(drops)))
+        rows.append(("packets dropped, all switch ports", format_number(drops)))
     labels = (
         ("ecn_marks", "packets ECN-marked, all switch ports"),
         ("retransmits", "packets retransmitted, all flows"),
@@ -176,39 +282,49 @@ def totals_rows(summary: dict) -> list[tuple[str, str]]:
     )
     for key, label in labels:
         if key in summary:
-            rows.append((label, _num(summary[key])))
+            rows.append((label, format_number(summary[key])))
     # RDMA receivers' CNPs and out-of-order arrivals: only when something happened.
     for key, label in (
         ("cnps", "CNPs sent by receivers"),
         ("out_of_order_arrivals", "packets arriving out of order, all flows"),
     ):
         if summary.get(key):
-            rows.append((label, _num(summary[key])))
-    util = summary.get("utilization")
-    if isinstance(util, dict):
-        names = {
-            "max": "utilization of the busiest port",
-            "mean_switch_ports": ("utilization, mean over switch ports"),
-        }
-        for k, v in util.items():
-            label = names.get(k, f"utilization ({str(k).replace('_', ' ')})")
-            rows.append((label, _pct(v) if isinstance(v, (int, float)) else _num(v)))
+            rows.append((label, format_number(summary[key])))
+    rows += _utilization_rows(summary.get("utilization"))
     return rows
 
 
-def _kv_table(title: str) -> Table:
-    """A borderless two-column table of labels (dim) and right-aligned values."""
+def _utilization_rows(util: Any) -> list[tuple[str, str]]:
+    """Utilizations are shares of time; `window_us` is the interval they cover."""
+    if not isinstance(util, dict):
+        return []
+    names = {
+        "max": "utilization of the busiest port",
+        "mean_switch_ports": "utilization, mean over switch ports",
+        "window_us": "utilization measured over",
+    }
+    rows = []
+    for k, v in util.items():
+        label = names.get(k, f"utilization ({label_of(str(k))})")
+        unit_in_key = str(k).endswith(("_us", "_ms", "_ps", "_bytes", "_gbps"))
+        value = format_share(v) if is_number(v) and not unit_in_key else format_value(str(k), v)
+        rows.append((label, value))
+    return rows
+
+
+def _kv_table(title: str, rows: list[tuple[str, str]]) -> Table:
+    """A borderless two-column table of labels (dim) and right-aligned values;
+    a value breaks only between words (`Unbroken`)."""
     t = Table(show_header=False, box=None, pad_edge=False, title=title, title_justify="left")
-    t.add_column(style="dim")
+    t.add_column(style="dim", no_wrap=True)  # labels are short: the values break instead
     t.add_column(justify="right")
+    for label, value in rows:
+        t.add_row(Text(label), Unbroken(value, justify="right"))
     return t
 
 
 def _totals(summary: dict) -> Table:
-    t = _kv_table("Totals")
-    for label, value in totals_rows(summary):
-        t.add_row(escape(label), escape(value))
-    return t
+    return _kv_table("Totals", totals_rows(summary))
 
 
 #: PFC summary keys, labelled.
@@ -216,7 +332,7 @@ _PFC_LABELS = (
     ("pause_frames", "PAUSE frames sent, all ports"),
     ("pause_frames_to_hosts", "  of which to hosts (NICs)"),
     ("resume_frames", "RESUME (XON) frames sent"),
-    ("paused_time_us", "paused time, summed over ports and classes (us)"),
+    ("paused_time_us", "paused time, summed over ports and classes"),
     ("lossless_drops", "drops in lossless classes"),
     ("watchdog_trips", "PFC watchdog trips"),
     ("watchdog_drops", "packets dropped by the watchdog"),
@@ -227,24 +343,17 @@ def pfc_rows(summary: dict) -> list[tuple[str, str]]:
     """(label, value) rows of the PFC totals; none in a run where PFC never acted
     (no PAUSE, no drop)."""
     pfc = summary.get("pfc")
-    if not isinstance(pfc, dict) or not any(
-        isinstance(v, (int, float)) and v for v in pfc.values()
-    ):
+    if not isinstance(pfc, dict) or not any(is_number(v) and v for v in pfc.values()):
         return []
-    rows = [(label, _num(pfc[key])) for key, label in _PFC_LABELS if key in pfc]
+    rows = [(label, format_value(key, pfc[key])) for key, label in _PFC_LABELS if key in pfc]
     known = {key for key, _ in _PFC_LABELS}
-    rows += [(str(k).replace("_", " "), _num(v)) for k, v in pfc.items() if k not in known]
+    rows += [(label_of(str(k)), format_value(str(k), v)) for k, v in pfc.items() if k not in known]
     return rows
 
 
 def _pfc(summary: dict) -> Table | None:
     rows = pfc_rows(summary)
-    if not rows:
-        return None
-    t = _kv_table("PFC")
-    for label, value in rows:
-        t.add_row(escape(label), value)
-    return t
+    return _kv_table("PFC", rows) if rows else None
 
 
 def _incasts(summary: dict) -> Table | None:
@@ -258,91 +367,102 @@ def _incasts(summary: dict) -> Table | None:
     for _, head in _PCTS:
         t.add_column(head, justify="right")
     t.add_row(
-        _num(inc.get("count")), _num(inc.get("finished")), *[_num(ct.get(k), 1) for k, _ in _PCTS]
+        format_number(inc.get("count")),
+        format_number(inc.get("finished")),
+        *[format_number(ct.get(k), 1) for k, _ in _PCTS],
     )
     return t
 
 
-def _edge(summary: dict) -> tuple[Table | None, list[str]]:
-    """Edge pausing (Smart-Pause / On-Ramp): rule, pauses, OWD, clock error; and warnings."""
+def _slashed(block: dict, keys: tuple[str, ...], unit: str | None = None, digits: int = 2) -> str:
+    """Several values of one block as 'a / b / c', the unit once at the end."""
+    text = " / ".join(format_number(block.get(k), digits) for k in keys)
+    return f"{text} {unit}" if unit else text
+
+
+def edge_rows(summary: dict) -> tuple[list[tuple[str, str]], list[str]]:
+    """Edge pausing (Smart-Pause / On-Ramp): rule, pauses, OWD, clock error as
+    (label, value) rows; and its warnings. Empty without `[edge]`."""
     e = summary.get("edge")
     if not isinstance(e, dict):
-        return None, []
-    t = _kv_table("Edge pausing")
-    t.add_row("rule", escape(str(e.get("rule", "?"))))
-    t.add_row("gated senders", _num(e.get("gated_hosts")))
-    t.add_row("smallest threshold T", f"{_num(e.get('min_threshold_us'))} us")
-    t.add_row("pauses", _num(e.get("pauses")))
-    t.add_row("paused time (all flows)", f"{_num(e.get('paused_time_us'), 1)} us")
+        return [], []
+    rows = [
+        ("rule", str(e.get("rule", "?"))),
+        ("gated senders", format_number(e.get("gated_hosts"))),
+        ("smallest threshold T", format_quantity(e.get("min_threshold_us"), "us")),
+        ("pauses", format_number(e.get("pauses"))),
+        ("paused time (all flows)", format_quantity(e.get("paused_time_us"), "us", digits=1)),
+    ]
     owd = e.get("owd_sampled_us") if isinstance(e.get("owd_sampled_us"), dict) else {}
     if owd:
-        t.add_row(
-            "OWD (sampled) mean / p99 / max",
-            " / ".join(_num(owd.get(k)) for k in ("mean", "p99", "max")) + " us",
-        )
+        rows.append(("OWD (sampled) mean / p99 / max", _slashed(owd, ("mean", "p99", "max"), "us")))
     clock = e.get("clock") if isinstance(e.get("clock"), dict) else {}
     if clock:
-        t.add_row(
-            "clock error mean / max",
-            f"{_num(clock.get('mean_abs_error_us'), 3)} / "
-            f"{_num(clock.get('max_abs_error_us'), 3)} us",
+        keys = ("mean_abs_error_us", "max_abs_error_us")
+        rows.append(("clock error mean / max", _slashed(clock, keys, "us", digits=3)))
+    return rows, [str(w) for w in e.get("warnings") or []]
+
+
+def _edge(summary: dict) -> tuple[Table | None, list[str]]:
+    rows, warnings = edge_rows(summary)
+    return (_kv_table("Edge pausing", rows) if rows else None), warnings
+
+
+def ci_rows(summary: dict) -> tuple[list[tuple[str, str]], list[str]]:
+    """IEEE 802.1Qcz congestion isolation: CIPs, isolations, isolated flows,
+    PAUSE frames by queue kind as (label, value) rows; and its warnings."""
+    c = summary.get("ci")
+    if not isinstance(c, dict):
+        return [], []
+    rows = [
+        ("CIPs sent / received / lost", _slashed(c, ("cips_sent", "cips_received", "cips_lost"))),
+        ("CIP resends / gave up", _slashed(c, ("cip_resends", "cip_gave_up"))),
+        ("CIP acks sent / received", _slashed(c, ("cip_acks_sent", "cip_acks_received"))),
+        ("isolations at congestion points", format_number(c.get("isolations_detected"))),
+        ("isolations installed by CIP", format_number(c.get("isolations_by_cip"))),
+        ("isolations at NICs", format_number(c.get("nic_isolations"))),
+        ("de-isolations (switches / NICs)", _slashed(c, ("deisolations", "nic_deisolations"))),
+        (
+            "table-full refusals (peak entries)",
+            f"{format_number(c.get('table_full'))} ({format_number(c.get('peak_table_entries'))})",
+        ),
+    ]
+    if c.get("cfq_blocked_events"):
+        rows.append(("CFQ blocked events", format_number(c.get("cfq_blocked_events"))))
+    rows += [
+        (
+            "flows isolated",
+            f"{format_number(c.get('flows_isolated'))} "
+            f"({format_share(c.get('flows_isolated_share'))} of flows)",
+        ),
+        (
+            f"large flows (>= {format_bytes(c.get('large_flow_bytes'))}) isolated",
+            format_share(c.get("large_flows_isolated_share")),
+        ),
+        (
+            "PAUSE frames sent: NCQ / CFQ",
+            f"{_slashed(c, ('pause_frames_ncq', 'pause_frames_cfq'))}"
+            f" (CFQ {format_share(c.get('pause_frames_cfq_share'))})",
+        ),
+        ("PAUSE frames received by NICs", format_number(c.get("pause_frames_to_nics"))),
+    ]
+    warnings = []
+    if is_number(c.get("table_full")) and c["table_full"] > 0:
+        warnings.append(
+            "congested-flow table full: raise switch.ci.max_flows"
+            f" ({format_number(c['table_full'])} isolations refused)"
         )
-    warnings = [str(w) for w in e.get("warnings") or []]
-    return t, warnings
+    if is_number(c.get("cip_gave_up")) and c["cip_gave_up"] > 0:
+        warnings.append(
+            f"{format_number(c['cip_gave_up'])} CIPs given up after their resends went"
+            " unacknowledged"
+        )
+    return rows, warnings
 
 
 def _ci(summary: dict) -> tuple[Table | None, list[str]]:
-    """IEEE 802.1Qcz congestion isolation: CIPs, isolations, isolated flows,
-    PAUSE frames by queue kind; and warnings."""
-    c = summary.get("ci")
-    if not isinstance(c, dict):
-        return None, []
-    t = _kv_table("Congestion isolation")
-
-    def slash(*keys: str) -> str:
-        return " / ".join(_num(c.get(k)) for k in keys)
-
-    t.add_row(
-        "CIPs sent / received / lost",
-        slash("cips_sent", "cips_received", "cips_lost"),
-    )
-    t.add_row("CIP resends / gave up", slash("cip_resends", "cip_gave_up"))
-    t.add_row("CIP acks sent / received", slash("cip_acks_sent", "cip_acks_received"))
-    t.add_row("isolations at congestion points", _num(c.get("isolations_detected")))
-    t.add_row("isolations installed by CIP", _num(c.get("isolations_by_cip")))
-    t.add_row("isolations at NICs", _num(c.get("nic_isolations")))
-    t.add_row("de-isolations (switches / NICs)", slash("deisolations", "nic_deisolations"))
-    t.add_row(
-        "table-full refusals (peak entries)",
-        f"{_num(c.get('table_full'))} ({_num(c.get('peak_table_entries'))})",
-    )
-    if c.get("cfq_blocked_events"):
-        t.add_row("CFQ blocked events", _num(c.get("cfq_blocked_events")))
-    t.add_row(
-        "flows isolated",
-        f"{_num(c.get('flows_isolated'))} ({_pct(c.get('flows_isolated_share'))} of flows)",
-    )
-    t.add_row(
-        f"large flows (>= {_bytes(c.get('large_flow_bytes'))}) isolated",
-        _pct(c.get("large_flows_isolated_share")),
-    )
-    t.add_row(
-        "PAUSE frames sent: NCQ / CFQ",
-        f"{slash('pause_frames_ncq', 'pause_frames_cfq')}"
-        f" (CFQ {_pct(c.get('pause_frames_cfq_share'))})",
-    )
-    t.add_row("PAUSE frames received by NICs", _num(c.get("pause_frames_to_nics")))
-    warnings = []
-    if isinstance(c.get("table_full"), (int, float)) and c["table_full"] > 0:
-        warnings.append(
-            "congested-flow table full: raise switch.ci.max_flows"
-            f" ({_num(c['table_full'])} isolations refused)"
-        )
-    if isinstance(c.get("cip_gave_up"), (int, float)) and c["cip_gave_up"] > 0:
-        warnings.append(
-            f"{_num(c['cip_gave_up'])} CIPs given up after their resends went unacknowledged"
-        )
-    return t, warnings
+    rows, warnings = ci_rows(summary)
+    return (_kv_table("Congestion isolation", rows) if rows else None), warnings
 
 
 def cm_rows(summary: dict) -> list[tuple[str, str]]:
@@ -355,39 +475,33 @@ def cm_rows(summary: dict) -> list[tuple[str, str]]:
     if "scheme" in c:
         rows.append(("scheme", str(c["scheme"])))
         rows.append(
-            (
-                "feedback frames sent / received",
-                f"{_num(c.get('feedback_sent'))} / {_num(c.get('feedback_received'))}",
-            )
+            ("feedback frames sent / received", _slashed(c, ("feedback_sent", "feedback_received")))
         )
         if c.get("probes_sent"):
-            rows.append(
-                (
-                    "E2CM probes / echoes",
-                    f"{_num(c['probes_sent'])} / {_num(c.get('echoes_received'))}",
-                )
-            )
-        rows.append(("frames quenched at the sources", _num(c.get("quenched_frames"))))
-        rate = c.get("limited_rate_gbps") or {}
-        rows.append(
-            (
-                "flows rate-limited at the end",
-                f"{_num(c.get('limited_at_end'))} of {_num(c.get('reaction_points'))} limiters"
-                + (
-                    f", mean {_num(rate.get('mean'))} Gb/s, lowest {_num(rate.get('min'), 4)}"
-                    if rate.get("mean") is not None
-                    else ""
-                ),
-            )
+            rows.append(("E2CM probes / echoes", _slashed(c, ("probes_sent", "echoes_received"))))
+        rows.append(("frames quenched at the sources", format_number(c.get("quenched_frames"))))
+        rate = c.get("limited_rate_gbps") if isinstance(c.get("limited_rate_gbps"), dict) else {}
+        limited = (
+            f"{format_number(c.get('limited_at_end'))} of "
+            f"{format_number(c.get('reaction_points'))} limiters"
         )
+        if rate.get("mean") is not None:
+            limited += (
+                f", mean {format_quantity(rate.get('mean'), 'Gb/s')}, "
+                f"lowest {format_quantity(rate.get('min'), 'Gb/s', digits=3)}"
+            )
+        rows.append(("flows rate-limited at the end", limited))
         if c.get("largest_cut") is not None:
-            rows.append(("largest QCN cut", _pct(c["largest_cut"])))
+            rows.append(("largest QCN cut", format_share(c["largest_cut"])))
         for rx in c.get("receive_buffers") or []:
+            if not isinstance(rx, dict):
+                continue
             rows.append(
                 (
                     f"hotspot host {rx.get('host')} receive buffer",
-                    f"{_num(rx.get('pauses'))} PAUSEs, peak {_bytes(rx.get('peak_bytes'))}, "
-                    f"{_num(rx.get('overflow_frames'))} frames lost",
+                    f"{format_number(rx.get('pauses'))} PAUSEs, "
+                    f"peak {format_bytes(rx.get('peak_bytes'))}, "
+                    f"{format_number(rx.get('overflow_frames'))} frames lost",
                 )
             )
     ib = c.get("input_buffers")
@@ -395,8 +509,9 @@ def cm_rows(summary: dict) -> list[tuple[str, str]]:
         rows.append(
             (
                 "switch input partitions",
-                f"{_num(ib.get('dropped_frames'))} frames dropped, "
-                f"{_num(ib.get('pauses'))} PAUSEs, peak {_bytes(ib.get('peak_bytes'))}",
+                f"{format_number(ib.get('dropped_frames'))} frames dropped, "
+                f"{format_number(ib.get('pauses'))} PAUSEs, "
+                f"peak {format_bytes(ib.get('peak_bytes'))}",
             )
         )
     return rows
@@ -404,12 +519,7 @@ def cm_rows(summary: dict) -> list[tuple[str, str]]:
 
 def _cm(summary: dict) -> Table | None:
     rows = cm_rows(summary)
-    if not rows:
-        return None
-    t = _kv_table("Congestion management")
-    for k, v in rows:
-        t.add_row(escape(k), escape(v))
-    return t
+    return _kv_table("Congestion management", rows) if rows else None
 
 
 def nic_rows(summary: dict) -> list[tuple[str, str]]:
@@ -422,8 +532,9 @@ def nic_rows(summary: dict) -> list[tuple[str, str]]:
             rows.append(
                 (
                     f"transmit queue {name} ({tx.get('split')})",
-                    f"peak {_bytes(q.get('max_bytes'))}, mean {_bytes(q.get('mean_bytes'))}"
-                    f" (limit {_bytes(tx.get('limit_bytes'))})",
+                    f"peak {format_bytes(q.get('max_bytes'))}, "
+                    f"mean {format_bytes(q.get('mean_bytes'))}"
+                    f" (limit {format_bytes(tx.get('limit_bytes'))})",
                 )
             )
     rx = summary.get("nic_receive")
@@ -431,17 +542,18 @@ def nic_rows(summary: dict) -> list[tuple[str, str]]:
         for name, q in (rx.get("queues") or {}).items():
             rows.append(
                 (
-                    f"receive queue {name} (PCIe {_num(rx.get('pcie_gbps'))} Gb/s)",
-                    f"peak {_bytes(q.get('max_bytes'))}, {_num(q.get('ecn_marks'))} CE marks, "
-                    f"{_num(q.get('drops'))} drops",
+                    f"receive queue {name} (PCIe {format_quantity(rx.get('pcie_gbps'), 'Gb/s')})",
+                    f"peak {format_bytes(q.get('max_bytes'))}, "
+                    f"{format_number(q.get('ecn_marks'))} CE marks, "
+                    f"{format_number(q.get('drops'))} drops",
                 )
             )
     pcie = summary.get("pcie")
     if isinstance(pcie, dict):
         rows.append(
             (
-                f"host PCIe transmit cap {_num(pcie.get('gbps'))} Gb/s",
-                f"busiest host sent {_bytes(pcie.get('max_host_tx_bytes'))}",
+                f"host PCIe transmit cap {format_quantity(pcie.get('gbps'), 'Gb/s')}",
+                f"busiest host sent {format_bytes(pcie.get('max_host_tx_bytes'))}",
             )
         )
     return rows
@@ -449,35 +561,49 @@ def nic_rows(summary: dict) -> list[tuple[str, str]]:
 
 def _nic(summary: dict) -> Table | None:
     rows = nic_rows(summary)
-    if not rows:
-        return None
-    t = _kv_table("NIC")
-    for k, v in rows:
-        t.add_row(escape(k), escape(v))
-    return t
+    return _kv_table("NIC", rows) if rows else None
 
 
-def _flatten(prefix: str, v: Any, out: list) -> None:
-    if isinstance(v, dict):
-        for k, sub in v.items():
-            _flatten(f"{prefix}.{k}" if prefix else str(k), sub, out)
-    elif isinstance(v, list):
-        out.append((prefix, f"[{len(v)} items]"))
-    else:
-        out.append((prefix, _num(v)))
+def other_rows(summary: dict) -> list[tuple[str, str]]:
+    """(key path, value) rows of every summary entry no section shows, each in
+    the unit its key names."""
+    rows: list[tuple[str, str]] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for k, sub in value.items():
+                walk(f"{prefix}.{k}", sub)
+        else:
+            rows.append((prefix, format_value(prefix.rsplit(".", 1)[-1], value)))
+
+    for k, v in summary.items():
+        if k not in _KNOWN:
+            walk(str(k), v)
+    return rows
 
 
 def _others(summary: dict) -> Table | None:
-    rows: list = []
-    for k, v in summary.items():
-        if k not in _KNOWN:
-            _flatten(k, v, rows)
-    if not rows:
+    rows = other_rows(summary)
+    return _kv_table("Other", rows) if rows else None
+
+
+def queue_series_text(summary: dict) -> str | None:
+    """What the queue time series holds, in one sentence; None when nothing was written."""
+    qs = summary.get("queue_series")
+    if not isinstance(qs, dict) or not qs.get("written"):
         return None
-    t = _kv_table("Other")
-    for k, v in rows:
-        t.add_row(escape(k), escape(v))
-    return t
+    written, candidates = qs.get("written"), qs.get("candidates")
+    ports = str(qs.get("ports"))
+    top = re.match(r"the (\d+) switch ports with the largest peak queue", ports)
+    if top and is_number(written) and written < int(top.group(1)):
+        # `top` keeps up to N ports, but only ports that ever held a packet.
+        what = f"every switch port that queued ({written} of {candidates})"
+    elif top:
+        what = f"the {written} of {candidates} switch ports with the largest peak queue"
+    else:
+        what = f"{ports} ({written} ports)"
+    every = format_quantity(whole(qs.get("interval_us")), "us")
+    return f"queue time series: {what}, {format_number(qs.get('points'))} points every {every}"
 
 
 def header_text(results: Any) -> str:
@@ -499,68 +625,73 @@ def header_text(results: Any) -> str:
     if isinstance(wall, (int, float)) and wall > 0:
         line2 += f" in {wall:.2f} s of wall time"
     if isinstance(events, (int, float)):
-        line2 += f", {_si(events)} events"
+        line2 += f", {format_si(events)} events"
         if isinstance(wall, (int, float)) and wall > 0:
-            line2 += f" ({_si(events / wall)} events/s)"
+            line2 += f" ({format_si(events / wall)} events/s)"
     return f"{line1}\n{line2}"
 
 
+@dataclass(frozen=True)
+class Section:
+    """One part of a run's summary, as both reports show it: a table, or a line
+    (`note`) saying why a table is left out."""
+
+    table: Table | None = None
+    note: str = ""
+
+    @property
+    def title(self) -> str:
+        """The table's title as plain text ('' for a note)."""
+        return Text.from_markup(str(self.table.title or "")).plain if self.table else ""
+
+
+def summary_sections(summary: dict) -> tuple[list[Section], list[str]]:
+    """The sections of a run's summary, in the order both reports show them:
+    the slowdown tables (`slowdown_tables`) and a note for each table left out,
+    incast completion times, totals, PFC, edge pausing, congestion isolation,
+    congestion management, NIC and anything else the core reported (a section
+    with nothing in it is left out); and the warnings: the sections' own (edge
+    pausing, congestion isolation), then the summary's. The terminal
+    (`print_summary`) and the HTML report (`html.py`) both render these."""
+    tables, omitted = slowdown_tables(summary)
+    sections = [Section(table=t) for t in tables] + [Section(note=n) for n in omitted]
+    rest = [_incasts(summary), _totals(summary), _pfc(summary)]
+    warnings: list[str] = []
+    for with_warnings in (_edge, _ci):
+        table, notes = with_warnings(summary)
+        rest.append(table)
+        warnings += notes
+    rest += [_cm(summary), _nic(summary), _others(summary)]
+    sections += [Section(table=t) for t in rest if t is not None]
+    warnings += [str(w) for w in summary.get("warnings") or []]
+    return sections, warnings
+
+
 def print_summary(results: Any, console: Console | None = None) -> None:
-    """Print the run summary: header, slowdown by size bucket, totals,
-    incast completion times, edge pausing, congestion isolation and anything
-    else the core reported."""
+    """Print the run summary: the header, then `summary_sections` (tables with
+    nothing in them left out, each with one line saying why), what the queue
+    time series holds, and the warnings."""
     console = console or Console()
     summary = results.summary if isinstance(results.summary, dict) else {}
     console.rule("[bold]incast results")
     console.print(header_text(results), highlight=False)
-    table = bucket_table(summary)
-    if table is not None:
+    sections, warnings = summary_sections(summary)
+    for section in sections:
+        table = section.table
+        if table is None:
+            print_line(console, section.note, style="dim")
+            continue
+        if not table.show_header and console.width < NARROW:
+            table.columns[0].no_wrap = False  # too narrow for whole labels
         console.print(table)
-    else:
-        console.print("[dim]no measured flows: no slowdown statistics[/dim]")
-    background = bucket_table(
-        summary, "buckets_background", "Slowdown by flow size, without the incast flows"
-    )
-    if background is not None:
-        console.print(background)
-    for name, part in (summary.get("by_cc") or {}).items():
-        if isinstance(part, dict):
-            t = bucket_table(part, title=f"Slowdown by flow size, {name} flows")
-            if t is not None:
-                console.print(t)
-    inc = _incasts(summary)
-    if inc is not None:
-        console.print(inc)
-    console.print(_totals(summary))
-    pfc = _pfc(summary)
-    if pfc is not None:
-        console.print(pfc)
-    edge, warnings = _edge(summary)
-    if edge is not None:
-        console.print(edge)
+    queues = queue_series_text(summary)
+    if queues is not None:
+        print_line(console, queues, style="dim")
     for w in warnings:
-        console.print(f"[yellow]warning:[/yellow] {escape(w)}")
-    ci, warnings = _ci(summary)
-    if ci is not None:
-        console.print(ci)
-    cm = _cm(summary)
-    if cm is not None:
-        console.print(cm)
-    nic = _nic(summary)
-    if nic is not None:
-        console.print(nic)
-    for w in warnings:
-        console.print(f"[yellow]warning:[/yellow] {escape(w)}")
-    other = _others(summary)
-    if other is not None:
-        console.print(other)
-    qs = summary.get("queue_series")
-    if isinstance(qs, dict) and qs.get("written"):
-        console.print(
-            f"[dim]queue time series: {qs['written']} of {qs.get('candidates')} ports "
-            f"({escape(str(qs.get('ports')))}), {qs.get('points')} points every "
-            f"{_num(qs.get('interval_us'))} us[/dim]",
-            highlight=False,
-        )
-    for w in summary.get("warnings") or []:
-        console.print(f"[yellow]warning:[/yellow] {escape(str(w))}")
+        print_line(console, w, prefix="warning:", prefix_style="yellow")
+
+
+def print_paths(console: Console, paths: Any, indent: str = "  ") -> None:
+    """One path a line, whole (a path is never broken, also when piped)."""
+    for path in paths:
+        print_line(console, glue(f"{indent}{path}"))

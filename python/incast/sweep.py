@@ -17,7 +17,11 @@ skips what is finished and a changed run gets a new directory. Results are
 written by this process only: workers (one simulation per process) return the
 files' bytes, which are written to `runs/.partial-...` and renamed into place
 when complete, so an interrupted sweep never leaves a half-written run that a
-rerun would take as finished.
+rerun would take as finished. A run counts as finished when its `run.json`
+(written last) names it and lists the sizes of its files, and its summary reads
+back; a directory damaged since (a file emptied or deleted) is removed and run
+again, and the sweep says so. Workers die with the sweep that started them,
+even when it is killed outright.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ import contextlib
 import json
 import os
 import shutil
+import signal
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,11 +40,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .experiment import Experiment, Run, canonical_json
-from .outdir import MARKER
+from .outdir import LOCK_FILE as LOCK_FILE  # the lock runs and sweeps share
+from .outdir import MARKER, OutDirError, clear, locked, refuse_symlinks
 
 RUNS_DIR = "runs"
 PARTIAL_PREFIX = ".partial-"
-LOCK_FILE = ".incast-sweep.lock"
 
 
 @dataclass
@@ -48,6 +55,8 @@ class SweepOutcome:
     finished: list[Run] = field(default_factory=list)
     skipped: list[Run] = field(default_factory=list)
     failed: dict[int, str] = field(default_factory=dict)
+    #: Run index -> what was wrong with its directory (removed; run again if selected).
+    damaged: dict[int, str] = field(default_factory=dict)
     wall_seconds: float = 0.0
     interrupted: bool = False
 
@@ -61,11 +70,40 @@ class SweepOutcome:
 # ---------------------------------------------------------------------------
 
 _progress_queue: Any = None
+#: prctl(2) option: the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
 
 
-def _init_worker(queue: Any) -> None:
+def _init_worker(queue: Any, parent_pid: int | None = None) -> None:
     global _progress_queue
     _progress_queue = queue
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """End this process when `parent_pid` (the sweep that started it) dies, even
+    by SIGKILL: the parent-death signal on Linux (prctl through ctypes), a thread
+    watching the parent elsewhere."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+        if armed:
+            if os.getppid() != parent_pid:  # it died before the signal was armed
+                os._exit(1)
+            return
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="incast-parent-watch", daemon=True).start()
 
 
 def simulate(
@@ -108,8 +146,58 @@ def run_dir(out: Path, run: Run) -> Path:
     return out / RUNS_DIR / run.dirname
 
 
+def read_json(path: Path) -> Any:
+    """The JSON in `path`, or None when it is missing, unreadable or not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def run_damage(out: Path, run: Run) -> str | None:
+    """What is wrong with `run`'s directory: None when it holds the finished run
+    (or does not exist), else a short reason ("summary.json is empty or not JSON")."""
+    d = run_dir(out, run)
+    if not d.exists() and not d.is_symlink():
+        return None
+    if d.is_symlink() or not d.is_dir():
+        return "it is not a directory"
+    if not (d / "run.json").is_file():
+        return "run.json is missing"
+    meta = read_json(d / "run.json")
+    if not isinstance(meta, dict):
+        return "run.json is empty or not JSON"
+    if meta.get("hash") != run.hash:
+        return "run.json names another run"
+    if not isinstance(read_json(d / "summary.json"), dict):
+        return "summary.json is missing, empty or not JSON"
+    for name, size in sorted((meta.get("files") or {}).items()):
+        path = d / name
+        if not path.is_file():
+            return f"{name} is missing"
+        if path.stat().st_size != size:
+            return f"{name} has {path.stat().st_size:,} bytes, not {size:,}"
+    return None
+
+
 def is_finished(out: Path, run: Run) -> bool:
-    return (run_dir(out, run) / "run.json").is_file()
+    """Whether `run`'s directory holds its complete results."""
+    return (run_dir(out, run) / "run.json").is_file() and run_damage(out, run) is None
+
+
+def remove_damaged(out: Path, runs: list[Run]) -> dict[int, str]:
+    """Remove the directories of runs that are damaged; {run index: reason}."""
+    damaged = {}
+    for run in runs:
+        reason = run_damage(out, run)
+        if reason is not None:
+            damaged[run.index] = reason
+            path = run_dir(out, run)
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    return damaged
 
 
 def write_run(out: Path, run: Run, result: dict, experiment: Experiment) -> Path:
@@ -121,11 +209,10 @@ def write_run(out: Path, run: Run, result: dict, experiment: Experiment) -> Path
     if partial.exists():
         shutil.rmtree(partial)
     partial.mkdir(parents=True)
-    for name, data in sorted(result["files"].items()):
+    files = dict(result["files"])
+    files["scenario.json"] = (json.dumps(run.scenario, sort_keys=True, indent=2) + "\n").encode()
+    for name, data in sorted(files.items()):
         (partial / name).write_bytes(data)
-    (partial / "scenario.json").write_text(
-        json.dumps(run.scenario, sort_keys=True, indent=2) + "\n", encoding="utf-8"
-    )
     meta = {
         "experiment": experiment.name,
         "label": run.label,
@@ -135,12 +222,16 @@ def write_run(out: Path, run: Run, result: dict, experiment: Experiment) -> Path
         "hash": run.hash,
         "params": run.params,
         "incast_version": __version__,
+        # Each file's size: a file emptied or cut short later is found on a rerun.
+        "files": {name: len(data) for name, data in sorted(files.items())},
     }
     # run.json is written last: its presence marks the run as complete.
     (partial / "run.json").write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n")
-    if final.exists():  # a finished copy appeared meanwhile (another sweep): keep it
+    if is_finished(out, run):  # a finished copy is there already: keep it
         shutil.rmtree(partial)
         return final
+    if final.exists():  # a damaged one: replaced
+        shutil.rmtree(final)
     os.replace(partial, final)
     return final
 
@@ -159,21 +250,21 @@ def clean_partials(out: Path) -> int:
 
 @contextlib.contextmanager
 def sweep_lock(out: Path) -> Iterator[None]:
-    """One sweep at a time per output directory."""
-    import fcntl
+    """One writer (a sweep or an `incast run`) at a time per output directory;
+    raises `outdir.OutDirError` when another holds it."""
+    with locked(out):
+        yield
 
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / LOCK_FILE, "w") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise RuntimeError(
-                f"another incast sweep is writing to {out}; wait for it or use another --out"
-            ) from None
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+
+def require_ray() -> None:
+    """Raise RuntimeError (saying how to install it) when Ray is not importable."""
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:
+        raise RuntimeError(
+            "--ray needs Ray, which is not installed here: pip install 'incast[ray]' "
+            "(or leave out --ray to run in local processes, -j N)"
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -207,7 +298,7 @@ def run_local(
             max_workers=max(1, min(jobs, len(pending))),
             mp_context=ctx,
             initializer=_init_worker,
-            initargs=(progress_q,),
+            initargs=(progress_q, os.getpid()),
         )
         futures = {
             pool.submit(simulate, r.scenario_json(), r.base_dir, r.index, os.getpid()): r
@@ -257,10 +348,9 @@ def run_ray(
 ) -> None:
     """Each run as a Ray task (`address`: a cluster address, "auto" for the running
     cluster, or "local" to start a Ray instance on this machine)."""
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("--ray needs Ray: pip install 'incast[ray]'") from None
+    require_ray()
+    import ray
+
     started_here = not ray.is_initialized()
     if started_here:
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
@@ -310,20 +400,41 @@ def sweep(
     combine: bool = True,
     plots: bool = True,
     only: list[str] | tuple[str, ...] | None = None,
+    fresh: bool = False,
 ) -> SweepOutcome:
     """Run every unfinished run of `experiment` into `out`, then write the
     combined tables, comparisons, plots and report (over every finished run).
-    `only` (label globs) restricts which runs are run. Returns a `SweepOutcome`;
-    KeyboardInterrupt propagates after the partial directories are removed."""
+    `only` (label globs) restricts which runs are run; `fresh` deletes the runs
+    finished before. Damaged run directories are removed (and run again when
+    selected): `SweepOutcome.damaged` says which and why. Returns a
+    `SweepOutcome`; KeyboardInterrupt propagates after the partial directories
+    are removed. Raises `outdir.OutDirError` when another run or sweep is
+    writing to `out` or a symbolic link is inside it, and RuntimeError when
+    `ray_address` is given without Ray installed (before creating anything)."""
     out = Path(out)
+    if ray_address:
+        require_ray()
     outcome = SweepOutcome(out=out)
     t0 = time.perf_counter()
     with sweep_lock(out):
+        refuse_symlinks(out)
+        if (out / RUNS_DIR).exists() and not (out / RUNS_DIR).is_dir():
+            raise OutDirError(
+                f"{out / RUNS_DIR} is a file where the sweep keeps its runs' directories: "
+                "remove it, or choose another --out"
+            )
+        if fresh and (out / MARKER).exists():  # incast wrote it: replaced as a whole
+            clear(out)
+        elif fresh:
+            shutil.rmtree(out / RUNS_DIR, ignore_errors=True)
         (out / MARKER).touch()
         clean_partials(out)
+        outcome.damaged = remove_damaged(out, experiment.runs)
         wanted = select(experiment.runs, only) if only else experiment.runs
-        todo = [r for r in wanted if not is_finished(out, r)]
-        outcome.skipped = [r for r in experiment.runs if is_finished(out, r)]
+        # What is left of the runs' directories is finished.
+        done = {r.index for r in experiment.runs if run_dir(out, r).exists()}
+        todo = [r for r in wanted if r.index not in done]
+        outcome.skipped = [r for r in experiment.runs if r.index in done]
 
         def on_done(run: Run, result: dict) -> None:
             write_run(out, run, result, experiment)
@@ -384,8 +495,12 @@ class _SweepBar:
             console=console,
             refresh_per_second=4,
         )
-        if len(name) > 24:
-            name = name[:23] + "…"
+        from rich.markup import escape
+
+        from .keypath import printable, shorten
+
+        # The experiment's name is text, never markup (`[/b]`) or terminal control.
+        name = escape(printable(shorten(name, 24)))
         self.task = self.progress.add_task(name, total=float(total), runs=self._runs_text())
 
     def _runs_text(self) -> str:

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .experiment import Experiment, safe_name
+from .experiment import Experiment, bounded_name, clean_name
 
 #: At most this many points are drawn in one grouped bar chart.
 MAX_GROUPS = 12
@@ -259,6 +259,12 @@ def plot_health_by_variant(points: Any, path: Path) -> Path | None:
     return _save(fig, path)
 
 
+def _file_part(text: str) -> str:
+    """A metric's, parameter's or comparison's name in a plot's file name:
+    bounded, with a hash beside a readable prefix when it is long."""
+    return bounded_name(clean_name(text))
+
+
 def plot_sweep(experiment: Experiment, points: Any, comps: Any, out: Path) -> list[Path]:
     """Every sweep plot into `out` (created); returns the paths written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -271,18 +277,18 @@ def plot_sweep(experiment: Experiment, points: Any, comps: Any, out: Path) -> li
                 points,
                 metric,
                 param,
-                out / f"{safe_name(metric)}_vs_{safe_name(param)}.png",
+                out / f"{_file_part(metric)}_vs_{_file_part(param)}.png",
             )
             if p is not None:
                 written.append(p)
     if not experiment.parameters and len(points) and len(set(points["point"])) > 1:
         for metric in metrics:
-            p = plot_metric_by_point(points, metric, out / f"{safe_name(metric)}_by_point.png")
+            p = plot_metric_by_point(points, metric, out / f"{_file_part(metric)}_by_point.png")
             if p is not None:
                 written.append(p)
     if comps is not None and len(comps):
         for name in dict.fromkeys(comps["comparison"]):
-            p = plot_improvement(comps, name, out / f"improvement_{safe_name(name)}.png")
+            p = plot_improvement(comps, name, out / f"improvement_{_file_part(name)}.png")
             if p is not None:
                 written.append(p)
     p = plot_health_by_variant(points, out / "pfc_drops_queues_by_variant.png")

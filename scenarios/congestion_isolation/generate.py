@@ -29,7 +29,7 @@ def scenario(prefix, wl, ci):
     regions = leaves // lpr
     label = "PFC+ECN with CI" if ci else "PFC+ECN without CI"
     out = [
-        "# Congestion Isolation reproduction (talk: seeds/000_6a877a662b0f0ff5.txt,",
+        "# Congestion Isolation reproduction (talk 'Congestion Management – Congestion Isolation',",
         "# IEEE 802.1 DCB, Sept. 2017, slides 'Simulation Set-up' and",
         "# 'PFC+ECN with CI VS. PFC+ECN without CI').",
         f"# {label}, {WORKLOADS[wl]} flow sizes, {hosts} servers, {leaves + spines} switches.",

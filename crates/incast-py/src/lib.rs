@@ -79,6 +79,26 @@ fn bundled_cdfs() -> Vec<String> {
         .collect()
 }
 
+/// Each bundled CDF as (name, mean bytes, median bytes, share of flows of at
+/// most `below` bytes), in the order of `bundled_cdfs`.
+#[pyfunction]
+#[pyo3(signature = (below = 100_000))]
+fn bundled_cdf_stats(below: u64) -> Vec<(String, f64, u64, f64)> {
+    use incast_core::workload::cdf::Cdf;
+    Cdf::bundled_names()
+        .iter()
+        .filter_map(|name| {
+            let cdf = Cdf::bundled(name)?;
+            Some((
+                name.to_string(),
+                cdf.mean(),
+                cdf.sample(0.5),
+                cdf.cdf_at(below as f64),
+            ))
+        })
+        .collect()
+}
+
 /// Convert a serde_json value into plain Python objects.
 fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<PyObject> {
     use serde_json::Value;
@@ -438,6 +458,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(bundled_cdfs, m)?)?;
+    m.add_function(wrap_pyfunction!(bundled_cdf_stats, m)?)?;
     m.add_class::<PySimulation>()?;
     m.add_class::<PyHpccRun>()?;
     m.add_function(wrap_pyfunction!(import_hpcc, m)?)?;

@@ -1,6 +1,6 @@
 //! E2CM, "Extended Ethernet Congestion Management: Per Path ECM, a hybrid
 //! proposal" (Gusat, Minkenberg, Luijten, IBM Zurich, IEEE 802.1au, March
-//! 2007; the IBM talk `seeds/004`; spec §2.6).
+//! 2007; the IBM talk of April 2007; docs/ecm-qcn.md).
 //!
 //! E2CM keeps the ECM loop (switch congestion points, [`super::ecm`]) and adds
 //! a per-flow, end-to-end loop run by the source's rate limiter:

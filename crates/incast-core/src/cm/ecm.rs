@@ -1,5 +1,5 @@
 //! ECM, the BCN-based Ethernet congestion management of the 802.1Qau
-//! proposals (Bergamasco and Pan, 2005-2007; the IBM talk's "ECM"; spec §2.6).
+//! proposals (Bergamasco and Pan, 2005-2007; the IBM talk's "ECM"; docs/ecm-qcn.md).
 //!
 //! **Congestion point** ([`EcmCp`], one per switch output queue). Each frame
 //! admitted to the queue is sampled with probability `Ps`. On a sample with
@@ -411,7 +411,7 @@ impl EcmCp {
             return None;
         }
         self.stats.samples += 1;
-        // Qoff = Q - Qeq, Qdelta = Q - Qold, Qold = Q (spec §2.6).
+        // Qoff = Q - Qeq, Qdelta = Q - Qold, Qold = Q (docs/ecm-qcn.md, ECM).
         let qoff = queue as i64 - s.qeq;
         let qdelta = queue as i64 - self.q_old as i64;
         self.q_old = queue;

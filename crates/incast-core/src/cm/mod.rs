@@ -1,6 +1,7 @@
 //! Congestion management of the IEEE 802.1Qau era: ECM (BCN), E2CM and QCN,
 //! and the adapter and switch models of the IBM talk that evaluated them
-//! (Minkenberg and Gusat, IBM Zurich, April 2007, `seeds/004`).
+//! (Minkenberg and Gusat, "ECM and E²CM performance under bursty traffic",
+//! IBM Research Zurich, April 2007; docs/mechanisms.md lists the talks).
 //!
 //! Everything here is a pure state machine: inputs in, decisions out. No
 //! engine, no packets, no links: the simulation wires these pieces to its

@@ -1,5 +1,5 @@
 //! QCN congestion point (IEEE 802.1Qau-2010, incorporated in IEEE 802.1Q-2011
-//! clauses 30-33; spec §2.5).
+//! clauses 30-33; docs/ecm-qcn.md, QCN).
 //!
 //! A CP watches one switch output queue. It samples arriving frames about
 //! once every `cpSampleBase` bytes (150 KB), more often while congestion is
@@ -279,7 +279,7 @@ mod tests {
     #[test]
     fn fb_and_quantization() {
         let cp = QcnCp::new(1, &exact(), Stream::new(1, "t", 0));
-        // Fbmax = 5 x 26000 = 130000 (spec V13).
+        // Fbmax = 5 x 26000 = 130000 (docs/mechanisms.md, V13).
         assert_eq!(cp.fb_max, 130_000.0);
         assert_eq!(cp.quantize(10.0), 0);
         assert_eq!(cp.quantize(-130_000.0), 63);

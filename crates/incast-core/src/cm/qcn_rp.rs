@@ -1,5 +1,5 @@
 //! QCN reaction point (IEEE 802.1Qau-2010, in IEEE 802.1Q-2011 clause 32's
-//! reaction point procedures; spec §2.5), one per rate-limited flow.
+//! reaction point procedures; docs/ecm-qcn.md, QCN), one per rate-limited flow.
 //!
 //! The rules follow the QCN pseudo-code as the DCQCN authors' ns-3 simulator
 //! carries it (`bobzhuyb/ns3-rdma`, `qbb-net-device.cc`: `rpr_cnm_received`,

@@ -1,5 +1,6 @@
 //! On-Ramp (Liu, Ghalayini, Alizadeh, Prabhakar, Rosenblum, Sivaraman, "Breaking
-//! the Transience-Equilibrium Nexus", NSDI 2021; talk `seeds/002_cfd23e583a5e060c.txt`).
+//! the Transience-Equilibrium Nexus", NSDI 2021; the talk "Applications of Clock
+//! Synchronization: Network Congestion Control", June 2020).
 //!
 //! **Strawman** (talk slide 9): "For a flow, if the measured OWD > T, the sender
 //! pauses this flow until now + OWD - T. Hope: drain the queue down to T." If
@@ -10,7 +11,7 @@
 //! delay [the sender may have paused the flow while the acknowledged packet
 //! was in flight, and its OWD has not seen the effect of those pauses] and
 //! concurrency [other senders contribute to the OWD]." The published formula
-//! is not in our sources (spec §1.8 and §6 item 1), so this is our
+//! is not in our sources (docs/mechanisms.md, "Open items"), so this is our
 //! reconstruction, each part selectable:
 //!
 //! - `feedback = true` (default): subtract the pause this flow spent while
@@ -18,8 +19,8 @@
 //!   slide 10), `already = overlap(holds, [sent_at, now))`, and hold until
 //!   `now + (OWD - T - already)` (a later hold is kept, never shortened).
 //!   This is the strawman without its repeat pauses: after a hold ends, ACKs
-//!   of packets sent before it find their excess already answered. (Our spec
-//!   §1.8 wrote it as "extend the running hold by the excess minus the pause
+//!   of packets sent before it find their excess already answered. (Our first
+//!   notes wrote it as "extend the running hold by the excess minus the pause
 //!   committed since the packet left"; that is the same time, because the
 //!   committed pause exceeds the elapsed one by exactly `hold_until - now`.)
 //! - `feedback = false`: no correction (with `concurrency = "none"`, the strawman).

@@ -1,11 +1,12 @@
 //! Test fixtures shared by the importer's unit tests: a small two-switch
-//! experiment and the HPCC simulator's own files, when present.
+//! experiment and the HPCC simulator's own files (bundled in `scenarios/hpcc`).
 
 use std::path::{Path, PathBuf};
 
-/// Where the HPCC simulator's shipped files are (tests that need them skip
-/// with a message when they are absent).
-pub const SHARED: &str = "/work/shared/hpcc-format";
+/// Where the HPCC simulator's shipped files are: the copies bundled in the
+/// repository's `scenarios/hpcc` (tests that need them skip with a message if
+/// they are absent).
+pub const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/hpcc");
 
 /// `SHARED/name`, if that file exists.
 pub fn shared(name: &str) -> Option<PathBuf> {

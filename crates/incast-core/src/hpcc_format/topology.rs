@@ -272,7 +272,8 @@ mod tests {
         let to1 = pair_rtt_to(&topo, 1, 1000);
         let (rtt, bw) = to1[0].unwrap();
         assert_eq!((rtt, bw), (4160, 100_000_000_000));
-        // Spec §3.1 (a): 4.244 us intra-rack 1 KB (HPCC-sim's integer ns: 4243), 12.544 us at 100 KB.
+        // docs/mechanisms.md, V15: 4.244 us intra-rack 1 KB (HPCC-sim's integer ns: 4243),
+        // 12.544 us at 100 KB.
         assert_eq!(standalone_fct_ns(1000, 1000, rtt, bw), 4243);
         assert_eq!(standalone_fct_ns(100_000, 1000, rtt, bw), 12_544);
         assert_eq!(standalone_fct_ns(10_000_000, 1000, rtt, bw), 842_560);

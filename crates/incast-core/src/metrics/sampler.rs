@@ -24,9 +24,26 @@ use crate::units::{Ps, US};
 /// Points per port kept by `queue_ports = "top"`.
 pub const TOP_POINTS: usize = 512;
 
+/// The peak memory of one row of a full-resolution `queues` table through
+/// `incast run`, in bytes: the sampler's vectors, the core's table, the
+/// pandas frame with its derived columns, Parquet and the plot. Measured
+/// (issue 40) with `/usr/bin/time -f %M incast run` on a
+/// 16-host switch with `queue_ports = "all"` over 1 ms: 167 MB with no
+/// series, 1,153 MB with 5.33 M rows, 2,157 MB with 10.67 M rows, so 193 B
+/// a row (the rows, not the base, make the difference); rounded up.
+pub const BYTES_PER_SAMPLE: u64 = 200;
+
 /// The most samples (ports x points) a full-resolution selection may hold:
-/// 40 M rows are about 1 GB in the table and its pandas frame.
-pub const MAX_SAMPLES: u64 = 40_000_000;
+/// 10 M rows peak at about 2 GB ([`BYTES_PER_SAMPLE`] a row). The cap was 40 M,
+/// which took 7.7 GB and let runs die of memory near it.
+pub const MAX_SAMPLES: u64 = 10_000_000;
+
+/// What one sample held by the sampler during a run costs, in bytes: the
+/// queued bytes and the bytes sent (8 B each) and the vectors' spare
+/// capacity. Measured with `queue_ports = "top"` on a k = 32 fat-tree run
+/// for 6 ms (40,960 switch ports x 512 points): 383 MB, 19.2 B a sample;
+/// rounded up.
+pub const BYTES_PER_HELD_SAMPLE: u64 = 24;
 
 /// The sampled ports and their samples.
 #[derive(Default)]

@@ -605,7 +605,7 @@ fn dwrr_pick(params: &SwitchParams, port: &mut Port, arena: &PacketArena) -> usi
         let visited = port.dwrr_next & FRESH != 0;
         if (port.paused | port.ci_blocked) & (1 << c) != 0 {
             // Paused by PFC (or held by congestion isolation's order rule):
-            // skip without a quantum, keep the deficit (spec §2.4).
+            // skip without a quantum, keep the deficit (docs/mechanisms.md, Scheduling).
             port.dwrr_next = ((c + 1) % NUM_CLASSES) as u8;
             continue;
         }

@@ -1,4 +1,4 @@
-//! The IBM talk's adapter (`seeds/004`, "fine print") as a NIC model, and the
+//! The IBM talk's adapter (April 2007, its "fine print" slide) as a NIC model, and the
 //! sources' half of congestion management (`[cm]`): reaction points.
 //!
 //! # A raw frame's way through the adapter

@@ -1,7 +1,7 @@
 //! Each host's PCIe link to its NIC, transmit direction (`[nic] pcie_rate`).
 //!
 //! A multi-host NIC (`[nic] hosts`, the Yosemite v2 sled of the
-//! Netronome/Facebook talk, `seeds/003`: four compute slots behind one NIC
+//! Netronome/Facebook talk, OCP Global Summit 2019: four compute slots behind one NIC
 //! port) connects every host over a PCIe link of its own; the talk limited
 //! those links to mimic incast. Here a host may hand its NIC a data packet
 //! only when its PCIe link has finished the previous one: after a packet of

@@ -7,7 +7,7 @@
 //! The queues are one shared by every flow (`split = "shared"`), one per TCP
 //! congestion control (`"cc"`: the run's `congestion_controls`, in their
 //! order) or one per traffic class (`"class"`). The Netronome/Facebook talk
-//! (`seeds/003`) found that CUBIC traffic filling a shared NIC queue keeps
+//! (OCP Global Summit 2019) found that CUBIC traffic filling a shared NIC queue keeps
 //! DCTCP's latency high, and that queues split by congestion control remove
 //! that: a DCTCP segment then waits behind DCTCP segments only.
 //!

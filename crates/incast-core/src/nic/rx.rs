@@ -7,7 +7,7 @@
 //!
 //! The queues are one shared by all flows or split by congestion control or
 //! class ([`Split`], as the transmit queues), served by deficit weighted round
-//! robin. The Netronome/Facebook talk (`seeds/003`) limited the NIC's PCIe
+//! robin. The Netronome/Facebook talk (OCP Global Summit 2019) limited the NIC's PCIe
 //! link to mimic incast and split the NIC queues by congestion control so
 //! that CUBIC could not keep DCTCP's storage reads waiting.
 //!

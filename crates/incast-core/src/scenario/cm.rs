@@ -1,4 +1,4 @@
-//! The sections of the IBM talk's model (`seeds/004`): `[nic]` (the
+//! The sections of the IBM talk's model (Minkenberg and Gusat, April 2007): `[nic]` (the
 //! adapter), `[[workload.hotspot]]`, and the checks that tie them to `[cm]`
 //! and `[switch.input_buffer]`.
 //!

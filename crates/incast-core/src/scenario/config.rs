@@ -24,7 +24,8 @@ fn default_seed() -> u64 {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioConfig {
-    /// A short name, used for the output directory and reports.
+    /// A short name, used for the output directory and reports: at most 128
+    /// characters, no control characters.
     #[serde(default = "default_name")]
     pub name: String,
     /// Free text: what the experiment is and where it comes from.

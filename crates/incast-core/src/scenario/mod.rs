@@ -45,6 +45,7 @@ mod bulk;
 mod cm;
 pub mod config;
 mod files;
+mod memory;
 mod parse;
 mod switch;
 mod timing;
@@ -54,6 +55,7 @@ mod workload;
 pub use cm::{HotspotConfig, NicConfig, NicModelName};
 pub use config::*;
 pub use files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
+pub use memory::{MemoryEstimate, BYTES_PER_PORT};
 pub use timing::DEFAULT_STOP;
 pub use transport::MAX_PACKET_BYTES;
 
@@ -78,11 +80,18 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     /// An error at key `path`. Values longer than about 60 characters are cut
-    /// (with an ellipsis) in both the path and the message.
+    /// (with an ellipsis) in both the path and the message, and control
+    /// characters escaped; a message about an unknown name that lists the
+    /// known ones says which of them is closest ("did you mean").
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        let message = message.into();
+        let message = match parse::did_you_mean(&message) {
+            Some(name) => format!("{message}; did you mean `{name}`?"),
+            None => message,
+        };
         ScenarioError {
             path: parse::elide_path(&path.into()),
-            message: parse::elide_values(&message.into()),
+            message: parse::elide_values(&message),
             line: None,
         }
     }
@@ -116,6 +125,11 @@ impl std::error::Error for ScenarioError {}
 /// The largest scenario file read: 64 MiB (a scenario that lists a million
 /// flows inline is about 60 MB; larger flow lists belong in `flow_file`).
 pub const MAX_SCENARIO_FILE_BYTES: u64 = 64 << 20;
+
+/// The longest scenario name, in characters: it names the output directory
+/// (`incast-out/<name>/`, within any file system's 255-byte limit) and heads
+/// every report.
+pub const MAX_NAME_CHARS: usize = 128;
 
 /// The most hosts one NIC port may serve (`[nic] hosts`).
 pub const MAX_HOSTS_PER_NIC: u32 = 64;
@@ -183,6 +197,26 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// A scenario of `config` over `graph` before validation resolves its
+    /// workloads (every derived list empty).
+    pub(crate) fn unresolved(config: ScenarioConfig, base_dir: PathBuf, graph: Graph) -> Self {
+        Scenario {
+            config,
+            base_dir,
+            graph,
+            poisson_cdfs: vec![],
+            listed: vec![],
+            poisson_hosts: vec![],
+            incast_hosts: vec![],
+            incast_cdfs: vec![],
+            edge_hosts: vec![],
+            ccs: vec![],
+            poisson_cc: vec![],
+            incast_cc: vec![],
+            bulk: vec![],
+        }
+    }
+
     /// Parses and validates a TOML scenario. Relative file paths in it are relative to `base_dir`.
     /// Errors name the key path and the key's line.
     pub fn from_toml_str(text: &str, base_dir: &Path) -> Result<Scenario, ScenarioError> {
@@ -258,21 +292,7 @@ impl Scenario {
         if per_nic > 1 {
             graph = graph.with_hosts_per_nic(per_nic);
         }
-        let mut sc = Scenario {
-            config,
-            base_dir: base_dir.to_path_buf(),
-            graph,
-            poisson_cdfs: vec![],
-            listed: vec![],
-            poisson_hosts: vec![],
-            incast_hosts: vec![],
-            incast_cdfs: vec![],
-            edge_hosts: vec![],
-            ccs: vec![],
-            poisson_cc: vec![],
-            incast_cc: vec![],
-            bulk: vec![],
-        };
+        let mut sc = Scenario::unresolved(config, base_dir.to_path_buf(), graph);
         sc.validate()?;
         Ok(sc)
     }
@@ -281,6 +301,7 @@ impl Scenario {
     /// sizes and classes, the switch, the traffic, the clock, then whether
     /// the buffer leaves every class in use room.
     fn validate(&mut self) -> Result<(), ScenarioError> {
+        self.validate_name()?;
         self.validate_transport()?;
         self.validate_pfc()?;
         self.validate_rdma()?;
@@ -291,7 +312,35 @@ impl Scenario {
         self.validate_timing()?;
         self.validate_buffer()?;
         self.validate_edge()?;
-        self.validate_cm()
+        self.validate_cm()?;
+        self.validate_memory()
+    }
+
+    /// `name`: at most [`MAX_NAME_CHARS`] characters, none of them a control
+    /// character (the name is printed and becomes a directory).
+    fn validate_name(&self) -> Result<(), ScenarioError> {
+        let name = &self.config.name;
+        let chars = name.chars().count();
+        if chars > MAX_NAME_CHARS {
+            return Err(ScenarioError::new(
+                "name",
+                format!(
+                    "is {chars} characters long, more than the {MAX_NAME_CHARS} a name may have \
+                     (it names the output directory); shorten it, and put the rest in \
+                     `description`"
+                ),
+            ));
+        }
+        if name.chars().any(char::is_control) {
+            return Err(ScenarioError::new(
+                "name",
+                format!(
+                    "`{name}` holds a control character (an escape, a tab or a line break); a \
+                     name is printed and names a directory: use letters, digits and punctuation"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Fan-in mix of incast entry `i`, as (fan_in, probability).
@@ -316,5 +365,41 @@ fn check_class(c: u8, path: &str) -> Result<(), ScenarioError> {
             path,
             format!("class {c} does not exist; classes are 0..7"),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scenario whose name is the TOML string `name` (quotes included).
+    fn with_name(name: &str) -> Result<Scenario, ScenarioError> {
+        let text = format!(
+            "name = {name}\n[topology]\nkind = \"single_switch\"\nhosts = 2\n\
+             link_rate = \"10Gbps\"\n[[workload.flows]]\nsrc = 0\ndst = 1\nsize = 1000\n"
+        );
+        Scenario::from_toml_str(&text, Path::new("."))
+    }
+
+    #[test]
+    fn names_are_bounded_and_printable() {
+        let quoted = |n: usize| format!("\"{}\"", "n".repeat(n));
+        assert!(with_name(&quoted(MAX_NAME_CHARS)).is_ok());
+        let e = with_name(&quoted(100_000)).unwrap_err();
+        assert_eq!((e.path.as_str(), e.line), ("name", Some(1)));
+        assert!(
+            e.message
+                .contains("100000 characters long, more than the 128"),
+            "{e}"
+        );
+        assert!(e.to_string().len() < 300, "the name is not echoed: {e}");
+        let e = with_name("\"a\\u001b[2Jb\"").unwrap_err();
+        assert_eq!(e.path, "name");
+        assert!(
+            e.message
+                .contains("`a\\u{1b}[2Jb` holds a control character"),
+            "{e}"
+        );
+        assert!(!e.to_string().chars().any(char::is_control), "{e}");
     }
 }

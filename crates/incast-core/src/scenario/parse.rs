@@ -490,10 +490,31 @@ fn cut(s: &str) -> String {
     out
 }
 
+/// `s` with every control character (an escape sequence, a newline, a
+/// bell) written as its escape (`\u{1b}`, `\n`): nothing a message echoes
+/// from the input can move the cursor or clear a terminal.
+pub(super) fn escape_controls(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Cuts every quoted value (`...`, "...") and every unbroken run of text
 /// longer than about 60 characters to 57 characters and an ellipsis (a run
-/// with a `/`, a file path, only beyond 1,024), and the whole message to 2,000.
+/// with a `/`, a file path, only beyond 1,024), and the whole message to 2,000;
+/// control characters are escaped ([`escape_controls`]).
 pub(super) fn elide_values(message: &str) -> String {
+    let escaped = escape_controls(message);
+    let message = escaped.as_str();
     if message.len() <= LONGEST_VALUE {
         return message.to_string();
     }
@@ -543,8 +564,10 @@ pub(super) fn elide_values(message: &str) -> String {
     out
 }
 
-/// Cuts each overlong key of a path.
+/// Cuts each overlong key of a path (control characters escaped).
 pub(super) fn elide_path(path: &str) -> String {
+    let escaped = escape_controls(path);
+    let path = escaped.as_str();
     if path.len() <= LONGEST_VALUE {
         return path.to_string();
     }
@@ -566,9 +589,130 @@ pub(super) fn elide_path(path: &str) -> String {
     }
 }
 
+/// Where a message lists the names it would have taken after the unknown
+/// one, other than in backquotes: the list runs to the next `;` or `)`.
+const LIST_LEADS: &[&str] = &[
+    "known: ",
+    "takes only ",
+    "use one of: ",
+    "bundled name (",
+    "; use ",
+];
+
+/// Words between list items that are not names.
+const LIST_GLUE: &[&str] = &["or", "and"];
+
+/// The name an "unknown ... `name`" message probably meant: the candidate
+/// the message lists (in backquotes after the name, and after one of
+/// [`LIST_LEADS`]) closest to it, within an edit distance of a third of its
+/// length (at least 1; case ignored). `None` when nothing is that close or
+/// the message already suggests one.
+pub(super) fn did_you_mean(message: &str) -> Option<String> {
+    if message.contains("did you mean") {
+        return None;
+    }
+    let start = message.find("unknown ")?;
+    let open = start + message[start..].find('`')?;
+    let close = open + 1 + message[open + 1..].find('`')?;
+    let name = &message[open + 1..close];
+    // Between `unknown` and the name, only the words that say what it is.
+    if message[start..open].contains([';', ':', ',']) || name.is_empty() || name.len() > 64 {
+        return None;
+    }
+    let rest = &message[close + 1..];
+    let mut candidates: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    if let Some(list) = LIST_LEADS
+        .iter()
+        .find_map(|lead| rest.find(lead).map(|i| &rest[i + lead.len()..]))
+    {
+        let list = &list[..list.find([';', ')']).unwrap_or(list.len())];
+        candidates.extend(
+            list.split([',', ' '])
+                .map(str::trim)
+                .filter(|w| !w.is_empty() && !LIST_GLUE.contains(w)),
+        );
+    }
+    let lower = name.to_lowercase();
+    if candidates.iter().any(|c| c.to_lowercase() == lower) {
+        return None;
+    }
+    let limit = lower.chars().count().max(3) / 3;
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c.to_string())
+}
+
+/// The optimal-string-alignment distance of `a` and `b`: insertions,
+/// deletions, substitutions and swaps of two neighbours (`dctpc` is one
+/// from `dctcp`), each 1.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // Three rows of the table: two rows back, the last one, this one.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut last: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
+        }
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
+    }
+    last[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_names_get_the_closest_known_one() {
+        let cases = [
+            ("unknown field `bufer`, expected one of `buffer`, `admission`, `ecn`", Some("buffer")),
+            ("unknown variant `stepp`, expected one of `off`, `step`, `red`", Some("step")),
+            ("unknown variant `al`, expected one of `top`, `switch`, `all`", Some("all")),
+            ("unknown congestion control `dctpc`; known: newreno, dctcp, cubic, bbr", Some("dctcp")),
+            ("unknown field `gg`, expected `g` or `initial_alpha`", Some("g")),
+            (
+                "unknown key `kk`: this table with kind = \"step\" takes only kind, k, at; remove it",
+                Some("k"),
+            ),
+            (
+                "unknown CDF `websearh`: not a bundled name (datamining, websearch) and no file at \
+                 /tmp/websearh",
+                Some("websearch"),
+            ),
+            ("unknown time unit `mss` in `10mss`; use ps, ns, us, ms or s", Some("ms")),
+            // Nothing close, the name listed, or a suggestion made already.
+            ("unknown field `colour`, expected `name` or `tier`", None),
+            ("unknown field `x`, there are no fields", None),
+            ("unknown variant `Step`, expected one of `step`", None),
+            ("unknown field `bufer`, expected `buffer`; did you mean `buffer`?", None),
+        ];
+        for (message, want) in cases {
+            assert_eq!(did_you_mean(message).as_deref(), want, "{message}");
+        }
+        assert_eq!(edit_distance("dctpc", "dctcp"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        let e = elide_values("unknown field `\u{1b}[2J\u{7}`, expected `a`");
+        assert!(!e.chars().any(char::is_control), "{e}");
+        assert!(e.contains("\\u{1b}[2J\\u{7}"), "{e}");
+        assert_eq!(elide_path("a.\u{1b}c"), "a.\\u{1b}c");
+        assert_eq!(escape_controls("plain ü"), "plain ü");
+    }
 
     #[test]
     fn paths_parse_and_print() {

@@ -11,12 +11,17 @@
 //! * `stop` (default [`DEFAULT_STOP`]) is not before `duration`, nor before
 //!   the start of any listed flow or incast time;
 //! * incast `times` fall before `duration` when there is one;
+//! * every other timed element follows the generators' rule: an on/off
+//!   source and a hotspot start before `duration` ends (before `stop`
+//!   without one), and a hotspot's own `duration` ends by `stop`, as a
+//!   flow's `stop` must (`bulk.rs`);
 //! * the measurement window `[warmup, duration - cooldown)` is not empty, and
 //!   without `duration` (whose end `cooldown` counts back from) `cooldown` is
 //!   not set and some flow starts after `warmup`.
 
 use super::{QueuePorts, Scenario, ScenarioError};
 use crate::config_types::TimeValue;
+use crate::metrics::sampler::{BYTES_PER_SAMPLE, MAX_SAMPLES};
 use crate::units::{Ps, SEC};
 
 /// How long a run may last when `stop` is not given (`Simulation::new` stops
@@ -140,7 +145,84 @@ impl Scenario {
         }
         self.validate_incast_times(stop)?;
         self.validate_generator_windows()?;
+        self.validate_onoff_starts(stop)?;
+        self.validate_hotspot_times(stop)?;
         self.validate_metrics()
+    }
+
+    /// Each on/off source starts before the end of its traffic: `duration`,
+    /// or the run's stop without one (as the generators, which need it).
+    fn validate_onoff_starts(&self, stop: Ps) -> Result<(), ScenarioError> {
+        let c = &self.config;
+        let (end, what) = match c.duration {
+            Some(d) => (
+                d.0,
+                format!("the end of duration ({d}), when the traffic ends"),
+            ),
+            None => (stop, format!("the end of the run ({})", t(stop))),
+        };
+        for (i, o) in c.workload.onoff.iter().enumerate() {
+            if o.start.0 >= end {
+                return err(
+                    format!("workload.onoff[{i}].start"),
+                    format!(
+                        "the source starts at {}, not before {what}, so it would send nothing: \
+                         start it earlier or make the run longer",
+                        o.start
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Each hotspot starts before the traffic ends (`duration`) and the run
+    /// stops, and a hotspot with a `duration` of its own ends by the run's
+    /// stop (as a flow's `stop` must).
+    fn validate_hotspot_times(&self, stop: Ps) -> Result<(), ScenarioError> {
+        let c = &self.config;
+        for (i, h) in c.workload.hotspot.iter().enumerate() {
+            let path = format!("workload.hotspot[{i}]");
+            if let Some(d) = c.duration {
+                if h.start >= d {
+                    return err(
+                        format!("{path}.start"),
+                        format!(
+                            "the hotspot starts at {}, not before the end of duration ({d}), \
+                             when the traffic ends: it would slow nothing; start it earlier or \
+                             make duration longer",
+                            h.start
+                        ),
+                    );
+                }
+            }
+            if h.start.0 >= stop {
+                return err(
+                    format!("{path}.start"),
+                    format!(
+                        "the hotspot starts at {}, at or after the end of the run ({}): it \
+                         would never start; start it earlier or set stop later",
+                        h.start,
+                        t(stop)
+                    ),
+                );
+            }
+            let end = h.duration.map(|d| h.start.0.saturating_add(d.0));
+            if let Some(end) = end.filter(|&e| e > stop) {
+                return err(
+                    format!("{path}.duration"),
+                    format!(
+                        "the hotspot would end at {}, after the end of the run ({}): it would be \
+                         cut there; make its duration at most {} (or remove duration for a \
+                         hotspot until the end), or set stop later",
+                        t(end),
+                        t(stop),
+                        t(stop - h.start.0)
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 
     fn validate_incast_times(&self, stop: Ps) -> Result<(), ScenarioError> {
@@ -351,13 +433,33 @@ impl Scenario {
     }
 }
 
+/// How big the queue time series of a run can grow (before the run: ports x
+/// ticks until the run's end).
+pub(crate) struct QueueSeriesSize {
+    /// Ports sampled at every tick.
+    pub ports: u64,
+    /// Ticks held at the end: every one to the run's end, or at most
+    /// [`crate::metrics::sampler::TOP_POINTS`] with `queue_ports = "top"`.
+    pub points: u64,
+    /// Whether every point is written (`"switch"`, `"all"`, `"nodes"`): the
+    /// series then goes into the tables whole.
+    pub full: bool,
+    /// The run's end the ticks count to.
+    pub end: Ps,
+}
+
+impl QueueSeriesSize {
+    pub fn samples(&self) -> u64 {
+        self.ports.saturating_mul(self.points)
+    }
+}
+
 impl Scenario {
     /// `metrics.queue_ports` and its companions; a full-resolution series
     /// that would not fit in memory is refused before the run (the
-    /// estimate: ports x the run's end / interval).
+    /// estimate: ports x the run's end / interval, [`BYTES_PER_SAMPLE`] a row).
     fn validate_queue_series(&self) -> Result<(), ScenarioError> {
-        use crate::metrics::sampler::{name_matches, MAX_SAMPLES};
-        use crate::topology::NodeRef;
+        use crate::metrics::sampler::name_matches;
         use QueuePorts as Q;
         let c = &self.config;
         let m = &c.metrics;
@@ -373,6 +475,62 @@ impl Scenario {
                 "applies only with queue_ports = \"nodes\": set that, or remove queue_nodes",
             );
         }
+        if m.queue_ports == Q::Nodes {
+            let g = &self.graph;
+            let names = || g.host_names.iter().chain(&g.switch_names);
+            if m.queue_nodes.is_empty() {
+                return err(
+                    "metrics.queue_nodes",
+                    "queue_ports = \"nodes\" needs the node names to sample, e.g. \
+                     queue_nodes = [\"tor*\", \"spine0\"]",
+                );
+            }
+            for (i, pat) in m.queue_nodes.iter().enumerate() {
+                if !names().any(|n| name_matches(pat, n)) {
+                    let some: Vec<&str> = names().take(6).map(|s| s.as_str()).collect();
+                    return err(
+                        format!("metrics.queue_nodes[{i}]"),
+                        format!(
+                            "{pat:?} matches no node; nodes are named like {} (`*` matches \
+                             any run of characters)",
+                            some.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        let size = self.queue_series_size();
+        let samples = size.samples();
+        if size.full && samples > MAX_SAMPLES {
+            let interval = size.end.saturating_mul(size.ports) / MAX_SAMPLES + 1;
+            return err(
+                "metrics.queue_sample_interval",
+                format!(
+                    "{} ports sampled every {} until {} would make {samples} rows (about {} MB \
+                     at {BYTES_PER_SAMPLE} B a row), more than the {MAX_SAMPLES} allowed: sample \
+                     every {} or more (metrics.queue_sample_interval), choose fewer ports \
+                     (metrics.queue_ports = \"nodes\" with metrics.queue_nodes), set \
+                     metrics.queue_ports = \"top\" (bounded at any length), or shorten the run \
+                     (stop, duration)",
+                    size.ports,
+                    m.queue_sample_interval,
+                    t(size.end),
+                    samples.saturating_mul(BYTES_PER_SAMPLE) / 1_000_000,
+                    round_up(interval as f64),
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The ports `metrics.queue_ports` samples and the points each keeps
+    /// (`metrics` validated).
+    pub(crate) fn queue_series_size(&self) -> QueueSeriesSize {
+        use crate::metrics::sampler::{name_matches, TOP_POINTS};
+        use crate::topology::NodeRef;
+        use QueuePorts as Q;
+        let c = &self.config;
+        let m = &c.metrics;
         let g = &self.graph;
         let names = || g.host_names.iter().chain(&g.switch_names);
         let node_ports = |n: usize| {
@@ -383,70 +541,99 @@ impl Scenario {
             };
             g.ports(node).len() as u64
         };
-        let ports: u64 = match m.queue_ports {
-            Q::None | Q::Top => return Ok(()),
-            Q::All => 2 * g.links.len() as u64,
-            Q::Switch => (g.n_hosts()..g.n_hosts() + g.n_switches())
+        let switch_ports = || {
+            (g.n_hosts()..g.n_hosts() + g.n_switches())
                 .map(node_ports)
+                .sum()
+        };
+        let ports: u64 = match m.queue_ports {
+            Q::None => 0,
+            Q::All => 2 * g.links.len() as u64,
+            Q::Switch | Q::Top => switch_ports(),
+            Q::Nodes => names()
+                .enumerate()
+                .filter(|(_, n)| m.queue_nodes.iter().any(|p| name_matches(p, n)))
+                .map(|(i, _)| node_ports(i))
                 .sum(),
-            Q::Nodes => {
-                if m.queue_nodes.is_empty() {
-                    return err(
-                        "metrics.queue_nodes",
-                        "queue_ports = \"nodes\" needs the node names to sample, e.g. \
-                         queue_nodes = [\"tor*\", \"spine0\"]",
-                    );
-                }
-                for (i, pat) in m.queue_nodes.iter().enumerate() {
-                    if !names().any(|n| name_matches(pat, n)) {
-                        let some: Vec<&str> = names().take(6).map(|s| s.as_str()).collect();
-                        return err(
-                            format!("metrics.queue_nodes[{i}]"),
-                            format!(
-                                "{pat:?} matches no node; nodes are named like {} (`*` matches \
-                                 any run of characters)",
-                                some.join(", ")
-                            ),
-                        );
-                    }
-                }
-                names()
-                    .enumerate()
-                    .filter(|(_, n)| m.queue_nodes.iter().any(|p| name_matches(p, n)))
-                    .map(|(i, _)| node_ports(i))
-                    .sum()
-            }
         };
         let end = match (c.stop, c.duration) {
             (Some(stop), _) => stop.0,
             (None, Some(d)) => d.0,
             (None, None) => self.listed.iter().map(|f| f.start).max().unwrap_or(0),
         };
-        let points = end / m.queue_sample_interval.0 + 1;
-        let samples = ports.saturating_mul(points);
-        if samples > MAX_SAMPLES {
-            let interval = end.saturating_mul(ports) / MAX_SAMPLES + 1;
-            return err(
-                "metrics.queue_sample_interval",
-                format!(
-                    "{ports} ports sampled every {} until {} would make {samples} rows (about \
-                     {} MB), more than the {MAX_SAMPLES} allowed: sample every {} or more, \
-                     choose fewer ports (queue_ports = \"nodes\"), or use queue_ports = \
-                     \"top\" (bounded at any length)",
-                    m.queue_sample_interval,
-                    t(end),
-                    samples.saturating_mul(24) / 1_000_000,
-                    round_up(interval as f64),
-                ),
-            );
+        let ticks = end / m.queue_sample_interval.0.max(1) + 1;
+        let top = m.queue_ports == Q::Top;
+        QueueSeriesSize {
+            ports,
+            points: if top {
+                ticks.min(TOP_POINTS as u64)
+            } else {
+                ticks
+            },
+            full: !top && m.queue_ports != Q::None,
+            end,
         }
-        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The IBM talk's hotspot network: on/off sources, a hotspot and `extra`
+    /// at the top level (`duration` and `stop` are 10 ms unless it says).
+    fn hotspot_scenario(times: &str, onoff_start: &str, hotspot: &str) -> String {
+        format!(
+            "{times}\n[topology]\nkind = \"single_switch\"\nhosts = 4\nlink_rate = \"10Gbps\"\n\
+             [switch.input_buffer]\n[nic]\nmodel = \"adapter\"\n\
+             [[workload.onoff]]\nload = 0.5\nstart = \"{onoff_start}\"\n\
+             [[workload.hotspot]]\nhost = 0\nservice_rate = 0.1\n{hotspot}\n"
+        )
+    }
+
+    fn error_of(text: &str) -> Option<ScenarioError> {
+        Scenario::from_toml_str(text, std::path::Path::new(".")).err()
+    }
+
+    #[test]
+    fn timed_elements_follow_the_generators_rule() {
+        let times = "duration = \"10ms\"\nstop = \"20ms\"";
+        let ok = hotspot_scenario(times, "1ms", "start = \"2ms\"\nduration = \"5ms\"");
+        assert_eq!(error_of(&ok), None);
+        // (on/off start, hotspot lines, key at fault, words of the message)
+        let cases = [
+            (
+                "10ms",
+                "start = \"2ms\"",
+                "workload.onoff[0].start",
+                "end of duration",
+            ),
+            (
+                "1ms",
+                "start = \"10ms\"",
+                "workload.hotspot[0].start",
+                "end of duration",
+            ),
+            (
+                "1ms",
+                "start = \"2ms\"\nduration = \"19ms\"",
+                "workload.hotspot[0].duration",
+                "at most 18ms",
+            ),
+        ];
+        for (onoff, hotspot, key, words) in cases {
+            let e = error_of(&hotspot_scenario(times, onoff, hotspot)).expect(key);
+            assert_eq!(e.path, key, "{e}");
+            assert!(e.message.contains(words), "{e}");
+        }
+        // Without duration the run's stop is the end: the on/off sources run to it.
+        let stop_only = "stop = \"5ms\"";
+        let e = error_of(&hotspot_scenario(stop_only, "1ms", "start = \"5ms\"")).unwrap();
+        assert_eq!(e.path, "workload.hotspot[0].start", "{e}");
+        assert!(e.message.contains("end of the run (5ms)"), "{e}");
+        let e = error_of(&hotspot_scenario(stop_only, "6ms", "start = \"1ms\"")).unwrap();
+        assert_eq!(e.path, "workload.onoff[0].start", "{e}");
+    }
 
     #[test]
     fn times_for_reading_and_for_writing() {

@@ -1,4 +1,4 @@
-//! Raw-frame sources of the IBM talk (`seeds/004`, "fine print"): i.i.d.
+//! Raw-frame sources of the IBM talk (April 2007, "fine print"): i.i.d.
 //! bursty on/off arrivals with geometrically distributed burst sizes, and
 //! Bernoulli arrivals (bursts of one frame). No transport: each arrival is
 //! one fixed-size frame handed to the host's adapter.

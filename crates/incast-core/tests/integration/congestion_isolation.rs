@@ -1,4 +1,4 @@
-//! Congestion Isolation (IEEE 802.1Qcz; `net/ci.rs`, spec §2.7): victim
+//! Congestion Isolation (IEEE 802.1Qcz; `mech/ci/`, docs/congestion-isolation.md): victim
 //! protection, order, losslessness and CIP loss.
 //!
 //! The head-of-line-blocking setup is `congestion_spreading.rs`'s:

@@ -1,7 +1,7 @@
-//! PFC congestion spreading (IEEE 802.1Qbb; spec §2.1): an incast paused hop
+//! PFC congestion spreading (IEEE 802.1Qbb; docs/mechanisms.md, PFC): an incast paused hop
 //! by hop stalls a victim flow that shares an upstream egress queue with it
 //! but not its bottleneck (head-of-line blocking, the DCQCN paper's §2
-//! motivation and spec V6), and the victim is unaffected when it travels in
+//! motivation and docs/mechanisms.md, V6), and the victim is unaffected when it travels in
 //! a priority that is not paused, since PFC pauses per priority.
 //!
 //! ```text

@@ -1,5 +1,4 @@
-//! The HPCC simulator's own files (../shared/hpcc-format, bundled under
-//! scenarios/hpcc) run end to end and produce fct.txt and pfc.txt.
+//! The HPCC simulator's own files (bundled under scenarios/hpcc) run end to end and produce fct.txt and pfc.txt.
 
 use incast_core::hpcc_format;
 use incast_core::Simulation;

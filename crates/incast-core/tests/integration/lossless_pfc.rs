@@ -178,7 +178,7 @@ fn watchdog_scenario(watchdog: &str) -> String {
     )
 }
 
-/// The PFC watchdog (spec 2.1): in report mode a pause longer than the limit
+/// The PFC watchdog (docs/mechanisms.md, PFC): in report mode a pause longer than the limit
 /// is counted and logged (event 2) while it lasts and nothing is dropped; in
 /// drop mode the paused queue is flushed and PFC is off for the class until
 /// `restore` passes without a PAUSE (event 3), so packets are lost, counted

@@ -1,6 +1,7 @@
 //! The transmit-queue NIC (issue 20 item 3): queues filled by the host stack
 //! up to a limit, shared or split by congestion control, drained by weighted
-//! round robin. The talk (`seeds/003`): CUBIC filling a shared NIC queue keeps
+//! round robin. The Netronome/Facebook talk
+//! (OCP Global Summit 2019): CUBIC filling a shared NIC queue keeps
 //! DCTCP's latency high; queues split by congestion control remove that.
 
 use crate::common::{assert_bytes_conserved, finished_fcts_us, run, scenario_err};

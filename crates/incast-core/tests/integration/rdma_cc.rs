@@ -8,7 +8,7 @@ use incast_core::units::US;
 use incast_core::Simulation;
 
 /// HPCC simulator run.py's DCQCN marking at 100G (Kmin 100 KB, Kmax 400 KB,
-/// Pmax 0.2 at 25G, scaled with the link rate; spec §1.4), marked at dequeue.
+/// Pmax 0.2 at 25G, scaled with the link rate; docs/mechanisms.md, DCQCN), marked at dequeue.
 const RED_100G: &str = r#"
         kind = "red"
         kmin = "400KB"
@@ -130,7 +130,7 @@ fn measure(toml: &str, warm: u64, end: u64, sample_ps: u64) -> Window {
 
 /// DCQCN as the HPCC simulator models Mellanox NICs (`CC_MODE 1`, run.py
 /// "dcqcn": Ta 1 us, Td 4 us, Ti 300 us, F 1, R_AI 20 / R_HAI 200 Mb/s at
-/// 100G, no target clamp, per-ACK CNP flag; spec §1.4): four long flows on one
+/// 100G, no target clamp, per-ACK CNP flag; docs/mechanisms.md, DCQCN): four long flows on one
 /// 100G bottleneck share it fairly and keep it busy, once the start-up
 /// transient is over.
 ///
@@ -207,7 +207,7 @@ fn dcqcn_converges_to_fair_share() {
 
 /// The equilibrium of the DCQCN fluid model (DCQCN paper, Zhu et al.
 /// SIGCOMM 2015 §5; the fixed-point analysis of Zhu et al., "ECN or Delay",
-/// CoNEXT 2016; equations as in spec §1.4), with rates in packets/s:
+/// CoNEXT 2016; equations as in docs/mechanisms.md, DCQCN), with rates in packets/s:
 ///
 /// ```text
 /// 0 = dα/dt    ∝ (1 - (1-p)^(τ' R_C)) - α
@@ -273,7 +273,7 @@ fn marks_at_bottleneck(toml: &str, n_hosts: u32) -> (u64, u64) {
 /// timer K, T = 55 us timer and 10 MB byte counter, F = 5, R_AI = 40 Mb/s),
 /// CNPs paced by the NP at one per 50 us, and the paper's CP (Kmin 5 KB,
 /// Kmax 200 KB, Pmax 1 %) on a 40G bottleneck: the set-up of the fluid model
-/// (spec V5). With N = 2 and N = 4 long flows, the time-averaged queue, the
+/// (docs/mechanisms.md, V5). With N = 2 and N = 4 long flows, the time-averaged queue, the
 /// fraction of packets marked and each flow's rate agree with the fluid
 /// model's fixed point within 20 %.
 ///
@@ -400,7 +400,7 @@ fn base_rtt_100g_s() -> f64 {
 }
 
 /// TIMELY (Mittal et al. SIGCOMM 2015, Algorithm 1; HPCC simulator flavour,
-/// spec §1.5): four long flows on one 100G bottleneck. After a 10 ms warm-up
+/// docs/mechanisms.md, TIMELY): four long flows on one 100G bottleneck. After a 10 ms warm-up
 /// (10-40 ms measured), the RTT stays between T_low = 50 us and
 /// T_high = 500 us, the link stays busy and the flows share it fairly.
 ///

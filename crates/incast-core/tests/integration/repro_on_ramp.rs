@@ -1,4 +1,4 @@
-//! The bundled On-Ramp reproduction (talk `seeds/002_cfd23e583a5e060c.txt`,
+//! The bundled On-Ramp reproduction (the On-Ramp talk, June 2020; the paper,
 //! NSDI 2021; experiments in `scenarios/on_ramp/`, results and modelling
 //! choices in `scenarios/on_ramp/README.md`).
 //!

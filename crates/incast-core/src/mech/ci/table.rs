@@ -1,5 +1,6 @@
 //! Congestion Isolation (IEEE 802.1Qcz-2023; the 802.1 DCB talk by Congdon,
-//! Yu and Shen, Sept. 2017, `seeds/000`; spec §2.7).
+//! Yu and Shen, "Congestion Management – Congestion Isolation", Sept. 2017;
+//! docs/congestion-isolation.md).
 //!
 //! PFC pauses a whole priority, so a flow that merely shares an upstream
 //! queue with an incast stops with it (head-of-line blocking). CI moves the
@@ -27,7 +28,7 @@
 //!   when the CFQ's marker reaches its head the CFQ is blocked until the NCQ's
 //!   marker has left. Markers cost nothing here: a marker is a position in
 //!   the queue's packet count ([`CiPort::enq`], [`CiPort::exits`]).
-//!   `counter` is the finer variant of spec §2.7: the count of the flow's
+//!   `counter` is the finer variant (docs/congestion-isolation.md): the count of the flow's
 //!   packets still in the NCQ; the CFQ is blocked only while its head packet
 //!   belongs to a flow whose count is not zero. `none` is an ablation that
 //!   reorders (tests use it to show the checks can fail).

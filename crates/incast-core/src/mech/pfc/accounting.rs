@@ -246,7 +246,7 @@ pub fn hpcc_headroom(rate: Rate, delay: Ps) -> Bytes {
 }
 
 /// Worst-case bytes that still arrive at an ingress after it decides XOFF
-/// (spec §2.1): the frame the switch is sending when it decides (MTU), the
+/// (docs/mechanisms.md, PFC): the frame the switch is sending when it decides (MTU), the
 /// PAUSE frame itself, the PAUSE's propagation upstream, the upstream's
 /// response time, the frame the upstream is sending when it reacts (MTU) and
 /// the bits on the wire downstream.
@@ -491,7 +491,7 @@ mod tests {
 
     #[test]
     fn quantum_is_512_bit_times() {
-        // Spec V10: 51.2 ns at 10G, 5.12 ns at 100G, 1.28 ns at 400G.
+        // docs/mechanisms.md, V10: 51.2 ns at 10G, 5.12 ns at 100G, 1.28 ns at 400G.
         assert_eq!(quantum(Rate::gbps(10)), 51_200);
         assert_eq!(quantum(Rate::gbps(100)), 5_120);
         assert_eq!(quantum(Rate::gbps(400)), 1_280);
@@ -501,7 +501,7 @@ mod tests {
 
     #[test]
     fn headroom_matches_the_worked_example() {
-        // Spec V12: 100G, 0.5 us propagation, 1 us response, 1500 B MTU: about 28 KB.
+        // docs/mechanisms.md, V12: 100G, 0.5 us propagation, 1 us response, 1500 B MTU: about 28 KB.
         let h = headroom_formula(Rate::gbps(100), 500 * NS, 1500, US);
         assert_eq!(h, 1500 + 64 + 6250 + 12500 + 1500 + 6250);
         assert!((27_000..29_000).contains(&h));

@@ -288,7 +288,7 @@ fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
     switch::queue_pause(w, now, gp, class, pause, quanta as u64);
     let port = &mut w.ports[gp as usize];
     if pause && mode == PauseMode::Quanta && quanta > 0 {
-        // Refresh at half the pause time while still congested (spec §2.1).
+        // Refresh at half the pause time while still congested (802.1Qbb; docs/mechanisms.md, PFC).
         let half = quanta as Ps * quantum(port.rate) / 2;
         w.q.arm(
             &mut port.pfc.refresh,

@@ -9,10 +9,9 @@
 //!   (`Ta`) folds them into alpha and a periodic decrease check (`Td`) cuts
 //!   the rate at most once per `Td`. Increases are driven by a single timer
 //!   (`Ti`); there is no byte counter. This is the DCQCN the HPCC, PowerTCP
-//!   and ConWeave papers compare against (spec §1.4 "Mellanox ConnectX-4+
-//!   DCQCN, as modelled by HPCC-sim CC_MODE 1").
-//! - [`Model::Paper`]: the paper's RP rules (spec §1.4 "RP rules, paper
-//!   version"; Broadcom csg-htsim `dcqcn.cpp`): every CNP cuts the rate with
+//!   and ConWeave papers compare against (docs/mechanisms.md, DCQCN).
+//! - [`Model::Paper`]: the paper's RP rules (docs/mechanisms.md, DCQCN;
+//!   Broadcom csg-htsim `dcqcn.cpp`): every CNP cuts the rate with
 //!   the old alpha, then updates alpha; an alpha timer (restarted by every
 //!   CNP) decays alpha; a timer and a byte counter drive fast recovery,
 //!   additive and hyper increase with htsim's stage boundaries.
@@ -92,7 +91,7 @@ pub struct Params {
     /// Hyper-increase step R_HAI. Mellanox default: 50 Mb/s x line/25G (HPCC
     /// simulator run.py; 200 Mb/s at 100G). Paper default: 200 Mb/s, the
     /// DCQCN authors' ns3-rdma `mix/config.txt` (the paper's own value was not
-    /// retrieved; spec §1.4 [C]). A value written in a scenario is absolute.
+    /// retrieved; docs/mechanisms.md, DCQCN [C]). A value written in a scenario is absolute.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_hai: Option<RateValue>,
     /// Lowest rate a cut can reach. Mellanox default 1000 Mb/s (HPCC simulator
@@ -1097,7 +1096,7 @@ mod tests {
 
     #[test]
     fn paper_model_mean_rate_matches_small_p_fixed_point() {
-        // Spec §1.4 / V5: p* ~ (R_AI / (T^2 tau' R_C^4))^(1/3) with rates in pkts/s, i.e.
+        // docs/mechanisms.md, V5: p* ~ (R_AI / (T^2 tau' R_C^4))^(1/3) with rates in pkts/s, i.e.
         // R_C ~ (R_AI / (T^2 tau' p^3))^(1/4). 40G, 1 KB pkts, T = tau' = 55 us, R_AI =
         // 40 Mb/s: N = 2 (R_C = 20G) gives p* ~ 9.2e-4, N = 10 (4G) gives ~ 7.8e-3.
         let predicted = |p: f64| {

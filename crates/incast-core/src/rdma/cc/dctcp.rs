@@ -1,5 +1,5 @@
 //! Rate-based DCTCP for RDMA NICs, as in the HPCC simulator (`CC_MODE 8`,
-//! `rdma-hw.cc` `HandleAckDctcp`; spec §1.1 "HPCC-sim DCTCP").
+//! `rdma-hw.cc` `HandleAckDctcp`; docs/mechanisms.md, "Rate-based DCTCP").
 //!
 //! DCTCP's control law (Alizadeh et al., SIGCOMM 2010; RFC 8257) applied to
 //! a NIC rate instead of a window:

@@ -5,7 +5,7 @@
 //! Every data packet collects one INT record per switch egress (dequeue
 //! time, cumulative tx bytes, queue length, link rate); the ACK echoes the
 //! stack. Per ACK the sender estimates the bottleneck utilisation (paper
-//! Algorithm 1 `MeasureInflight`, spec §1.6):
+//! Algorithm 1 `MeasureInflight`; docs/mechanisms.md, HPCC):
 //!
 //! ```text
 //! u_i = min(qlen_i, qlen_i_prev) / (B_i T) + txRate_i / B_i,
@@ -494,7 +494,7 @@ mod tests {
         let b = G100;
         for n in [1u32, 4, 10] {
             // Exact fixed point of R = R / (U/eta) + R_AI with U = N R / B:
-            // R* = eta B / N + R_AI, i.e. U* = eta + N R_AI / B (spec V8).
+            // R* = eta B / N + R_AI, i.e. U* = eta + N R_AI / B (docs/mechanisms.md, V8).
             let exact = 0.95 * b / n as f64 + 50e6;
             // With fast react (default) the rate settles: within 0.1% of R*, and R* is
             // within 2% of eta B / N.

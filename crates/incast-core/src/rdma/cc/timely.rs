@@ -3,7 +3,7 @@
 //! (`CC_MODE 7`, `rdma-hw.cc` `HandleAckTimely` / `UpdateRateTimely`).
 //!
 //! The sender keeps an EWMA of successive RTT differences and reacts to its
-//! normalised gradient (paper Algorithm 1, spec §1.5):
+//! normalised gradient (paper Algorithm 1; docs/mechanisms.md, TIMELY):
 //!
 //! - `rtt < T_low`: additive increase by δ;
 //! - `rtt > T_high`: `rate *= 1 - β (1 - T_high / rtt)`;

@@ -1,0 +1,177 @@
+"""One way to write numbers and quantities for a reader, shared by the terminal
+report (`report.py`), `incast compare` and the HTML report: `format_number`,
+`format_quantity` (a number with its unit: '15,219 us', '1.52 MB', '12.3 %') and
+`format_value` (a summary value in the unit its key names). `wrap_text` breaks a
+line for the terminal without ever splitting a number from its unit or a path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import textwrap
+from typing import Any
+
+#: Joins what `wrap_text` must not break apart (turned back into a space after).
+NBSP = "\u00a0"
+#: The space between a number and the unit after it ("15,219 us", "2.5 MB", "40 %").
+_NUMBER_UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:[munp]?s|[KMGT]?B|[KMGT]?b/s|%)(?![\w/]))")
+
+#: Summary key suffixes and the unit they stand for (`paused_time_us` is in us).
+UNIT_SUFFIXES = (
+    ("_us", "us"),
+    ("_ms", "ms"),
+    ("_ps", "ps"),
+    ("_bytes", "B"),
+    ("_gbps", "Gb/s"),
+    ("_share", "%"),
+)
+
+
+def is_number(x: Any) -> bool:
+    """A real number (not a bool)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+#: Floats from this size on are written with an exponent (1e+20), not as a row
+#: of digits a float does not hold.
+HUGE = 1e15
+
+
+def format_number(x: Any, digits: int = 2) -> str:
+    """12345 -> '12,345'; 15219.05 -> '15,219'; 3.14159 -> '3.14'; 0.00123 -> '0.0012';
+    '-' for missing or NaN."""
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return str(x).lower()
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "-"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        if x != 0 and abs(x) < 10**-digits:
+            return f"{x:.{digits}g}"
+        if abs(x) >= HUGE:
+            return f"{x:.3g}"
+        if abs(x) >= 1e4:
+            return f"{x:,.0f}"
+        return f"{x:,.{digits}f}"
+    return str(x)
+
+
+def format_count(n: Any, noun: str) -> str:
+    """A count and its noun: (1, 'flow') -> '1 flow'; (3, 'flow') -> '3 flows'."""
+    return f"{format_number(n)} {noun if n == 1 else noun + 's'}"
+
+
+def format_si(x: float) -> str:
+    """A large count with an SI prefix: 1234567 -> '1.23M'."""
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{unit}"
+    return f"{x:.3g}"
+
+
+def format_bytes(n: Any) -> str:
+    """100000 -> '100 KB' (decimal units, as in scenario files)."""
+    if not is_number(n) or math.isnan(n):
+        return format_number(n)
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.3g} B"
+
+
+def format_share(x: Any) -> str:
+    """A 0..1 share as '12.3 %'."""
+    if is_number(x) and not math.isnan(x):
+        return f"{x * 100:.1f} %"
+    return "-"
+
+
+def format_quantity(x: Any, unit: str | None, digits: int = 2) -> str:
+    """A number with its unit: bytes scaled ('1.52 MB'), shares as percentages
+    ('12.3 %'), anything else as `format_number` and the unit ('15,219 us')."""
+    if unit == "B":
+        return format_bytes(x)
+    if unit == "%":
+        return format_share(x)
+    text = format_number(x, digits)
+    if not unit or text == "-" or not is_number(x):
+        return text
+    return f"{text} {unit}"
+
+
+def whole(x: Any) -> Any:
+    """A float with no fractional part as an int (40.0 -> 40), for values that
+    are settings or bounds rather than measurements; anything else unchanged."""
+    if isinstance(x, float) and x.is_integer() and abs(x) < 2**53:
+        return int(x)
+    return x
+
+
+def format_span(lo: Any, hi: Any, unit: str | None) -> str:
+    """A [lo, hi] interval: '0 to 15,219 us'."""
+    return f"{format_number(whole(lo))} to {format_quantity(whole(hi), unit)}"
+
+
+def split_unit(key: str) -> tuple[str, str | None]:
+    """'paused_time_us' -> ('paused_time', 'us'); a key without a unit suffix -> (key, None)."""
+    for suffix, unit in UNIT_SUFFIXES:
+        if key.endswith(suffix) and len(key) > len(suffix):
+            return key[: -len(suffix)], unit
+    return key, None
+
+
+def format_value(key: str, value: Any) -> str:
+    """A summary value, in the unit its key names: a pair of numbers is a span
+    ('window_us': [0, 15219.05] -> '0 to 15,219 us'), a short list of names is
+    listed, a longer list counted."""
+    unit = split_unit(key)[1]
+    if isinstance(value, (list, tuple)):
+        if len(value) == 2 and all(is_number(v) for v in value):
+            return format_span(value[0], value[1], unit)
+        if len(value) <= 8 and all(isinstance(v, (str, int, float)) for v in value):
+            return ", ".join(format_quantity(v, unit) for v in value)
+        return f"{len(value)} items"
+    if isinstance(value, dict):
+        return f"{len(value)} entries"
+    return format_quantity(whole(value), unit)
+
+
+def label_of(key: str) -> str:
+    """A summary key for a reader: 'paused_time_us' -> 'paused time (us)'."""
+    name, unit = split_unit(key)
+    words = name.replace("_", " ")
+    return f"{words} ({unit})" if unit and unit != "%" else words
+
+
+def glue(text: Any) -> str:
+    """The text with every space protected from `wrap_text` (a path or a name
+    that must stay on one line)."""
+    return str(text).replace(" ", NBSP)
+
+
+def wrap_text(text: str, width: int, subsequent_indent: str = "") -> str:
+    """`text` broken into lines of at most `width` at spaces, never between a
+    number and its unit ("15,219 us"), inside a path or a word, or at a space
+    `glue` protects (a word longer than the line gets a line of its own). Each
+    line of `text` keeps its own indentation; later lines of a broken one start
+    with `subsequent_indent`."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        glued = _NUMBER_UNIT_SPACE.sub(NBSP, line.lstrip(" "))
+        wrapped = textwrap.wrap(
+            glued,
+            width=max(width, 1),
+            initial_indent=indent,
+            subsequent_indent=subsequent_indent or indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        out += wrapped or [indent]
+    return "\n".join(out).replace(NBSP, " ")
