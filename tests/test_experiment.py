@@ -206,16 +206,21 @@ def test_bundled_experiments_expand_and_validate():
             counts[f"{talk}/{name}"] = len(exp.runs)
             assert all(r.hash for r in exp.runs)
     assert counts == {
-        "smart_pause/experiment.toml": 68,
+        "smart_pause/experiment.toml": 156,
         "smart_pause/small.toml": 60,
         "on_ramp/experiment.toml": 49,
         "on_ramp/small.toml": 39,
         "congestion_isolation/experiment.toml": 10,
         "congestion_isolation/small.toml": 30,
     }
-    # The On-Ramp CUBIC/BBR experiments (slide 11, slides 16-17).
-    for name, runs in (("cubic_two_flows_experiment.toml", 3), ("cloud_experiment.toml", 12)):
-        exp = load_experiment(REPO / "scenarios" / "on_ramp" / name)
+    # The On-Ramp CUBIC/BBR experiments (slide 11, slides 16-17); Smart-Pause's settings.
+    others = (
+        ("on_ramp", "cubic_two_flows_experiment.toml", 3),
+        ("on_ramp", "cloud_experiment.toml", 12),
+        ("smart_pause", "sensitivity.toml", 40),
+    )
+    for talk, name, runs in others:
+        exp = load_experiment(REPO / "scenarios" / talk / name)
         assert len(exp.runs) == runs
         assert all(r.hash for r in exp.runs)
 

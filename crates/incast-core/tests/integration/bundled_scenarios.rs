@@ -7,6 +7,8 @@ use crate::common;
 use incast_core::{Scenario, Simulation};
 use std::path::{Path, PathBuf};
 
+/// Every scenario and experiment file under `dir`; a reproduction's
+/// `claims.toml` (its claims, read by scenarios/claims.py) is neither.
 fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -16,7 +18,9 @@ fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for p in entries {
         if p.is_dir() {
             toml_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "toml") {
+        } else if p.extension().is_some_and(|x| x == "toml")
+            && p.file_name().is_some_and(|n| n != "claims.toml")
+        {
             out.push(p);
         }
     }

@@ -1,0 +1,408 @@
+"""Computes a reproduction's claims from its sweeps: claims.csv and the README's claim table.
+
+    incast sweep scenarios/smart_pause/experiment.toml --out ~/sp_full -j 2
+    python scenarios/claims.py smart_pause --sweep full=~/sp_full             # print the table
+    python scenarios/claims.py smart_pause --sweep full=~/sp_full --write     # claims.csv + README
+
+Each talk's folder has a `claims.toml`: one `[[claim]]` per claim of the talk, with the talk's
+number, the kind of comparison and what to read from which sweep (its points table). This script
+computes incast's number (the mean over seeds), its spread (min-max over seeds) and the verdict
+(the method: docs/reproductions.md):
+
+| verdict | when |
+|---|---|
+| `reproduced` | within `tolerance` (25 %) of the talk's number; for a series, every point |
+| `direction` | the right side of 1 (a factor) or the right order (a series), wrong size |
+| `contradicted` | the wrong side of 1, or the wrong order |
+| `not simulatable` | about something no packet simulator models (the claim's `why` says what) |
+| `not run` | the runs it needs are not in the sweeps given (the claim's `why` says why) |
+
+Nothing in claims.csv or the README block is written by hand. A sweep is named on the command line
+as NAME=DIR, where NAME is the claim's `sweep` (`full`, `small`, ...); claims whose sweep is not
+given are left as they are in claims.csv (so a long sweep's rows and a short one's can be computed
+at different times). `--small-csv FILE` writes every claim that the `small` sweep can compute to
+FILE instead (the staleness test compares that with the committed `claims_small.csv`).
+
+Kinds (`kind` in claims.toml; the keys each reads):
+
+- `factor`: baseline / variant of one metric at one point (`point`, `baseline`, `variant`,
+  `metric`), per seed, then the mean; `better = "higher"` inverts it for metrics where more is
+  better.
+- `max_factor`: the largest factor over the metrics matching `metric` (a `*` stands for any
+  bucket label): "single columns reach 21.1x".
+- `all_improve`: the smallest factor over the metrics matching `metric`; reproduced when it is
+  above 1 (every column improves), contradicted otherwise.
+- `series`: `factor` at several `points` against as many talk numbers (`talk` is a list).
+- `near_zero`: the variant's `metric` against the baseline's: reproduced when the variant's is
+  below `fraction` (default 0.1) of the baseline's, which must be above 0.
+- `range`: the smallest and largest incast number of the claims listed in `of` against the talk's
+  `[low, high]`: reproduced when both ends are within tolerance.
+- `not_simulatable`, `not_run`: no computation; `why` is required.
+
+Derived metrics: `drop_ratio` (dropped packets / data packets sent, from each run's flows table:
+packets = ceil(size / payload) + retransmitted packets).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+HERE = Path(__file__).resolve().parent
+
+VERDICTS = ("reproduced", "direction", "contradicted", "not simulatable", "not run")
+COLUMNS = ["id", "claim", "talk", "incast", "spread", "verdict", "why", "sweep", "computed_at"]
+
+
+@dataclass
+class Row:
+    """One claim's computed row."""
+
+    value: float | None
+    text: str
+    spread: str
+    verdict: str
+
+
+class ClaimsError(ValueError):
+    """A claims.toml or sweep that cannot give a claim: names the claim and the key."""
+
+
+# -- reading a sweep -----------------------------------------------------------------------
+
+
+class Sweep:
+    """A finished sweep's points table, with per-run derived metrics on demand."""
+
+    def __init__(self, name: str, directory: Path) -> None:
+        self.name = name
+        self.dir = directory
+        points = directory / "points.parquet"
+        if not points.exists():
+            raise ClaimsError(f"sweep {name}: {points} does not exist (run `incast sweep` first)")
+        self.points = pd.read_parquet(points)
+
+    def runs(self, point: str, variant: str) -> pd.DataFrame:
+        rows = self.points[(self.points["point"] == point) & (self.points["variant"] == variant)]
+        return rows.sort_values("seed")
+
+    def metric(self, row: Any, name: str) -> float:
+        if name == "drop_ratio":
+            return self._drop_ratio(row)
+        if name not in self.points.columns:
+            raise ClaimsError(f"sweep {self.name}: no metric `{name}` in points.parquet")
+        value = row[name]
+        return float("nan") if value is None else float(value)
+
+    def columns(self, pattern: str) -> list[str]:
+        """The points columns matching `pattern`, `*` standing for a bucket label."""
+        regex = re.escape(pattern).replace(r"\*", r"[^\]]+")
+        found = [c for c in self.points.columns if re.fullmatch(regex, c)]
+        if not found:
+            raise ClaimsError(f"sweep {self.name}: no metric matches `{pattern}`")
+        return found
+
+    def _drop_ratio(self, row: Any) -> float:
+        run = self.dir / str(row["dir"])
+        scenario = json.loads((run / "scenario.json").read_text())
+        payload = int(scenario.get("rdma", {}).get("payload", 1000))
+        flows = pd.read_parquet(run / "flows.parquet", columns=["size_bytes", "retransmits"])
+        sent = int(((flows["size_bytes"] + payload - 1) // payload).sum())
+        sent += int(flows["retransmits"].sum())
+        return float(row["drops.packets"]) / sent if sent else float("nan")
+
+
+# -- the comparisons -----------------------------------------------------------------------
+
+
+def _factors(sweep: Sweep, claim: dict, point: str, metric: str) -> list[float]:
+    """Baseline / variant per seed (paired by seed)."""
+    base = sweep.runs(point, claim["baseline"]).set_index("seed")
+    var = sweep.runs(point, claim["variant"]).set_index("seed")
+    seeds = sorted(set(base.index) & set(var.index))
+    if not seeds:
+        raise ClaimsError(
+            f"claim {claim['id']}: sweep {sweep.name} has no seed with both "
+            f"{point}/{claim['baseline']} and {point}/{claim['variant']}"
+        )
+    out = []
+    for seed in seeds:
+        b, v = sweep.metric(base.loc[seed], metric), sweep.metric(var.loc[seed], metric)
+        ratio = v / b if claim.get("better") == "higher" else b / v
+        out.append(ratio if v and b else float("nan"))
+    return out
+
+
+def _mean(values: list[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return sum(finite) / len(finite) if finite else float("nan")
+
+
+def _spread(values: list[float], unit: str = "x") -> str:
+    finite = [v for v in values if math.isfinite(v)]
+    if len(finite) < 2:
+        return "1 seed" if len(finite) == 1 else "-"
+    return f"{min(finite):.2f}-{max(finite):.2f}{unit} ({len(finite)} seeds)"
+
+
+def _side(talk: float, value: float, tol: float) -> str:
+    if math.isfinite(value) and abs(value / talk - 1) <= tol:
+        return "reproduced"
+    if math.isfinite(value) and (value - 1) * (talk - 1) > 0:
+        return "direction"
+    return "contradicted"
+
+
+def _order(values: list[float]) -> list[int]:
+    return [int(math.copysign(1, b - a)) if b != a else 0 for a, b in zip(values, values[1:])]
+
+
+def compute(claim: dict, sweeps: dict[str, Sweep], done: dict[str, Row], tol: float) -> Row:
+    """One claim's row, from the sweeps (and, for `range`, the rows already computed)."""
+    kind = claim["kind"]
+    if kind in ("not_simulatable", "not_run"):
+        verdict = "not simulatable" if kind == "not_simulatable" else "not run"
+        return Row(None, "-", "-", verdict)
+    if kind == "range":
+        values = [done[i].value for i in claim["of"] if i in done and done[i].value is not None]
+        if not values:
+            return Row(None, "-", "-", "not run")
+        low, high = claim["talk"]
+        lo, hi = min(values), max(values)
+        ok = abs(lo / low - 1) <= tol and abs(hi / high - 1) <= tol
+        verdict = "reproduced" if ok else ("direction" if lo > 1 else "contradicted")
+        return Row(hi, f"{lo:.2f}-{hi:.2f}x", f"{len(values)} claims", verdict)
+    sweep = sweeps[claim["sweep"]]
+    if kind == "factor":
+        per_seed = _factors(sweep, claim, claim["point"], claim["metric"])
+        value = _mean(per_seed)
+        return Row(value, f"{value:.2f}x", _spread(per_seed), _side(claim["talk"], value, tol))
+    if kind in ("max_factor", "all_improve"):
+        means = {
+            col: _mean(_factors(sweep, claim, claim["point"], col))
+            for col in sweep.columns(claim["metric"])
+        }
+        pick = max if kind == "max_factor" else min
+        col = pick(means, key=lambda c: means[c] if math.isfinite(means[c]) else -math.inf)
+        value = means[col]
+        where = re.search(r"\[([^\]]+)\]", col)
+        label = f" ({where.group(1)})" if where else ""
+        spread = f"{min(means.values()):.2f}-{max(means.values()):.2f}x over {len(means)} columns"
+        if kind == "max_factor":
+            verdict = _side(claim["talk"], value, tol)
+        else:
+            verdict = "reproduced" if value > 1 else "contradicted"
+        return Row(value, f"{value:.2f}x{label}", spread, verdict)
+    if kind == "series":
+        talks = claim["talk"]
+        per_point = [_factors(sweep, claim, p, claim["metric"]) for p in claim["points"]]
+        values = [_mean(v) for v in per_point]
+        if all(math.isfinite(v) and abs(v / t - 1) <= tol for v, t in zip(values, talks)):
+            verdict = "reproduced"
+        elif _order(values) == _order(talks) and all(v > 1 for v in values):
+            verdict = "direction"
+        else:
+            verdict = "contradicted"
+        spreads = "; ".join(_spread(v) for v in per_point)
+        return Row(values[-1], " / ".join(f"{v:.2f}" for v in values), spreads, verdict)
+    if kind == "near_zero":
+        base = [
+            sweep.metric(r, claim["metric"])
+            for _, r in sweep.runs(claim["point"], claim["baseline"]).iterrows()
+        ]
+        var = [
+            sweep.metric(r, claim["metric"])
+            for _, r in sweep.runs(claim["point"], claim["variant"]).iterrows()
+        ]
+        b, v = _mean(base), _mean(var)
+        fraction = claim.get("fraction", 0.1)
+        verdict = "reproduced" if b > 0 and v <= fraction * b else "contradicted"
+        text = f"{100 * v:.3f} % (baseline {100 * b:.3f} %)"
+        return Row(v, text, _spread([100 * x for x in var], " %"), verdict)
+    raise ClaimsError(f"claim {claim['id']}: unknown kind `{kind}`")
+
+
+# -- files ---------------------------------------------------------------------------------
+
+
+def load_claims(talk: str) -> dict:
+    path = HERE / talk / "claims.toml"
+    doc = tomllib.loads(path.read_text())
+    ids = set()
+    for i, claim in enumerate(doc.get("claim", [])):
+        for key in ("id", "claim", "talk", "kind"):
+            if key not in claim:
+                raise ClaimsError(f"{path}: claim {i + 1} has no `{key}`")
+        if claim["id"] in ids:
+            raise ClaimsError(f"{path}: claim id `{claim['id']}` appears twice")
+        ids.add(claim["id"])
+        if claim["kind"] in ("not_simulatable", "not_run") and not claim.get("why"):
+            raise ClaimsError(f"{path}: claim `{claim['id']}` ({claim['kind']}) needs a `why`")
+    return doc
+
+
+def _talk_text(talk: Any) -> str:
+    if isinstance(talk, list):
+        return " / ".join(str(t) for t in talk) if len(talk) != 2 else f"{talk[0]}-{talk[1]}x"
+    return f"{talk}x" if isinstance(talk, (int, float)) else str(talk)
+
+
+def _commit() -> str:
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=HERE,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=HERE,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return head + ("+" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+NO_SWEEP_KINDS = ("not_simulatable", "not_run", "range")
+
+
+def _points_of(claim: dict) -> list[str]:
+    return list(claim.get("points") or ([claim["point"]] if "point" in claim else []))
+
+
+def rows(
+    doc: dict, sweeps: dict[str, Sweep], old: pd.DataFrame | None, retarget: str | None = None
+) -> pd.DataFrame:
+    """Every claim's row: computed where its sweep is given, else kept from `old`.
+
+    With `retarget`, every claim that reads a sweep reads the sweep of that name instead (the
+    small experiment has the full one's point labels); claims whose points it lacks, and claims
+    with nothing to compute, are left out.
+    """
+    tol = float(doc.get("tolerance", 0.25))
+    done: dict[str, Row] = {}
+    out = []
+    commit = _commit()
+    for claim in doc["claim"]:
+        reads = claim["kind"] not in NO_SWEEP_KINDS
+        if retarget is not None:
+            if claim["kind"] in ("not_simulatable", "not_run"):
+                continue
+            if reads:
+                present = set(sweeps[retarget].points["point"])
+                if not all(point in present for point in _points_of(claim)):
+                    continue
+                claim = {**claim, "sweep": retarget}
+        sweep = claim.get("sweep")
+        if not reads or sweep in sweeps:
+            row = compute(claim, sweeps, done, tol)
+            done[claim["id"]] = row
+            at = commit if reads or claim["kind"] == "range" else ""
+            record = {"incast": row.text, "spread": row.spread, "verdict": row.verdict}
+            record["computed_at"] = at
+        elif old is not None and claim["id"] in set(old["id"]):
+            prev = old[old["id"] == claim["id"]].iloc[0]
+            record = {k: prev[k] for k in ("incast", "spread", "verdict", "computed_at")}
+            value = re.match(r"[\d.]+", str(prev["incast"]))
+            done[claim["id"]] = Row(float(value.group()) if value else None, "", "", "")
+        else:
+            record = {"incast": "-", "spread": "-", "verdict": "not run", "computed_at": ""}
+        why = "" if record["verdict"] == "reproduced" else " ".join(claim.get("why", "").split())
+        out.append(
+            {
+                "id": claim["id"],
+                "claim": " ".join(claim["claim"].split()),
+                "talk": _talk_text(claim["talk"]),
+                **record,
+                "why": why,
+                "sweep": sweep or "-",
+            }
+        )
+    return pd.DataFrame(out, columns=COLUMNS)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    counts = table["verdict"].value_counts()
+    tally = ", ".join(f"{counts[v]} {v}" for v in VERDICTS if v in counts)
+    head = "| id | claim | talk | incast | spread | verdict | why |"
+    lines = [f"{len(table)} claims: {tally}.", "", head, "|---|---|---|---|---|---|---|"]
+    for r in table.itertuples():
+        cells = [r.id, r.claim, r.talk, r.incast, r.spread, f"**{r.verdict}**", r.why]
+        lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def replace_block(text: str, tag: str, body: str) -> str:
+    start, end = f"<!-- claims: {tag} -->", f"<!-- /claims: {tag} -->"
+    if start not in text or end not in text:
+        raise ClaimsError(f"the README has no `{start}` ... `{end}` block")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body}\n{end}{tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("talk", help="the reproduction's folder under scenarios/, e.g. smart_pause")
+    ap.add_argument(
+        "--sweep",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="a finished sweep, named as the claims' `sweep` (repeat)",
+    )
+    ap.add_argument("--write", action="store_true", help="write claims.csv and the README block")
+    ap.add_argument("--small-csv", type=Path, help="write the `small` sweep's rows to this file")
+    args = ap.parse_args(argv)
+    try:
+        doc = load_claims(args.talk)
+        sweeps = {}
+        for spec in args.sweep:
+            name, _, directory = spec.partition("=")
+            if not directory:
+                raise ClaimsError(f"--sweep {spec!r}: write NAME=DIR, e.g. full=~/sp_full")
+            sweeps[name] = Sweep(name, Path(directory).expanduser())
+        if args.small_csv:
+            if "small" not in sweeps:
+                raise ClaimsError("--small-csv needs --sweep small=DIR")
+            table = rows(doc, sweeps, None, retarget="small")
+            table.drop(columns=["computed_at"]).to_csv(args.small_csv, index=False)
+            print(f"wrote {args.small_csv} ({len(table)} claims)")
+            return 0
+        csv = HERE / args.talk / "claims.csv"
+        old = pd.read_csv(csv, keep_default_na=False) if csv.exists() else None
+        table = rows(doc, sweeps, old)
+        body = markdown(table)
+        if not args.write:
+            print(body)
+            return 0
+        table.to_csv(csv, index=False)
+        readme = HERE / args.talk / "README.md"
+        readme.write_text(replace_block(readme.read_text(), args.talk, body))
+        print(f"wrote {csv} and the claim table of {readme}")
+        return 0
+    except (ClaimsError, KeyError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
