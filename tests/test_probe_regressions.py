@@ -229,3 +229,39 @@ def test_unknown_experiment_keys_get_a_suggestion(tmp_path):
     assert "point: unknown key; did you mean 'points'?" in msg
     assert "compare[0].metrc: unknown key; did you mean 'metric'?" in msg
     assert "report.metric: unknown key; did you mean 'metrics'?" in msg
+
+
+def test_a_listed_flow_after_the_measurement_window_is_said():
+    """A listed flow that starts after `duration` runs but is measured nowhere: the
+    summary says so (the generators' rule, for every timed element)."""
+    import incast
+
+    scenario = {
+        "name": "late_flow",
+        "duration": "1ms",
+        "stop": "10ms",
+        "topology": {"kind": "single_switch", "hosts": 4, "link_rate": "10Gbps"},
+        "workload": {
+            "flows": [
+                {"src": 0, "dst": 1, "size": "10KB"},
+                {"src": 2, "dst": 3, "size": "10KB", "start": "3ms"},
+            ]
+        },
+    }
+    res = incast.run(scenario)
+    late = [w for w in res.summary["warnings"] if "listed flows start" in w]
+    assert len(late) == 1 and late[0].startswith("1 listed flows"), res.summary["warnings"]
+    assert res.summary["flows"]["measured"] == 1
+    scenario["workload"]["flows"][1]["start"] = "0.5ms"
+    assert not [w for w in incast.run(scenario).summary["warnings"] if "listed" in w]
+
+
+@pytest.mark.parametrize("metric", ["overall.label", "overall.lo", "buckets[<100KB].hi"])
+def test_a_bucket_description_is_no_metric(tmp_path, metric):
+    path = _experiment(
+        tmp_path,
+        'name = "e"\nbase = "tiny.toml"\n[variants.a]\n[variants.b]\n'
+        f'[[compare]]\nbaseline = "a"\nmetric = "{metric}"\n',
+    )
+    with pytest.raises(ExperimentError, match="metric"):
+        load_experiment(path)

@@ -106,6 +106,10 @@ def _bucket_labels(summary: Mapping) -> list[str]:
     return [str(b["label"]) for b in summary.get("buckets") or [] if isinstance(b, Mapping)]
 
 
+#: Last parts of summary keys that describe a bucket rather than measure anything.
+_NOT_METRICS = frozenset({"label", "lo", "hi"})
+
+
 class SummaryKeys:
     """The flattened summary keys (as in points.csv) the runs of an experiment
     will have, learnt without running them: each sampled run's scenario is built
@@ -146,15 +150,19 @@ class SummaryKeys:
                 self._keys.add(key)
         # A null leaf is a statistic no flow gave yet: its fields are keys too.
         for key, value in flat.items():
-            if value is None:
+            if value is None and key.rsplit(".", 1)[-1] not in _NOT_METRICS:
                 self._keys |= {f"{key}.{f}" for f in self._stat_fields}
 
     def names(self, *, in_summary: bool) -> set[str]:
-        """Every key known so far (with the points table's own column unless
-        `in_summary`, which is what a comparison reads)."""
-        return set(self._keys) if in_summary else self._keys | {QUEUE_MAX}
+        """Every metric key known so far (with the points table's own column unless
+        `in_summary`, which is what a comparison reads); a bucket's label and bounds
+        describe it and are no metric."""
+        metrics = {k for k in self._keys if k.rsplit(".", 1)[-1] not in _NOT_METRICS}
+        return metrics if in_summary else metrics | {QUEUE_MAX}
 
     def knows(self, metric: str, *, in_summary: bool) -> bool:
+        if metric.rsplit(".", 1)[-1] in _NOT_METRICS:
+            return False
         if metric in self.names(in_summary=in_summary):
             return True
         return in_summary and any(self._resolves(s, metric) for s in self._summaries)

@@ -171,13 +171,22 @@ def run_damage(out: Path, run: Run) -> str | None:
         return "run.json names another run"
     if not isinstance(read_json(d / "summary.json"), dict):
         return "summary.json is missing, empty or not JSON"
+    digests = meta.get("sha256") or {}
     for name, size in sorted((meta.get("files") or {}).items()):
         path = d / name
         if not path.is_file():
             return f"{name} is missing"
         if path.stat().st_size != size:
             return f"{name} has {path.stat().st_size:,} bytes, not {size:,}"
+        if name in digests and _sha256(path.read_bytes()) != digests[name]:
+            return f"{name} was changed since the run wrote it (its SHA-256 differs)"
     return None
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def is_finished(out: Path, run: Run) -> bool:
@@ -224,6 +233,8 @@ def write_run(out: Path, run: Run, result: dict, experiment: Experiment) -> Path
         "incast_version": __version__,
         # Each file's size: a file emptied or cut short later is found on a rerun.
         "files": {name: len(data) for name, data in sorted(files.items())},
+        # and its digest: a file overwritten in place, at the same size, is found too.
+        "sha256": {name: _sha256(data) for name, data in sorted(files.items())},
     }
     # run.json is written last: its presence marks the run as complete.
     (partial / "run.json").write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n")

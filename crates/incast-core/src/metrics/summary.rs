@@ -3,7 +3,7 @@
 //! switch mechanism's section ([`crate::mech::SwitchMechanism::report`]).
 
 use super::{buckets, buckets_of, Stats, FINISHED_STOPPED};
-use crate::host::KIND_INCAST;
+use crate::host::{KIND_INCAST, KIND_LISTED};
 use crate::metrics_table::Table;
 use crate::sim::world::World;
 use crate::sim::RunStats;
@@ -190,6 +190,23 @@ pub(crate) fn warnings(w: &World, t: &Tables, stopped_at: Option<Ps>, stop: Ps) 
         if with_rto > 0 {
             out.push(format!(
                 "{with_rto} of the unfinished flows had retransmission timeouts: their packets (or ACKs) were dropped"
+            ));
+        }
+    }
+    // A listed flow may start after the traffic's end; it runs, but the
+    // measurement window leaves it out of every slowdown table.
+    let end = w.flows.measure_end;
+    if end != Ps::MAX {
+        let (kind, start) = (flows.u8s("kind"), flows.u64s("start_ps"));
+        let late = (0..kind.len())
+            .filter(|&i| kind[i] == KIND_LISTED && start[i] >= end)
+            .count();
+        if late > 0 {
+            out.push(format!(
+                "{late} listed flows start at or after {} us, the end of the measurement window \
+                 (`duration` - `metrics.cooldown`): they run but are left out of the slowdown \
+                 tables; start them earlier or make `duration` longer",
+                ps_to_us(end)
             ));
         }
     }
