@@ -46,7 +46,6 @@ packets = ceil(size / payload) + retransmitted packets).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 import subprocess
@@ -56,6 +55,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from incast.results import rdma_data_packets
 
 try:
     import tomllib
@@ -117,12 +118,7 @@ class Sweep:
         return found
 
     def _drop_ratio(self, row: Any) -> float:
-        run = self.dir / str(row["dir"])
-        scenario = json.loads((run / "scenario.json").read_text())
-        payload = int(scenario.get("rdma", {}).get("payload", 1000))
-        flows = pd.read_parquet(run / "flows.parquet", columns=["size_bytes", "retransmits"])
-        sent = int(((flows["size_bytes"] + payload - 1) // payload).sum())
-        sent += int(flows["retransmits"].sum())
+        sent = rdma_data_packets(self.dir / str(row["dir"]))
         return float(row["drops.packets"]) / sent if sent else float("nan")
 
 
@@ -255,9 +251,13 @@ def load_claims(talk: str) -> dict:
     return doc
 
 
-def _talk_text(talk: Any) -> str:
+def _talk_text(claim: dict) -> str:
+    """The talk's number as the table shows it: `2.4x`, `3-5x` (a range), `5.1 / 3.8` (a series)."""
+    talk = claim["talk"]
+    if claim["kind"] == "range":
+        return f"{talk[0]}-{talk[1]}x"
     if isinstance(talk, list):
-        return " / ".join(str(t) for t in talk) if len(talk) != 2 else f"{talk[0]}-{talk[1]}x"
+        return " / ".join(str(t) for t in talk)
     return f"{talk}x" if isinstance(talk, (int, float)) else str(talk)
 
 
@@ -330,7 +330,7 @@ def rows(
             {
                 "id": claim["id"],
                 "claim": " ".join(claim["claim"].split()),
-                "talk": _talk_text(claim["talk"]),
+                "talk": _talk_text(claim),
                 **record,
                 "why": why,
                 "sweep": sweep or "-",

@@ -32,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from incast.combine import comparison_markdown
+from incast.results import rdma_data_packets
 
 HERE = Path(__file__).resolve().parent
 
@@ -467,10 +468,8 @@ def pause_readings(points: pd.DataFrame, sweep_dir: Path) -> str:
 
 
 def _drop_ratio(run: Path, row: pd.Series) -> float:
-    """Dropped packets / data packets sent (ceil(size / payload) + retransmitted)."""
-    payload = json.loads((run / "scenario.json").read_text())["rdma"]["payload"]
-    flows = pd.read_parquet(run / "flows.parquet", columns=["size_bytes", "retransmits"])
-    sent = int(((flows["size_bytes"] + payload - 1) // payload).sum() + flows["retransmits"].sum())
+    """Dropped packets / data packets sent."""
+    sent = rdma_data_packets(run)
     return float(row["drops.packets"]) / sent if sent else float("nan")
 
 

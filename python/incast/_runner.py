@@ -17,6 +17,17 @@ MIN_CHUNK = 1_000
 MAX_CHUNK = 100_000_000
 
 
+def bar_label(name: str) -> str:
+    """A name as a progress bar's label: cut to 24 characters, and text, never
+    markup or terminal control (`[/b]` or an escape sequence in it is shown as
+    written)."""
+    from rich.markup import escape
+
+    from .keypath import printable, shorten
+
+    return escape(printable(shorten(name, 24)))
+
+
 def drive(
     sim: Any,
     on_progress: ProgressCallback | None = None,
@@ -81,13 +92,7 @@ def progress_bar(
     columns.append(TimeElapsedColumn())
     if wide:
         columns.append(TimeRemainingColumn())
-    from rich.markup import escape
-
-    from .keypath import printable, shorten
-
-    # A name is text, never markup or terminal control: `[/b]` or an escape
-    # sequence in it is shown as written.
-    description = escape(printable(shorten(description, 24)))
+    description = bar_label(description)
     with Progress(*columns, console=console, transient=False, refresh_per_second=8) as bar:
         task = bar.add_task(description, total=1.0, simtime="", flows="")
 

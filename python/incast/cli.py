@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from ._input import from_path
+from .filekind import file_kind, is_experiment, parse_text
 
 EXIT_BAD_SCENARIO = 2
 EXIT_INTERRUPTED = 130
@@ -212,7 +213,7 @@ def _prepare_scenario(file: str, seed: int | None, overrides: list) -> dict:
     """Read and validate one scenario (with --set applied); nothing runs yet."""
     ScenarioError = _scenario_error()
     core = _core_module()
-    if _is_experiment(file) and _file_kind(file) == "experiment":
+    if is_experiment(file) and file_kind(file) == "experiment":
         _fail(
             f"{file} is an experiment file (it has a top-level `base`), not a scenario: run it "
             f"with `incast sweep {file}` (`incast run` takes scenario files)"
@@ -243,7 +244,7 @@ def _with_overrides(file: str, src: Any, overrides: list) -> str:
     from .keypath import KeyPathError, set_value, value_problem
 
     try:
-        data = _parse_text(src.text, src.fmt)
+        data = parse_text(src.text, src.fmt)
     except ValueError as e:  # malformed: the core says where, naming the key and line
         try:
             _core_module().validate(src.text, src.fmt, src.base_dir)
@@ -259,16 +260,6 @@ def _with_overrides(file: str, src: Any, overrides: list) -> str:
     if problem:  # a NaN or a huge integer that was in the file: JSON cannot carry it
         _fail(f"invalid scenario {file}: {problem}")
     return json.dumps(data)
-
-
-def _parse_text(text: str, fmt: str) -> dict:
-    if fmt == "json":
-        return json.loads(text)
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
-    return tomllib.loads(text)
 
 
 def _prepare_hpcc(config: str, topology: str | None, flows: str | None, seed: int | None) -> dict:
@@ -405,7 +396,7 @@ def _run_one(
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def validate(file: str) -> None:
     """Check the scenario (or experiment) FILE without running it."""
-    if _is_experiment(file):
+    if is_experiment(file):
         from .experiment import describe_runs
 
         exp = _load_experiment(file, [], None)
@@ -419,39 +410,10 @@ def validate(file: str) -> None:
     click.echo(f"ok: {_shown(normalized.get('name', '?'))} ({_describe(normalized)})")
 
 
-def _is_experiment(file: str) -> bool:
-    """An experiment file has a top-level `base` (a scenario never does)."""
-    if file.lower().endswith(".json"):
-        return _file_kind(file) == "experiment"
-    if not file.lower().endswith(".toml"):
-        return False
-    try:
-        text = Path(file).read_text(encoding="utf-8")
-    except (OSError, ValueError):
-        return False
-    return re.search(r"^\s*(base\s*=|\[base\])", text, re.MULTILINE) is not None
-
-
-def _file_kind(file: str) -> str | None:
-    """What `file` is: "experiment" (a top-level `base`), "scenario" (a
-    top-level `topology` and no `base`), or None (unreadable, malformed or
-    neither)."""
-    try:
-        text = Path(file).read_text(encoding="utf-8")
-        doc = json.loads(text) if file.lower().endswith(".json") else _parse_text(text, "toml")
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict):
-        return None
-    if "base" in doc:
-        return "experiment"
-    return "scenario" if "topology" in doc else None
-
-
 def _load_experiment(file: str, overrides: list, seeds: list | None) -> Any:
     from .experiment import ExperimentError, load_experiment
 
-    if not _is_experiment(file) and _file_kind(file) == "scenario":
+    if not is_experiment(file) and file_kind(file) == "scenario":
         _fail(
             f"{file} is a scenario file (it has [topology] and no `base`), not an experiment: run "
             f"it with `incast run {file}`, or sweep it from an experiment file whose "
@@ -530,46 +492,6 @@ def import_hpcc(config: str, out_file: str | None, topology: str | None, flows: 
     click.echo(f"wrote {toml_path} and {csv_path}")
 
 
-#: Where each bundled CDF comes from (the paper, and whose table it is when
-#: several are bundled); crates/incast-core/data/workloads/README.md has the
-#: files copied, their commits and the cross-checks.
-CDF_SOURCES = {
-    "alistorage": "Alibaba storage, HPCC (Li et al., SIGCOMM 2019)",
-    "cachefollower": "Facebook cache follower (Roy et al., SIGCOMM 2015)",
-    "cachefollower_conweave": "Facebook cache follower (SIGCOMM 2015), ConWeave's table",
-    "datamining": "VL2 data mining (Greenberg et al., SIGCOMM 2009), CONGA's table",
-    "datamining_conweave": "VL2 data mining (SIGCOMM 2009), ConWeave's table",
-    "datamining_pfabric": "VL2 data mining (SIGCOMM 2009), pFabric's table",
-    "enterprise": "enterprise, CONGA (Alizadeh et al., SIGCOMM 2014)",
-    "fb_hadoop": "Facebook Hadoop (Roy et al., SIGCOMM 2015), HPCC's table",
-    "fb_hadoop_homa_w4": "Facebook Hadoop (SIGCOMM 2015), Homa's W4",
-    "fb_hadoop_homasim": "Facebook Hadoop (SIGCOMM 2015), HomaSimulation's table",
-    "google_all_rpc": "Google RPCs before 2008, Homa's W3 (SIGCOMM 2018)",
-    "google_all_rpc_homasim": "Google RPCs, HomaSimulation's table",
-    "google_search_rpc": "Google search RPCs, Homa's W2 (SIGCOMM 2018)",
-    "homa_w1": "Facebook memcached (Atikoglu et al., SIGMETRICS 2012), Homa's W1",
-    "homa_w5": "DCTCP web search as Homa's W5 (SIGCOMM 2018)",
-    "imc10": "data centers in the wild (Benson et al., IMC 2010), pHost's table",
-    "solar": "Alibaba storage, Solar (Miao et al., SIGCOMM 2022), ConWeave's table",
-    "websearch": "web search, DCTCP (Alizadeh et al., SIGCOMM 2010)",
-    "websearch_conweave": "web search, DCTCP (SIGCOMM 2010), ConWeave's table",
-    "websearch_pfabric": "web search, DCTCP (SIGCOMM 2010), pFabric's table",
-    "webserver": "Facebook web server (Roy et al., SIGCOMM 2015)",
-    "webserver_conweave": "Facebook web server (SIGCOMM 2015), ConWeave's table",
-}
-
-#: The mice threshold of `incast cdfs`: flows of at most this many bytes.
-MICE_BYTES = 100_000
-
-
-def _bytes_label(n: float) -> str:
-    """A size to three significant digits: 1.71 MB, 423 B."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n:.0f} B"
-
-
 @cli.command()
 def cdfs() -> None:
     """List the flow-size distributions built into the simulator: mean,
@@ -577,20 +499,10 @@ def cdfs() -> None:
     stats = getattr(_core_module(), "bundled_cdf_stats", None)
     if stats is None:
         _fail("this build of the core has no bundled CDF statistics: reinstall incast", code=1)
-    rows = [
-        (name, _bytes_label(mean), _bytes_label(median), f"{mice:.1%}", CDF_SOURCES.get(name, "-"))
-        for name, mean, median, mice in stats(MICE_BYTES)
-    ]
-    head = ("name", "mean", "median", "<= 100 KB", "source")
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
-    for row in [head, *rows]:
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:4], widths[1:])]
-        click.echo("  ".join([*cells, row[4]]))
-    click.echo(
-        f"\n{len(rows)} CDFs, piecewise-linear in size (as sampled); <= 100 KB: the share of "
-        'flows of at most 100,000 bytes. Use one as cdf = "NAME" in [[workload.poisson]]; '
-        "provenance: crates/incast-core/data/workloads/README.md."
-    )
+    from .cdf_table import MICE_BYTES, cdf_table_lines
+
+    for line in cdf_table_lines(stats(MICE_BYTES)):
+        click.echo(line)
 
 
 @cli.command()
@@ -688,11 +600,11 @@ def sweep(
         out = Path("incast-out") / bounded_name(_safe_dirname(exp.name))
     if dry_run:
         from .experiment import describe_runs
-        from .sweep import is_finished, run_damage, run_dir
+        from .sweep import run_damage, run_dir
 
         for r in exp.runs:
-            damage = run_damage(out, r)
-            state = "done" if is_finished(out, r) else "todo" if damage is None else "damaged"
+            damage = run_damage(out, r)  # None: finished, or not there yet
+            state = "damaged" if damage else "done" if run_dir(out, r).exists() else "todo"
             why = f"  ({damage}: a sweep runs it again)" if damage else ""
             click.echo(f"{state:<7}  {r.label:<50} {run_dir(out, r)}{why}")
         click.echo(f"{describe_runs(exp)}, all valid")

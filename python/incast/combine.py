@@ -194,15 +194,20 @@ def _column_values(values: list) -> list:
     return vals
 
 
-def points_frame(experiment: Experiment, out: Path) -> Any:
-    """One row per finished run: its identity, parameters and summary metrics."""
+def points_frame(
+    experiment: Experiment, out: Path, summaries: Mapping[int, Mapping] | None = None
+) -> Any:
+    """One row per finished run: its identity, parameters and summary metrics
+    (`summaries`: `collect_summaries`' result, when the caller has it)."""
     import pandas as pd
 
     from .sweep import run_dir
 
+    if summaries is None:
+        summaries = collect_summaries(experiment, out)
     rows = []
     for run in experiment.runs:
-        summary = read_summary(out, run)
+        summary = summaries.get(run.index)
         if summary is None:
             continue
         row: dict[str, Any] = {
@@ -249,11 +254,15 @@ def _write_table(df: Any, path: Path) -> None:
     pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path, compression="zstd")
 
 
-def write_datasets(experiment: Experiment, out: Path) -> list[Path]:
+def write_datasets(
+    experiment: Experiment, out: Path, summaries: Mapping[int, Mapping] | None = None
+) -> list[Path]:
     """`flows/point=P/variant=V/seed=S/part-0.parquet` (and `incasts/...`): each
-    run's table, readable as one with `pandas.read_parquet(OUT / "flows")`."""
-    from .sweep import is_finished, run_dir
+    finished run's table, readable as one with `pandas.read_parquet(OUT / "flows")`
+    (`summaries`: `collect_summaries`' result, when the caller has it)."""
+    from .sweep import run_dir
 
+    finished = summaries if summaries is not None else collect_summaries(experiment, out)
     written = []
     for name in DATASETS:
         root = out / name
@@ -261,7 +270,7 @@ def write_datasets(experiment: Experiment, out: Path) -> list[Path]:
             shutil.rmtree(root)
         for run in experiment.runs:
             src = run_dir(out, run) / f"{name}.parquet"
-            if not src.is_file() or not is_finished(out, run):
+            if run.index not in finished or not src.is_file():
                 continue
             dest = (
                 root
@@ -475,6 +484,7 @@ def _better(part: Any) -> str:
 
 
 def collect_summaries(experiment: Experiment, out: Path) -> dict[int, dict]:
+    """{run index: summary} of every finished (and undamaged) run."""
     result = {}
     for run in experiment.runs:
         s = read_summary(out, run)
@@ -487,12 +497,13 @@ def write_combined(experiment: Experiment, out: Path, *, plots: bool = True) -> 
     """Write points.{parquet,csv}, the flows/incasts datasets, comparisons.{parquet,
     csv,md}, plots/ and report.html from the finished runs."""
     written = []
-    points = points_frame(experiment, out)
+    # Each run's files are checked (hashed) once, here, for everything below.
+    summaries = collect_summaries(experiment, out)
+    points = points_frame(experiment, out, summaries)
     _write_table(points, out / "points.parquet")
     points.to_csv(out / "points.csv", index=False)
     written += [out / "points.parquet", out / "points.csv"]
-    written += write_datasets(experiment, out)
-    summaries = collect_summaries(experiment, out)
+    written += write_datasets(experiment, out, summaries)
     comps = comparison_frame(experiment, summaries)
     for stale in ("comparisons.parquet", "comparisons.csv", "comparisons.md"):
         (out / stale).unlink(missing_ok=True)

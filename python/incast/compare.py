@@ -21,7 +21,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .fmt import format_number, format_value, glue
+from .fmt import format_number, format_value, glue, is_number
 from .keypath import printable
 from .report import Unbroken, print_line
 
@@ -91,7 +91,8 @@ class Comparison:
 
 
 def _num(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
+    """A number (`is_number`) that is not NaN."""
+    return is_number(x) and not math.isnan(x)
 
 
 def read_summary(directory: Path) -> dict:

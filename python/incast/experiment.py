@@ -40,15 +40,23 @@ import copy
 import hashlib
 import itertools
 import json
-import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import keypath
+from .experiment_checks import (
+    MAX_RUNS,
+    SCENARIO_NAME_LIMIT,
+    check_label,
+    check_metrics,
+    did_you_mean,
+    run_count_problem,
+    unknown_key,
+)
 
 #: Keys of a `[[points]]` entry that are not scenario overrides.
 POINT_KEYS = ("label", "seeds", "variants", "base", "unset")
@@ -73,15 +81,10 @@ BUCKET_SETS = {"buckets": "buckets", "background": "buckets_background"}
 DEFAULT_VARIANT = "base"
 #: Metrics drawn against each parameter by default.
 DEFAULT_REPORT_METRICS = ("overall.slowdown.mean", "overall.slowdown.p99")
-#: The most runs one experiment may expand to (its product is counted first).
-MAX_RUNS = 10_000
 #: The largest seed (the core's seeds are unsigned 64-bit integers).
 MAX_SEED = 2**64 - 1
 #: Names on disk made from labels are at most this long (see `bounded_name`).
 NAME_LIMIT = 80
-#: The longest scenario name the core accepts (its MAX_NAME_CHARS): a run's
-#: name, made from the experiment's name, point label and variant, is cut to it.
-SCENARIO_NAME_LIMIT = 128
 
 
 class ExperimentError(ValueError):
@@ -255,21 +258,6 @@ def _resolve_base(value: Any, here: Path, source: str, key: str) -> tuple[dict, 
     )
 
 
-def _check_label(where: str, label: str, problems: list[str]) -> None:
-    """A name or label printed and written into file names: no control
-    characters, and an experiment's name no longer than a scenario's."""
-    if keypath.printable(label) != label:
-        problems.append(
-            f"{where}: `{keypath.shorten(keypath.printable(label))}` holds a control character "
-            "(an escape, a tab or a line break); use letters, digits and punctuation"
-        )
-    elif where == "name" and len(label) > SCENARIO_NAME_LIMIT:
-        problems.append(
-            f"name: is {len(label):,} characters long, more than the {SCENARIO_NAME_LIMIT} a "
-            "name may have; shorten it, and put the rest in `description`"
-        )
-
-
 def _seeds(value: Any, where: str, problems: list[str]) -> list[int] | None:
     if value is None:
         return None
@@ -310,7 +298,7 @@ def _parse_compare(
         return None
     for k in raw:
         if k not in COMPARE_KEYS:
-            problems.append(_unknown_key(f"{where}.{k}", k, COMPARE_KEYS))
+            problems.append(unknown_key(f"{where}.{k}", k, COMPARE_KEYS))
     baseline = raw.get("baseline")
     if baseline not in variants:
         problems.append(
@@ -331,7 +319,7 @@ def _parse_compare(
     for stat in stats:
         if stat not in STATS:
             problems.append(
-                f"{where}.stats: {stat!r} is not a statistic{_did_you_mean(stat, STATS)} "
+                f"{where}.stats: {stat!r} is not a statistic{did_you_mean(stat, STATS)} "
                 f"(one of {', '.join(STATS)})"
             )
     buckets = raw.get("buckets", "buckets")
@@ -419,7 +407,7 @@ def _parse_variants(doc: dict, problems: list[str]) -> dict[str, tuple[dict, lis
         raw = {DEFAULT_VARIANT: {}}
     variants: dict[str, tuple[dict, list]] = {}
     for vname, vtable in raw.items():
-        _check_label(f"variants.{keypath.printable(vname)}", vname, problems)
+        check_label(f"variants.{keypath.printable(vname)}", vname, problems)
         if not isinstance(vtable, Mapping):
             problems.append(f"variants.{vname}: expected a table of overrides")
             continue
@@ -487,9 +475,9 @@ def load_experiment(
     problems: list[str] = []
     for k in doc:
         if k not in TOP_KEYS:
-            problems.append(_unknown_key(k, k, TOP_KEYS))
+            problems.append(unknown_key(k, k, TOP_KEYS))
     name = str(doc.get("name") or (Path(origin).stem if origin != "<experiment>" else "experiment"))
-    _check_label("name", name, problems)
+    check_label("name", name, problems)
     if "base" not in doc:
         raise ExperimentError(
             origin, problems + ["base: missing (a scenario path or [base] table)"]
@@ -514,12 +502,14 @@ def load_experiment(
         report = {}
     for k in report:
         if k != "metrics":
-            problems.append(_unknown_key(f"report.{k}", k, ("metrics",)))
+            problems.append(unknown_key(f"report.{k}", k, ("metrics",)))
     report_given = _string_list(report.get("metrics"), "report.metrics", problems)
     report_metrics = tuple(report_given or DEFAULT_REPORT_METRICS)
     if problems:
         raise ExperimentError(origin, problems)
-    _check_run_count(specs, params, param_values, top_seeds, seeds is not None, origin)
+    too_many = run_count_problem(specs, params, param_values, top_seeds, seeds is not None)
+    if too_many:
+        raise ExperimentError(origin, [too_many])
 
     runs: list[Run] = []
     param_columns: list[str] = []
@@ -528,7 +518,7 @@ def load_experiment(
         for combo in itertools.product(*param_values):
             plabel, point_params = _point_identity(spec, params, combo)
             with_params = " (with its parameter values)" if params else ""
-            _check_label(f"points[{spec.index}].label{with_params}", plabel, problems)
+            check_label(f"points[{spec.index}].label{with_params}", plabel, problems)
             for col in point_params:
                 if col not in param_columns:
                     param_columns.append(col)
@@ -561,7 +551,7 @@ def load_experiment(
     if validate and not problems:
         _validate_runs(runs, problems)
     if validate and not problems:
-        _check_metrics(runs, comparisons, report_given or [], problems)
+        check_metrics(runs, comparisons, report_given or [], problems)
     if problems:
         raise ExperimentError(origin, problems)
     return Experiment(
@@ -576,127 +566,6 @@ def load_experiment(
         report_metrics=report_metrics,
         param_columns=param_columns,
     )
-
-
-def _check_run_count(
-    specs: list[_PointSpec],
-    params: list[str],
-    param_values: list[list[Any]],
-    top_seeds: list[int] | None,
-    seeds_from_caller: bool,
-    origin: str,
-) -> None:
-    """Refuse, before expanding anything, an experiment of more than MAX_RUNS
-    runs, naming the count and the keys whose sizes multiply to it."""
-    combos = math.prod(len(v) for v in param_values)
-    seeds_key = "seeds (--seeds)" if seeds_from_caller else "seeds"
-    total, largest_count = 0, -1
-    largest: list[tuple[str, int]] = []
-    for i, spec in enumerate(specs):
-        n_seeds = len(spec.seeds or top_seeds or [0])
-        count = combos * len(spec.variants) * n_seeds
-        total += count
-        if count > largest_count:  # the factors of the point with the most runs
-            largest_count = count
-            largest = [(f"parameters.{p}", len(v)) for p, v in zip(params, param_values)]
-            largest.append(("variants", len(spec.variants)))
-            largest.append((f"points[{i}].seeds" if spec.seeds else seeds_key, n_seeds))
-    if total <= MAX_RUNS:
-        return
-    if len(specs) > 1:
-        largest.append(("points", len(specs)))
-    key, size = max(largest, key=lambda item: item[1])
-    factors = " x ".join(f"{n:,} ({k})" for k, n in largest)
-    raise ExperimentError(
-        origin,
-        [
-            f"{key}: the experiment expands to {total:,} runs, more than the {MAX_RUNS:,} one "
-            f"experiment may have ({factors}); give {key} fewer values than its {size:,}, "
-            "or split the experiment into several files"
-        ],
-    )
-
-
-def _check_metrics(
-    runs: list[Run], comparisons: list[Comparison], report_metrics: list[str], problems: list[str]
-) -> None:
-    """Every `[[compare]].metric` and `[report].metrics` entry must be a key of
-    the runs' summaries (or points table): checked against the summary each
-    run's configuration gives (`combine.SummaryKeys`), sampling runs of other
-    configurations only while some name is still unknown."""
-    from .combine import SummaryKeys
-
-    wanted = [
-        (f"compare[{i}].metric", c.metric, True)
-        for i, c in enumerate(comparisons)
-        if not c.bucketed
-    ]
-    wanted += [(f"report.metrics[{i}]", m, False) for i, m in enumerate(report_metrics)]
-    if not wanted or not runs:
-        return
-    keys = SummaryKeys()
-    pending = wanted
-    for run in _configuration_samples(runs):
-        keys.add_run(run)
-        pending = [w for w in pending if not keys.knows(w[1], in_summary=w[2])]
-        if not pending:
-            return
-    if not keys.sampled:  # no run could be built: the sweep will say why
-        return
-    for where, metric, in_summary in pending:
-        known = keys.names(in_summary=in_summary) | (set(BUCKET_METRICS) if in_summary else set())
-        problems.append(
-            f"{where}: {metric!r} is not a metric of these runs' summaries"
-            f"{_did_you_mean(metric, known)} (keys as in points.csv: overall.slowdown.p99, "
-            f"drops.packets, buckets[<label>].fct_us.mean, ...)"
-        )
-
-
-#: At most this many distinct configurations are built to learn summary keys.
-_MAX_KEY_SAMPLES = 64
-
-
-def _configuration_samples(runs: list[Run]) -> Iterator[Run]:
-    """Runs of distinct configurations, the likeliest to differ in their summary
-    sections first: the first run of each variant, then of each point and
-    variant, then any other whose scenario differs by more than its seed."""
-    seen: set[str] = set()
-
-    def fresh(run: Run) -> bool:
-        shape = canonical_json({k: v for k, v in run.scenario.items() if k not in ("seed", "name")})
-        if shape in seen:
-            return False
-        seen.add(shape)
-        return True
-
-    firsts: dict[Any, Run] = {}
-    for run in runs:
-        firsts.setdefault(run.variant, run)
-    for run in runs:
-        firsts.setdefault((run.point, run.variant), run)
-    n = 0
-    for run in [*firsts.values(), *runs]:
-        if n >= _MAX_KEY_SAMPLES:
-            return
-        if fresh(run):
-            n += 1
-            yield run
-
-
-def _unknown_key(where: str, key: str, known: tuple[str, ...]) -> str:
-    """The problem of an unknown key: a suggestion when one is close, and the known keys."""
-    where = keypath.shorten(keypath.printable(where))
-    suggestion = _did_you_mean(str(key), known)
-    return f"{where}: unknown key{suggestion} (known: {', '.join(known)})"
-
-
-def _did_you_mean(name: str, known: Any) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
-    if not close:
-        return ""
-    return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
 def _point_identity(spec: _PointSpec, params: list[str], combo: tuple) -> tuple[str, dict]:

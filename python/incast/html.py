@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .fmt import format_number
+from .fmt import format_number, is_number
 
 _STYLE = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -146,7 +146,7 @@ def _header(results: Any, s: dict) -> str:
 
     parts = [f"seed {_e(s.get('seed', '?'))}"]
     sim_us = s.get("sim_time_us")
-    if isinstance(sim_us, (int, float)) and not isinstance(sim_us, bool):
+    if is_number(sim_us):
         parts.append(f"simulated {format_ps(sim_us * 1e6)}")
     events = (results.stats or {}).get("events", (s.get("engine") or {}).get("events"))
     if isinstance(events, (int, float)):

@@ -177,13 +177,18 @@ def _port_colour(rank: int) -> str:
     return _COLOURS[rank % len(_COLOURS)]
 
 
-def _port_series(results: Any) -> tuple[Any, list[tuple[int, int]]]:
-    """The sampled queue series and the fullest ports (at most TOP_PORTS)."""
+def _port_series(results: Any) -> tuple[Any, list[tuple[str, Any]]]:
+    """The sampled queue series and the fullest ports (at most TOP_PORTS), each
+    as (`port_label`, its samples in time order), split in one pass."""
     q = results.queues
     if len(q) == 0 or not {"time_ps", "node", "port", "bytes"} <= set(q.columns):
         return q, []
-    peak = fullest_ports(q)
-    return q, [(int(node), int(port)) for node, port in peak.index[:TOP_PORTS]]
+    by_port = q.groupby(["node", "port"], sort=False)
+    ports = []
+    for node, port in fullest_ports(q).index[:TOP_PORTS]:
+        samples = by_port.get_group((node, port)).sort_values("time_ps", kind="stable")
+        ports.append((port_label(results, int(node), int(port)), samples))
+    return q, ports
 
 
 def queue_lengths(results: Any) -> Any | None:
@@ -199,12 +204,10 @@ def queue_lengths(results: Any) -> Any | None:
         f"simulated time ({unit})",
         "queue length (KB)",
     )
-    for i, (node, port) in enumerate(ports):
-        s = q[(q["node"] == node) & (q["port"] == port)].sort_values("time_ps", kind="stable")
+    for i, (label, s) in enumerate(ports):
         x, y = decimate_extremes(
             s["time_ps"].to_numpy(dtype=float) / scale, s["bytes"].to_numpy(dtype=float) / 1e3
         )
-        label = port_label(results, node, port)
         fig.add_trace(
             go.Scatter(
                 x=x,
@@ -244,9 +247,7 @@ def throughput(results: Any) -> Any | None:
     switch_ports = q[q["node"] >= (host_count(results) or 0)]
     agg = switch_ports.groupby("time_ps")["tx_bytes"].sum().sort_index()
     series = [("all sampled switch ports", agg.index.to_numpy(float), agg.to_numpy(float))]
-    for node, port in ports:
-        s = q[(q["node"] == node) & (q["port"] == port)].sort_values("time_ps", kind="stable")
-        label = port_label(results, node, port)
+    for label, s in ports:
         series.append((label, s["time_ps"].to_numpy(float), s["tx_bytes"].to_numpy(float)))
     for i, (label, t, tx) in enumerate(series):
         mid, gbps = _rate_gbps(t, tx)

@@ -21,6 +21,7 @@ from rich.text import Text
 
 from ._runner import format_ps
 from .fmt import (
+    UNIT_SUFFIXES,
     format_bytes,
     format_count,
     format_number,
@@ -294,6 +295,10 @@ def totals_rows(summary: dict) -> list[tuple[str, str]]:
     return rows
 
 
+#: The unit suffixes of keys whose value is not a share ("_us", "_bytes", ...).
+_NON_SHARE_SUFFIXES = tuple(suffix for suffix, unit in UNIT_SUFFIXES if unit != "%")
+
+
 def _utilization_rows(util: Any) -> list[tuple[str, str]]:
     """Utilizations are shares of time; `window_us` is the interval they cover."""
     if not isinstance(util, dict):
@@ -306,7 +311,7 @@ def _utilization_rows(util: Any) -> list[tuple[str, str]]:
     rows = []
     for k, v in util.items():
         label = names.get(k, f"utilization ({label_of(str(k))})")
-        unit_in_key = str(k).endswith(("_us", "_ms", "_ps", "_bytes", "_gbps"))
+        unit_in_key = str(k).endswith(_NON_SHARE_SUFFIXES)
         value = format_share(v) if is_number(v) and not unit_in_key else format_value(str(k), v)
         rows.append((label, value))
     return rows

@@ -123,6 +123,18 @@ PFC_EVENTS = {0: "resume", 1: "pause", 2: "watchdog_trip", 3: "watchdog_restore"
 CATEGORIES = {("flows", "kind"): FLOW_KINDS, ("pfc", "event"): PFC_EVENTS}
 
 
+def rdma_data_packets(run: str | os.PathLike[str]) -> int:
+    """Data packets the senders of a finished RDMA run sent, from its directory: each
+    flow's ceil(size / `rdma.payload`) (scenario.json) plus its retransmitted packets
+    (flows.parquet). The denominator of a drop ratio."""
+    run = Path(run)
+    scenario = json.loads((run / "scenario.json").read_text(encoding="utf-8"))
+    payload = int(scenario["rdma"]["payload"])
+    flows = pd.read_parquet(run / "flows.parquet", columns=["size_bytes", "retransmits"])
+    first_sends = ((flows["size_bytes"] + payload - 1) // payload).sum()
+    return int(first_sends + flows["retransmits"].sum())
+
+
 def _categorical(codes: np.ndarray, names: dict[int, str]) -> pd.Categorical:
     """Integer codes as a categorical of names (every known name a category,
     unknown codes as "code_N")."""

@@ -27,6 +27,7 @@ even when it is killed outright.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -34,7 +35,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -184,8 +184,6 @@ def run_damage(out: Path, run: Run) -> str | None:
 
 
 def _sha256(data: bytes) -> str:
-    import hashlib
-
     return hashlib.sha256(data).hexdigest()
 
 
@@ -257,14 +255,6 @@ def clean_partials(out: Path) -> int:
                 shutil.rmtree(p, ignore_errors=True)
                 n += 1
     return n
-
-
-@contextlib.contextmanager
-def sweep_lock(out: Path) -> Iterator[None]:
-    """One writer (a sweep or an `incast run`) at a time per output directory;
-    raises `outdir.OutDirError` when another holds it."""
-    with locked(out):
-        yield
 
 
 def require_ray() -> None:
@@ -427,7 +417,7 @@ def sweep(
         require_ray()
     outcome = SweepOutcome(out=out)
     t0 = time.perf_counter()
-    with sweep_lock(out):
+    with locked(out):  # one writer (a sweep or an `incast run`) at a time
         refuse_symlinks(out)
         if (out / RUNS_DIR).exists() and not (out / RUNS_DIR).is_dir():
             raise OutDirError(
@@ -506,13 +496,11 @@ class _SweepBar:
             console=console,
             refresh_per_second=4,
         )
-        from rich.markup import escape
+        from ._runner import bar_label
 
-        from .keypath import printable, shorten
-
-        # The experiment's name is text, never markup (`[/b]`) or terminal control.
-        name = escape(printable(shorten(name, 24)))
-        self.task = self.progress.add_task(name, total=float(total), runs=self._runs_text())
+        self.task = self.progress.add_task(
+            bar_label(name), total=float(total), runs=self._runs_text()
+        )
 
     def _runs_text(self) -> str:
         failed = f", {self.n_failed} failed" if self.n_failed else ""
