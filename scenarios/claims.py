@@ -37,6 +37,8 @@ Kinds (`kind` in claims.toml; the keys each reads):
   below `fraction` (default 0.1) of the baseline's, which must be above 0.
 - `range`: the smallest and largest incast number of the claims listed in `of` against the talk's
   `[low, high]`: reproduced when both ends are within tolerance.
+- `owd_curve`: the OWD-versus-drop curves of `points` (runs with `[edge] drop_curve`);
+  `check = "rises"` or `"later_with_hops"` (python/incast/drop_curve.py).
 - `not_simulatable`, `not_run`: no computation; `why` is required.
 
 Derived metrics: `drop_ratio` (dropped packets / data packets sent, from each run's flows table:
@@ -56,6 +58,7 @@ from typing import Any
 
 import pandas as pd
 
+from incast import drop_curve
 from incast.results import rdma_data_packets
 
 try:
@@ -183,6 +186,9 @@ def compute(claim: dict, sweeps: dict[str, Sweep], done: dict[str, Row], tol: fl
         verdict = "reproduced" if ok else ("direction" if lo > 1 else "contradicted")
         return Row(hi, f"{lo:.2f}-{hi:.2f}x", f"{len(values)} claims", verdict)
     sweep = sweeps[claim["sweep"]]
+    if kind == "owd_curve":  # the OWD-versus-drop curves: python/incast/drop_curve.py
+        value, text, spread, verdict = drop_curve.claim_row(claim, sweeps[claim["sweep"]].dir)
+        return Row(value, text, spread, verdict)
     if kind == "factor":
         per_seed = _factors(sweep, claim, claim["point"], claim["metric"])
         value = _mean(per_seed)

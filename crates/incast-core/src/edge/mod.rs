@@ -61,6 +61,7 @@
 //! ```
 
 pub mod clock;
+pub mod drop_curve;
 pub mod none;
 pub mod on_ramp;
 pub mod smart_pause;
@@ -77,6 +78,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 pub use clock::{ClockConfig, Clocks};
+pub use drop_curve::{DropCurve, DropCurveConfig};
 
 /// One OWD reading, as the sender sees it when the ACK arrives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -336,6 +338,10 @@ pub struct EdgeConfig {
     /// Keep every n-th OWD reading (all senders together) in the `owd` table; 0 keeps none.
     #[serde(default = "default_sample_every")]
     pub owd_sample_every: u32,
+    /// Measure the OWD-versus-drop-probability curve ([`drop_curve`]):
+    /// `{ bin = "1us", max = "100us" }`; off by default.
+    #[serde(default)]
+    pub drop_curve: Option<DropCurveConfig>,
     /// Senders whose flows run the gate (default: every host). Others still
     /// measure OWD. For co-existence experiments.
     #[serde(default)]
@@ -368,6 +374,10 @@ pub struct EdgeGate {
     pub pauses: u32,
     /// Reopens a TCP flow (RDMA uses the NIC's wake-up).
     pub timer: LazyTimer,
+    /// The flow's last OWD reading (none before its first ACK).
+    pub last_owd: Option<i64>,
+    /// Switches on the flow's path.
+    pub switch_hops: u32,
 }
 
 /// Holds kept for the feedback-delay correction; older ones are folded into a sum.
@@ -383,6 +393,8 @@ impl EdgeGate {
             pruned_ps: 0,
             pauses: 0,
             timer: LazyTimer::default(),
+            last_owd: None,
+            switch_hops: 0,
         }
     }
 
@@ -428,6 +440,7 @@ impl EdgeGate {
 
     /// Feeds one reading to the rule; returns whether the gate closed or its hold grew.
     pub fn on_owd(&mut self, s: OwdSample) -> bool {
+        self.last_owd = Some(s.owd);
         // Holds that ended before the acknowledged packet left can no longer
         // matter: later ACKs are for packets sent later still.
         while self.holds.len() > MAX_HOLDS
@@ -587,6 +600,8 @@ pub struct EdgeRuntime {
     /// Smallest threshold of any gate.
     pub min_threshold: Ps,
     pub clock: ClockConfig,
+    /// The OWD-versus-drop curve, when measured.
+    pub curve: Option<Box<DropCurve>>,
 }
 
 impl EdgeRuntime {
@@ -609,6 +624,7 @@ impl EdgeRuntime {
             taken: 0,
             min_threshold: Ps::MAX,
             clock: cfg.clock,
+            curve: cfg.drop_curve.map(|c| Box::new(DropCurve::new(&c))),
         }
     }
 
@@ -682,7 +698,27 @@ impl EdgeRuntime {
                 t
             }
         };
-        EdgeGate::new(self.rule.build(), t)
+        let mut gate = EdgeGate::new(self.rule.build(), t);
+        gate.switch_hops = path.switch_hops;
+        gate
+    }
+
+    /// A data packet of the flow behind `gate` leaves: its drop-curve tag
+    /// (0 when the curve is off or the flow has no gate).
+    #[inline]
+    pub fn tag(&mut self, gate: Option<&EdgeGate>) -> u16 {
+        match (self.curve.as_deref_mut(), gate) {
+            (Some(curve), Some(g)) => curve.on_send(g.switch_hops, g.last_owd),
+            _ => 0,
+        }
+    }
+
+    /// A data packet tagged `tag` reached its receiver.
+    #[inline]
+    pub fn delivered(&mut self, tag: u16) {
+        if let Some(curve) = self.curve.as_deref_mut() {
+            curve.on_delivered(tag);
+        }
     }
 
     /// A reading reached the sender of flow `flow_id`: sample it.

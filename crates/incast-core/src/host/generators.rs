@@ -233,6 +233,7 @@ impl Generators {
             flags: 0,
             in_port: 0,
             to_port: 0,
+            tag: 0,
         };
         let src = pg.src;
         w.counters.cons.sent_bytes += pg.size as u64;

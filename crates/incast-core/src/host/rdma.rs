@@ -35,7 +35,7 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> PktId {
     if retx {
         fl |= flags::RETX;
     }
-    let pkt = Packet {
+    let mut pkt = Packet {
         seq,
         ts: now,
         enq_at: now,
@@ -51,7 +51,11 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> PktId {
         flags: fl,
         in_port: 0,
         to_port: 0,
+        tag: 0,
     };
+    if let Some(e) = w.edge.as_deref_mut() {
+        pkt.tag = e.tag(f.gate.as_deref());
+    }
     w.counters.cons.sent_bytes += pkt.size as u64;
     if !qp.rto_timer.is_armed() {
         w.q.arm(&mut qp.rto_timer, now + cfg.rto.0, Ev::Rto(slot));
@@ -156,6 +160,7 @@ fn send_ctrl(
         flags: if ece { flags::ECE } else { 0 },
         in_port: 0,
         to_port: 0,
+        tag: 0,
     };
     let receiver = f.dst;
     w.counters.cons.sent_bytes += pkt.size as u64;
@@ -172,6 +177,11 @@ fn send_ctrl(
 /// An RDMA packet `id` reached host `h`.
 pub(crate) fn receive(w: &mut World, now: Ps, h: u32, id: PktId) {
     let pkt = *w.arena.get(id);
+    if pkt.tag != 0 {
+        if let Some(e) = w.edge.as_deref_mut() {
+            e.delivered(pkt.tag);
+        }
+    }
     let slot = pkt.flow;
     let f = &mut w.flows.slots[slot as usize];
     if !f.active || f.uid != pkt.flow_uid {

@@ -41,7 +41,7 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     if seg.retx {
         fl |= flags::RETX;
     }
-    let pkt = Packet {
+    let mut pkt = Packet {
         seq: seg.seq,
         ts: now,
         enq_at: now,
@@ -57,7 +57,11 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
         flags: fl,
         in_port: 0,
         to_port: 0,
+        tag: 0,
     };
+    if let Some(e) = w.edge.as_deref_mut() {
+        pkt.tag = e.tag(f.gate.as_deref());
+    }
     w.counters.cons.sent_bytes += pkt.size as u64;
     if !f.tcp.rto_timer.is_armed() {
         let rto = f.tcp.rtt.current(&w.tcp);
@@ -68,6 +72,11 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
 
 /// A TCP packet (already freed) reached host `h`.
 pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet) {
+    if pkt.tag != 0 {
+        if let Some(e) = w.edge.as_deref_mut() {
+            e.delivered(pkt.tag);
+        }
+    }
     let slot = pkt.flow;
     let f = &mut w.flows.slots[slot as usize];
     if !f.active || f.uid != pkt.flow_uid {
@@ -157,6 +166,7 @@ fn send_ack(w: &mut World, slot: u32, a: AckOut) {
         flags: if a.ece { flags::ECE } else { 0 },
         in_port: 0,
         to_port: 0,
+        tag: 0,
     };
     let receiver = f.dst;
     w.counters.cons.sent_bytes += pkt.size as u64;

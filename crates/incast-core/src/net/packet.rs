@@ -98,6 +98,9 @@ pub struct Packet {
     /// switch, the egress port the switch routes it to; at a NIC, and for a
     /// link-local frame, the port at the far end of the link.
     pub to_port: u32,
+    /// A measurement's mark, 0 when none: data packets carry their cell of
+    /// the OWD-versus-drop curve ([`crate::edge::drop_curve`]).
+    pub tag: u16,
 }
 
 impl Packet {
@@ -120,6 +123,7 @@ impl Packet {
             flags: 0,
             in_port: 0,
             to_port: 0,
+            tag: 0,
         }
     }
 
@@ -146,6 +150,7 @@ impl Packet {
             flags: 0,
             in_port: 0,
             to_port: 0,
+            tag: 0,
         }
     }
 
@@ -168,6 +173,7 @@ impl Packet {
             flags: flags::ECT,
             in_port: 0,
             to_port: 0,
+            tag: 0,
         }
     }
 
@@ -306,6 +312,17 @@ impl PacketArena {
     /// Largest number of packets alive at once.
     pub fn peak(&self) -> usize {
         self.peak
+    }
+    /// The packets alive now (slots not on the free list), in slot order.
+    pub fn live_packets(&self) -> impl Iterator<Item = &Packet> + '_ {
+        let mut free = vec![false; self.slots.len()];
+        for &id in &self.free {
+            free[id as usize] = true;
+        }
+        self.slots
+            .iter()
+            .zip(free)
+            .filter_map(|(p, is_free)| (!is_free).then_some(p))
     }
 }
 

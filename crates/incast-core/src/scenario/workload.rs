@@ -378,6 +378,11 @@ impl Scenario {
         e.clock
             .validate()
             .map_err(|p| ScenarioError::new(format!("edge.clock.{}", p.field), p.message))?;
+        if let Some(curve) = &e.drop_curve {
+            curve.validate().map_err(|p| {
+                ScenarioError::new(format!("edge.drop_curve.{}", p.field), p.message)
+            })?;
+        }
         self.edge_hosts = match &e.hosts {
             None => (0..self.graph.host_names.len() as u32).collect(),
             Some(list) => {

@@ -393,7 +393,14 @@ impl Simulation {
                 let paused: u64 = flows.u64s("edge_paused_ps").iter().sum();
                 let owd_us =
                     serde_json::to_value(metrics::Stats::of(&mut us)).expect("serializable");
-                Some(e.summary(pauses, paused, owd_us))
+                let mut summary = e.summary(pauses, paused, owd_us);
+                if let Some(curve) = e.curve.as_deref_mut() {
+                    for p in w.arena.live_packets().filter(|p| p.tag != 0) {
+                        curve.on_in_flight(p.tag);
+                    }
+                    summary["owd_drop_curve"] = curve.summary();
+                }
+                Some(summary)
             }
             None => None,
         };

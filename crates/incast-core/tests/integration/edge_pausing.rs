@@ -222,4 +222,72 @@ fn bad_edge_parameters_name_the_field() {
         "{base}\n[edge]\nrule = \"none\"\nclock = {{ drift_ppm = -1.0 }}"
     ));
     assert_eq!(e.path, "edge.clock.drift_ppm", "{e}");
+    let e = scenario_err(&format!(
+        "{base}\n[edge]\nrule = \"none\"\ndrop_curve = {{ bin = \"1ns\" }}"
+    ));
+    assert_eq!(e.path, "edge.drop_curve.max", "{e}");
+}
+
+/// The OWD-versus-drop curve (`[edge] drop_curve`) counts every data packet
+/// sent once and every drop once, and measuring it changes nothing: with
+/// `rule = "none"` the flow and counter tables are those of the run without
+/// `[edge]`. Its cells add up to the senders' data packets (each flow's
+/// packets plus its retransmissions) and to the switch's drops.
+#[test]
+fn owd_drop_curve_counts_every_packet_and_changes_nothing() {
+    let base = run(&incast("", "dcqcn", 1));
+    let curve = run(&incast(
+        "[edge]\nrule = \"none\"\ndrop_curve = { bin = \"5us\", max = \"500us\" }",
+        "dcqcn",
+        1,
+    ));
+    assert_eq!(base.flows, curve.flows);
+    assert_eq!(base.counters, curve.counters);
+    let groups = summary(&curve)["edge"]["owd_drop_curve"].clone();
+    let groups = groups.as_array().expect("the curve");
+    // One switch between any two hosts of a single-switch topology.
+    assert_eq!(groups.len(), 1);
+    assert_eq!(groups[0]["switch_hops"], 1);
+    let cells: Vec<&serde_json::Value> = std::iter::once(&groups[0]["before_any_reading"])
+        .chain(groups[0]["bins"].as_array().unwrap())
+        .collect();
+    let total = |key: &str| -> u64 { cells.iter().map(|c| c[key].as_u64().unwrap()).sum() };
+    // 500 KB per sender in 1000-byte RDMA payloads.
+    let packets: u64 = curve
+        .flows
+        .u64s("size_bytes")
+        .iter()
+        .map(|&s| s.div_ceil(1000))
+        .sum();
+    let retransmits: u64 = curve
+        .flows
+        .u32s("retransmits")
+        .iter()
+        .map(|&r| r as u64)
+        .sum();
+    assert_eq!(total("sent"), packets + retransmits);
+    assert!(drops(&curve) > 0);
+    assert_eq!(total("dropped"), drops(&curve));
+    assert_eq!(total("in_flight"), 0, "every flow finished");
+
+    // Stopped at 40 us, while the first incast's packets are still queued: those
+    // are in flight, not dropped.
+    let cut = run(
+        &incast("[edge]\nrule = \"none\"\ndrop_curve = {}\n", "dcqcn", 1)
+            .replace("seed = 1", "seed = 1\nstop = \"40us\"")
+            .replace(r#", "3ms"]"#, "]"),
+    );
+    let groups = summary(&cut)["edge"]["owd_drop_curve"].clone();
+    let first = &groups[0]["before_any_reading"];
+    let in_flight: u64 = std::iter::once(first)
+        .chain(groups[0]["bins"].as_array().unwrap())
+        .map(|c| c["in_flight"].as_u64().unwrap())
+        .sum();
+    let queued: u64 = cut.counters.u64s("enq_pkts").iter().sum::<u64>()
+        - cut.counters.u64s("deq_pkts").iter().sum::<u64>();
+    assert!(queued > 0);
+    assert!(
+        in_flight >= queued,
+        "{in_flight} in flight, {queued} queued"
+    );
 }

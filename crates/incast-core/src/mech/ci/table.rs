@@ -568,6 +568,7 @@ mod tests {
             flags: flags::ECT,
             in_port: 0,
             to_port: 0,
+            tag: 0,
         })
     }
 
