@@ -210,8 +210,8 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, id: PktId) {
             if let Some((ack, ece)) = out.ack {
                 send_ctrl(w, slot, PacketKind::Ack, ack, echo, ece, Some(id));
             }
-            if let Some(e) = out.nack {
-                send_ctrl(w, slot, PacketKind::Nack, e, echo, false, None);
+            if let Some((expected, ece)) = out.nack {
+                send_ctrl(w, slot, PacketKind::Nack, expected, echo, ece, None);
             }
             w.arena.free(id);
             if out.cnp || out.ack.is_some() || out.nack.is_some() {

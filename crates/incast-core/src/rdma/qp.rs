@@ -43,8 +43,8 @@ pub enum SendState {
 pub struct RxOut {
     /// Send an ACK for this cumulative byte, with the congestion flag.
     pub ack: Option<(u64, bool)>,
-    /// Send a NACK for this expected byte.
-    pub nack: Option<u64>,
+    /// Send a NACK for this expected byte, with the congestion flag (as an ACK).
+    pub nack: Option<(u64, bool)>,
     /// Send a CNP now.
     pub cnp: bool,
     /// Arm the CNP timer for a pending mark at this time.
@@ -321,7 +321,10 @@ impl RdmaQp {
             };
             if send {
                 self.last_nack = Some((self.expected, now));
-                out.nack = Some(self.expected);
+                // The NACK carries the congestion flag as an ACK does (HPCC
+                // simulator `RdmaHw::ReceiveUdp` sets CNP on ACKs and NACKs
+                // alike): marks seen since the last ACK, this packet's included.
+                out.nack = Some((self.expected, std::mem::take(&mut self.ce_since_ack)));
                 if cfg.back_to_chunk {
                     // The receiver drops its partial chunk too (HPCC simulator
                     // `ReceiverCheckSeq`): the sender resends from the chunk start.
@@ -470,7 +473,7 @@ mod tests {
         assert_eq!(o.ack, Some((1000, false)));
         // Packet 1000..2000 lost; 2000 arrives: NACK 1000, once.
         let o = rx.on_data(&cfg, 1, 2000, 1000, false);
-        assert_eq!((o.nack, o.accepted), (Some(1000), false));
+        assert_eq!((o.nack, o.accepted), (Some((1000, false)), false));
         let o = rx.on_data(&cfg, 2, 3000, 1000, false);
         assert_eq!(o.nack, None, "rate-limited");
         // Sender goes back.
@@ -483,6 +486,27 @@ mod tests {
         let (seq, _, retx) = tx.take_segment(&cfg, 0, |p| p);
         assert_eq!((seq, retx), (1000, true));
         assert_eq!(tx.retransmits, 1);
+    }
+
+    /// With congestion flags on ACKs (`cnp_mode = "ack_flag"`), a NACK
+    /// carries the marks seen since the last ACK, as the HPCC simulator's
+    /// NACKs carry their packet's: a marked packet that arrives out of order
+    /// is reported at once, not an RTT later on the next ACK.
+    #[test]
+    fn a_nack_carries_the_congestion_flag() {
+        let cfg = RdmaConfig {
+            cnp_mode: CnpMode::AckFlag,
+            ..RdmaConfig::default()
+        };
+        let mut rx = qp(5000, &cfg);
+        let o = rx.on_data(&cfg, 0, 0, 1000, false);
+        assert_eq!(o.ack, Some((1000, false)));
+        // 1000..2000 lost; 2000..3000 arrives marked: the NACK says so.
+        let o = rx.on_data(&cfg, 1, 2000, 1000, true);
+        assert_eq!((o.nack, o.cnp), (Some((1000, true)), false));
+        // Reported once: the retransmission's ACK is unmarked.
+        let o = rx.on_data(&cfg, 2, 1000, 1000, false);
+        assert_eq!(o.ack, Some((2000, false)));
     }
 
     #[test]
