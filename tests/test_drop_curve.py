@@ -105,3 +105,30 @@ def test_a_sweep_without_the_curve_says_what_to_run(tmp_path):
         drop_curve.claim_row({"id": "c", "points": ["p"], "check": "rises"}, tmp_path)
     with pytest.raises(drop_curve.CurveError, match="no runs of point `q`"):
         drop_curve.claim_row({"id": "c", "points": ["q"], "check": "rises"}, tmp_path)
+
+
+def test_a_runs_report_and_plot_show_the_curve(curve_sweep, tmp_path):
+    """The terminal/HTML report rows and owd_drop_curve.png of one run with the curve; none
+    for a run without it."""
+    from incast import plots
+    from incast.report import edge_rows
+
+    run = _runs(curve_sweep, POINTS[0])[0]
+    summary = json.loads((run / "summary.json").read_text())
+    rows = dict(edge_rows(summary)[0])
+    assert rows["drop onset (1 %), 1 / 3 / 5 switches"].endswith(" us")
+    dropped = summary["drops"]["packets"]
+    assert rows["drops before the flow's first reading"].endswith(f"of {dropped:,}")
+    assert drop_curve.summary_rows({"edge": {"rule": "none"}}) == []
+
+    class Run:
+        scenario_name = "curve"
+
+    result = Run()
+    result.summary = summary
+    path = plots.plot_owd_drop_curve(result, tmp_path / "curve.png")
+    assert path is not None and path.stat().st_size > 0
+    result.summary = {"edge": {"rule": "none"}}
+    assert plots.plot_owd_drop_curve(result, tmp_path / "none.png") is None
+    # The open last cell (readings of at least `max`) is known, so the plot leaves it out.
+    assert drop_curve.merged([summary["edge"]["owd_drop_curve"]], "r").open_from_us in (None, 300.0)

@@ -45,6 +45,9 @@ class Curves:
     windows: dict[int, pd.DataFrame]
     #: Per switch count: packets sent before the flow had any reading, and how many were dropped.
     first_round_trip: dict[int, tuple[int, int]]
+    #: Where the curve's last, open cell starts ("at least `max`"; None: no reading reached it):
+    #: the window holding it is not 10 us wide.
+    open_from_us: float | None = None
 
 
 def _run_dirs(sweep: Path, point: str, variant: str) -> list[Path]:
@@ -69,16 +72,24 @@ def _summary_curve(run: Path) -> list[dict]:
 
 def pooled(runs: list[Path], point: str, window_us: float = WINDOW_US) -> Curves:
     """The curves of `runs` (one point's seeds), summed and merged into windows."""
+    return merged([_summary_curve(run) for run in runs], point, window_us)
+
+
+def merged(curves: list[list[dict]], label: str, window_us: float = WINDOW_US) -> Curves:
+    """Summaries' `edge.owd_drop_curve` lists (one per run), summed and merged into windows."""
     sent: dict[tuple[int, float], int] = defaultdict(int)
     dropped: dict[tuple[int, float], int] = defaultdict(int)
     first: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for run in runs:
-        for group in _summary_curve(run):
+    open_from: float | None = None
+    for groups in curves:
+        for group in groups:
             hops = int(group["switch_hops"])
             before = group["before_any_reading"]
             first[hops][0] += int(before["sent"])
             first[hops][1] += int(before["dropped"])
             for cell in group["bins"]:
+                if cell["owd_hi_us"] is None:
+                    open_from = float(cell["owd_lo_us"])
                 lo = window_us * int(float(cell["owd_lo_us"]) // window_us)
                 sent[(hops, lo)] += int(cell["sent"])
                 dropped[(hops, lo)] += int(cell["dropped"])
@@ -94,7 +105,27 @@ def pooled(runs: list[Path], point: str, window_us: float = WINDOW_US) -> Curves
         )
         table["drop_probability"] = table["dropped"] / table["sent"]
         windows[hops] = table
-    return Curves(point, len(runs), windows, {h: (s, d) for h, (s, d) in first.items()})
+    first_trip = {h: (s, d) for h, (s, d) in first.items()}
+    return Curves(label, len(curves), windows, first_trip, open_from)
+
+
+def summary_rows(summary: dict) -> list[tuple[str, str]]:
+    """A run summary's curve as report rows (none without `edge.owd_drop_curve`): the 1 %
+    onset by switch count, and the share of the drops that left before any reading."""
+    groups = (summary.get("edge") or {}).get("owd_drop_curve")
+    if not groups:
+        return []
+    curves = merged([groups], "run")
+    hops = sorted(curves.windows)
+    onsets = " / ".join(_fmt_onset(onset(curves.windows[h])) for h in hops)
+    switches = " / ".join(str(h) for h in hops)
+    first = sum(d for _, d in curves.first_round_trip.values())
+    total = first + sum(int(t["dropped"].sum()) for t in curves.windows.values())
+    share = f"{100 * first / total:.0f} % of {total:,}" if total else "no drops"
+    return [
+        (f"drop onset ({100 * LEVEL:g} %), {switches} switches", f"{onsets} us"),
+        ("drops before the flow's first reading", share),
+    ]
 
 
 def onset(table: pd.DataFrame, level: float = LEVEL, min_sent: int = MIN_SENT) -> float | None:

@@ -15,6 +15,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import LogFormatter  # noqa: E402
 
+from .drop_curve import MIN_SENT, merged  # noqa: E402
+
 #: How many ports `queue_length.png` shows (those with the largest max queue).
 TOP_QUEUES = 4
 
@@ -260,6 +262,37 @@ def plot_owd(results: Any, path: Path, notes: list | None = None) -> Path | None
     return _save(fig, path)
 
 
+def plot_owd_drop_curve(results: Any, path: Path, notes: list | None = None) -> Path | None:
+    """The OWD-versus-drop-probability curve (`[edge] drop_curve`): the share of the packets
+    sent after a reading in each 10 us window that were dropped, one line per path length.
+
+    Runs without the curve are omitted silently; windows with fewer than `MIN_SENT` packets,
+    and the open last cell (readings of at least the curve's `max`), are not drawn.
+    """
+    edge = results.summary.get("edge") if isinstance(results.summary, dict) else None
+    groups = edge.get("owd_drop_curve") if isinstance(edge, dict) else None
+    if not groups:
+        return None
+    curves = merged([groups], results.scenario_name)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    open_from = curves.open_from_us if curves.open_from_us is not None else float("inf")
+    for hops, table in curves.windows.items():
+        shown = table[(table["sent"] >= MIN_SENT) & (table["owd_lo_us"] + 10.0 <= open_from)]
+        ax.plot(
+            shown["owd_lo_us"] + 5.0,
+            100 * shown["drop_probability"],
+            marker="o",
+            markersize=3,
+            label=f"{hops} switch{'es' if hops != 1 else ''}",
+        )
+    ax.set_xlabel("OWD of the flow's last acknowledged packet (us, 10 us windows)")
+    ax.set_ylabel("next packet dropped (%)")
+    ax.set_title(f"Drop probability against OWD: {results.scenario_name}")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
 def plot_throughput(results: Any, path: Path, notes: list | None = None) -> Path | None:
     """Congestion-management runs (`[nic] model = "adapter"`): the switch ports'
     aggregate throughput and the hot port's (the sampled port with the largest
@@ -308,8 +341,8 @@ def plot_all(
     results: Any, out_dir: str | os.PathLike[str], notes: list | None = None
 ) -> list[Path]:
     """Write slowdown_by_size.png, slowdown_cdf.png, queue_length.png (and owd.png
-    for runs with edge pausing, throughput.png for runs with congestion
-    management) into `out_dir`.
+    for runs with edge pausing, owd_drop_curve.png for runs measuring that curve,
+    throughput.png for runs with congestion management) into `out_dir`.
 
     A plot whose data is empty is skipped: a note is appended to `notes` (or
     issued as a warning when `notes` is None). Returns the paths written.
@@ -322,6 +355,7 @@ def plot_all(
         (plot_slowdown_cdf, "slowdown_cdf.png"),
         (plot_queue_length, "queue_length.png"),
         (plot_owd, "owd.png"),
+        (plot_owd_drop_curve, "owd_drop_curve.png"),
         (plot_throughput, "throughput.png"),
     ):
         path = fn(results, out / name, notes)

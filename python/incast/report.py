@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ._runner import format_ps
+from .drop_curve import summary_rows as drop_curve_rows
 from .fmt import (
     UNIT_SUFFIXES,
     format_bytes,
@@ -405,6 +406,7 @@ def edge_rows(summary: dict) -> tuple[list[tuple[str, str]], list[str]]:
     if clock:
         keys = ("mean_abs_error_us", "max_abs_error_us")
         rows.append(("clock error mean / max", _slashed(clock, keys, "us", digits=3)))
+    rows += drop_curve_rows(summary)
     return rows, [str(w) for w in e.get("warnings") or []]
 
 
