@@ -40,9 +40,22 @@ Kinds (`kind` in claims.toml; the keys each reads):
 - `owd_curve`: the OWD-versus-drop curves of `points` (runs with `[edge] drop_curve`);
   `check = "rises"` or `"later_with_hops"` (python/incast/drop_curve.py).
 - `not_simulatable`, `not_run`: no computation; `why` is required.
+- `cut`: the relative change variant / baseline - 1 of one metric, in percent (`talk = -53` for
+  "reduces by 53 %"), per seed, then the mean; `direction` when it has the talk's sign.
+- `value`: the variant's `metric` (divided by the sum of the metrics in `per`, a list whose
+  entries may hold a `*`), times `scale` (100 for a percentage), shown with `unit`. Reproduced
+  within `tolerance_abs` (in the shown unit) when given, else within the relative tolerance;
+  `direction` when on the talk's side of `pivot`. With `within = [low, high]` instead of a
+  number in `talk`: reproduced inside that band, contradicted outside it.
+- `overhead`: the variant's `metric` (a count of new messages) per unit of `saved` it removes,
+  `metric(variant) / (saved(baseline) - saved(variant))`, of the means over the seeds (the
+  spread: per seed): reproduced at most `below`,
+  `direction` below 1, contradicted at 1 or more, or when nothing is saved.
+- `all_improve` (and `max_factor`) with `points` instead of `point`: over every point.
 
 Derived metrics: `drop_ratio` (dropped packets / data packets sent, from each run's flows table:
-packets = ceil(size / payload) + retransmitted packets).
+packets = ceil(size / payload) + retransmitted packets); `large_flows` (the run's flows of at
+least 100 KB, from its flows table).
 """
 
 from __future__ import annotations
@@ -68,6 +81,10 @@ except ModuleNotFoundError:  # Python < 3.11
 
 HERE = Path(__file__).resolve().parent
 
+#: Metrics computed from each run's tables rather than read from the points table.
+DERIVED = ("drop_ratio", "large_flows")
+#: The talks' mice boundary: flows under 100 KB (the derived metric `large_flows` counts the rest).
+LARGE_FLOW_BYTES = 100_000
 VERDICTS = ("reproduced", "direction", "contradicted", "not simulatable", "not run")
 COLUMNS = ["id", "claim", "talk", "incast", "spread", "verdict", "why", "sweep", "computed_at"]
 
@@ -107,6 +124,11 @@ class Sweep:
     def metric(self, row: Any, name: str) -> float:
         if name == "drop_ratio":
             return self._drop_ratio(row)
+        if name == "large_flows":
+            sizes = pd.read_parquet(
+                self.dir / str(row["dir"]) / "flows.parquet", columns=["size_bytes"]
+            )
+            return float((sizes["size_bytes"] >= LARGE_FLOW_BYTES).sum())
         if name not in self.points.columns:
             raise ClaimsError(f"sweep {self.name}: no metric `{name}` in points.parquet")
         value = row[name]
@@ -194,16 +216,22 @@ def compute(claim: dict, sweeps: dict[str, Sweep], done: dict[str, Row], tol: fl
         value = _mean(per_seed)
         return Row(value, f"{value:.2f}x", _spread(per_seed), _side(claim["talk"], value, tol))
     if kind in ("max_factor", "all_improve"):
+        points = _points_of(claim)
         means = {
-            col: _mean(_factors(sweep, claim, claim["point"], col))
+            (point, col): _mean(_factors(sweep, claim, point, col))
+            for point in points
             for col in sweep.columns(claim["metric"])
         }
         pick = max if kind == "max_factor" else min
-        col = pick(means, key=lambda c: means[c] if math.isfinite(means[c]) else -math.inf)
-        value = means[col]
+        key = pick(means, key=lambda c: means[c] if math.isfinite(means[c]) else -math.inf)
+        value = means[key]
+        point, col = key
         where = re.search(r"\[([^\]]+)\]", col)
         label = f" ({where.group(1)})" if where else ""
-        spread = f"{min(means.values()):.2f}-{max(means.values()):.2f}x over {len(means)} columns"
+        if "points" in claim:
+            label = f" ({point}{', ' + where.group(1) if where else ''})"
+        over = f"{len(means)} columns" if len(points) == 1 else f"{len(means)} point-columns"
+        spread = f"{min(means.values()):.2f}-{max(means.values()):.2f}x over {over}"
         if kind == "max_factor":
             verdict = _side(claim["talk"], value, tol)
         else:
@@ -235,7 +263,106 @@ def compute(claim: dict, sweeps: dict[str, Sweep], done: dict[str, Row], tol: fl
         verdict = "reproduced" if b > 0 and v <= fraction * b else "contradicted"
         text = f"{100 * v:.3f} % (baseline {100 * b:.3f} %)"
         return Row(v, text, _spread([100 * x for x in var], " %"), verdict)
+    if kind == "cut":
+        per_seed = _changes(sweep, claim)
+        value = _mean(per_seed)
+        verdict = _signed(claim["talk"], value, tol)
+        return Row(value, f"{value:+.0f} %", _spread(per_seed, " %"), verdict)
+    if kind == "value":
+        return _value_row(claim, sweep, tol)
+    if kind == "overhead":
+        return _overhead_row(claim, sweep)
     raise ClaimsError(f"claim {claim['id']}: unknown kind `{kind}`")
+
+
+def _changes(sweep: Sweep, claim: dict) -> list[float]:
+    """variant / baseline - 1 per seed (paired by seed), in percent."""
+    base = sweep.runs(claim["point"], claim["baseline"]).set_index("seed")
+    var = sweep.runs(claim["point"], claim["variant"]).set_index("seed")
+    seeds = sorted(set(base.index) & set(var.index))
+    if not seeds:
+        raise ClaimsError(f"claim {claim['id']}: sweep {sweep.name} has no paired seeds")
+    out = []
+    for seed in seeds:
+        b = sweep.metric(base.loc[seed], claim["metric"])
+        v = sweep.metric(var.loc[seed], claim["metric"])
+        out.append(100 * (v / b - 1) if b else float("nan"))
+    return out
+
+
+def _signed(talk: float, value: float, tol: float) -> str:
+    """A signed change (a cut is negative) against the talk's."""
+    if math.isfinite(value) and abs(value / talk - 1) <= tol:
+        return "reproduced"
+    return "direction" if math.isfinite(value) and value * talk > 0 else "contradicted"
+
+
+def _value_row(claim: dict, sweep: Sweep, tol: float) -> Row:
+    """`value`: one metric of the variant's runs (a share, a count), against the talk's."""
+    scale, unit = float(claim.get("scale", 1)), claim.get("unit", "")
+    per_seed = []
+    for _, run in sweep.runs(claim["point"], claim["variant"]).iterrows():
+        value = sweep.metric(run, claim["metric"])
+        if "per" in claim:
+            cols = [
+                c
+                for pattern in claim["per"]
+                for c in ([pattern] if pattern in DERIVED else sweep.columns(pattern))
+            ]
+            total = sum(sweep.metric(run, c) for c in cols)
+            value = value / total if total else float("nan")
+        per_seed.append(scale * value)
+    if not per_seed:
+        raise ClaimsError(
+            f"claim {claim['id']}: sweep {sweep.name} has no run of "
+            f"{claim['point']}/{claim['variant']}"
+        )
+    value = _mean(per_seed)
+    digits = int(claim.get("digits", 1))
+    text, spread = f"{value:,.{digits}f}{unit}", _spread(per_seed, unit)
+    if "within" in claim:
+        low, high = claim["within"]
+        verdict = "reproduced" if low <= value <= high else "contradicted"
+        return Row(value, text, spread, verdict)
+    talk = float(claim["talk"])
+    if "tolerance_abs" in claim:
+        close = abs(value - talk) <= float(claim["tolerance_abs"])
+    else:
+        close = math.isfinite(value) and abs(value / talk - 1) <= tol
+    pivot = claim.get("pivot")
+    if close:
+        verdict = "reproduced"
+    elif pivot is not None and (value - pivot) * (talk - pivot) > 0:
+        verdict = "direction"
+    else:
+        verdict = "contradicted"
+    return Row(value, text, spread, verdict)
+
+
+def _overhead_row(claim: dict, sweep: Sweep) -> Row:
+    """`overhead`: new messages per message saved, per seed (paired by seed)."""
+    base = sweep.runs(claim["point"], claim["baseline"]).set_index("seed")
+    var = sweep.runs(claim["point"], claim["variant"]).set_index("seed")
+    per_seed, sent, saved = [], [], []
+    for seed in sorted(set(base.index) & set(var.index)):
+        new = sweep.metric(var.loc[seed], claim["metric"])
+        fewer = sweep.metric(base.loc[seed], claim["saved"]) - sweep.metric(
+            var.loc[seed], claim["saved"]
+        )
+        sent.append(new)
+        saved.append(fewer)
+        per_seed.append(new / fewer if fewer > 0 else float("inf"))
+    if not per_seed:
+        raise ClaimsError(f"claim {claim['id']}: sweep {sweep.name} has no paired seeds")
+    # The ratio of the seeds' means: a seed that saves almost nothing must not dominate.
+    value = _mean(sent) / _mean(saved) if _mean(saved) > 0 else float("inf")
+    shown = f"{value:.2f}" if math.isfinite(value) else "none saved"
+    text = f"{shown} ({_mean(sent):,.0f} sent, {_mean(saved):+,.0f} PAUSE saved)"
+    if value <= float(claim.get("below", 0.1)):
+        verdict = "reproduced"
+    else:
+        verdict = "direction" if value < 1 else "contradicted"
+    return Row(value, text, _spread(per_seed), verdict)
 
 
 # -- files ---------------------------------------------------------------------------------
@@ -262,6 +389,10 @@ def _talk_text(claim: dict) -> str:
     talk = claim["talk"]
     if claim["kind"] == "range":
         return f"{talk[0]}-{talk[1]}x"
+    if claim["kind"] == "cut" and isinstance(talk, (int, float)):
+        return f"{talk:+g} %"
+    if claim["kind"] == "value" and isinstance(talk, (int, float)):
+        return f"{talk:g}{claim.get('unit', '')}"
     if isinstance(talk, list):
         return " / ".join(str(t) for t in talk)
     return f"{talk}x" if isinstance(talk, (int, float)) else str(talk)

@@ -64,6 +64,7 @@ METRICS = {
         ("buckets[<100KB].slowdown.p99", "mice p99 slowdown", 2),
         ("overall.slowdown.mean", "all mean slowdown", 2),
         ("drops.packets", "drops", 0),
+        ("flows.unfinished", "unfinished flows", 0),
     ],
     "netronome_fb": [
         ("incasts.completion_us.p50", "read p50 (us)", 0),
@@ -467,6 +468,76 @@ def pause_readings(points: pd.DataFrame, sweep_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Congestion Isolation: each claim's number per (point, CI variant), against the point's `noci`.
+CI_CLAIM_COLUMNS = [
+    ("PAUSE", lambda b, v: f"{100 * (v['pfc.pause_frames'] / b['pfc.pause_frames'] - 1):+.0f} %"),
+    ("CNPs", lambda b, v: f"{100 * (v['cnps'] / b['cnps'] - 1):+.0f} %"),
+    ("from CFQs", lambda b, v: f"{100 * v['ci.pause_frames_cfq_share']:.1f} %"),
+    ("isolated", lambda b, v: f"{100 * v['ci.flows_isolated_share']:.1f} %"),
+    ("large isolated", lambda b, v: f"{100 * v['ci.large_flows_isolated_share']:.1f} %"),
+    (
+        "CIPs per PAUSE saved",
+        lambda b, v: (
+            f"{v['ci.cips_sent'] / (b['pfc.pause_frames'] - v['pfc.pause_frames']):.2f}"
+            if b["pfc.pause_frames"] > v["pfc.pause_frames"]
+            else "none saved"
+        ),
+    ),
+    ("mean FCT", lambda b, v: f"{b['overall.fct_us.mean'] / v['overall.fct_us.mean']:.2f}x"),
+    (
+        "mice p99 FCT",
+        lambda b, v: f"{b['buckets[<100KB].fct_us.p99'] / v['buckets[<100KB].fct_us.p99']:.2f}x",
+    ),
+    ("unfinished", lambda b, v: f"{b['flows.unfinished']:.0f} / {v['flows.unfinished']:.0f}"),
+]
+
+
+def ci_claims_by_setting(points: pd.DataFrame, sweep_dir: Path) -> str:
+    """Congestion Isolation: the claims' numbers at every point and CI variant (the sensitivity
+    table), each against the same point's `noci` run of the same seed, mean over the seeds for
+    ratios and cuts (unfinished flows: the seeds' sum, without / with CI)."""
+    del sweep_dir
+    if "noci" not in set(points["variant"]):
+        return ""
+    heads = [h for h, _ in CI_CLAIM_COLUMNS]
+    lines = [
+        "Each claim per setting (with CI against without, same point and seed; mean over the "
+        "seeds; cuts are with / without - 1, factors without / with, unfinished flows "
+        "without / with CI summed over the seeds):",
+        "",
+        "| point | variant | " + " | ".join(heads) + " |",
+        "|---|---|" + "---|" * len(heads),
+    ]
+    for point, group in points.groupby("point", sort=False):
+        base = group[group["variant"] == "noci"].set_index("seed")
+        for variant, runs in group[group["variant"] != "noci"].groupby("variant", sort=False):
+            pairs = [
+                (base.loc[s], r) for s, r in runs.set_index("seed").iterrows() if s in base.index
+            ]
+            if not pairs:
+                continue
+            cells = [_mean_cell([fn(b, v) for b, v in pairs]) for _, fn in CI_CLAIM_COLUMNS]
+            lines.append(f"| {point} | {variant} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _mean_cell(texts: list[str]) -> str:
+    """The mean of cells that share a format (`-48 %`, `1.31x`, `4.2 %`, `3 / 5`): numbers
+    averaged, sums for `a / b` counts; text that is not a number is kept when all agree."""
+    if "/" in texts[0]:
+        parts = [[float(x) for x in t.split("/")] for t in texts]
+        return " / ".join(f"{sum(col):.0f}" for col in zip(*parts))
+    numbers = [re.match(r"^[+-]?[\d.]+", t) for t in texts]
+    if not all(numbers):
+        return texts[0] if len(set(texts)) == 1 else "; ".join(texts)
+    values = [float(m.group()) for m in numbers]
+    unit = texts[0][numbers[0].end() :]
+    mean = sum(values) / len(values)
+    digits = len(numbers[0].group().partition(".")[2])
+    sign = "+" if texts[0].startswith(("+", "-")) and mean >= 0 else ""
+    return f"{sign}{mean:.{digits}f}{unit}"
+
+
 def _drop_ratio(run: Path, row: pd.Series) -> float:
     """Dropped packets / data packets sent."""
     sent = rdma_data_packets(run)
@@ -478,6 +549,7 @@ EXTRAS = {
     "ibm_ecm": (ibm_series,),
     "netronome_fb": (six_rack_benchmarks,),
     "smart_pause": (pause_readings,),
+    "congestion_isolation": (ci_claims_by_setting,),
 }
 
 

@@ -13,7 +13,7 @@ from incast.experiment import load_experiment
 from incast.sweep import sweep
 
 #: Talks whose claims are computed by scenarios/claims.py.
-TALKS = ["smart_pause"]
+TALKS = ["smart_pause", "congestion_isolation"]
 
 
 def _claims_module():
@@ -82,3 +82,72 @@ def test_a_bad_claims_file_is_named(tmp_path, monkeypatch):
     with pytest.raises(claims.ClaimsError, match="`a` \\(not_run\\) needs a `why`"):
         claims.load_claims("talk")
     assert claims.main(["talk", "--sweep", "full"]) == 2
+
+
+def _sweep_of(rows: list[dict]) -> claims.Sweep:
+    """A Sweep over a made-up points table (no run directories)."""
+    sweep = claims.Sweep.__new__(claims.Sweep)
+    sweep.name, sweep.dir, sweep.points = "t", None, pd.DataFrame(rows)
+    return sweep
+
+
+def _run(point: str, variant: str, seed: int, **metrics: float) -> dict:
+    return {"point": point, "variant": variant, "seed": seed, "dir": "-", **metrics}
+
+
+def test_cut_value_and_overhead_kinds():
+    """The Congestion Isolation kinds: a percentage cut, a value (a share with an absolute
+    tolerance and a pivot; a band), and control messages per PAUSE frame saved."""
+    sweep = _sweep_of(
+        [
+            _run("a", "noci", 1, pause=1000.0, share=float("nan"), cips=float("nan"), mice=80.0),
+            _run("a", "ci", 1, pause=450.0, share=0.97, cips=40.0, mice=80.0),
+            _run("a", "noci", 2, pause=1000.0, share=float("nan"), cips=float("nan"), mice=84.0),
+            _run("a", "ci", 2, pause=490.0, share=0.99, cips=60.0, mice=84.0),
+            _run("b", "noci", 1, pause=100.0, share=float("nan"), cips=float("nan"), mice=1.0),
+            _run("b", "ci", 1, pause=120.0, share=0.5, cips=30.0, mice=1.0),
+        ]
+    )
+    sweeps = {"t": sweep}
+    pair = {"sweep": "t", "baseline": "noci", "variant": "ci"}
+    cut = {"id": "c", "kind": "cut", "talk": -53, "point": "a", "metric": "pause", **pair}
+    row = claims.compute(cut, sweeps, {}, 0.25)
+    assert (row.text, row.verdict) == ("-53 %", "reproduced")
+    assert row.spread == "-55.00--51.00 % (2 seeds)"
+    up = claims.compute({**cut, "point": "b"}, sweeps, {}, 0.25)
+    assert (up.text, up.verdict) == ("+20 %", "contradicted")
+    assert claims.compute({**cut, "talk": -90}, sweeps, {}, 0.25).verdict == "direction"
+
+    share = {"id": "s", "kind": "value", "talk": 96.6, "point": "a", "metric": "share", **pair}
+    share |= {"scale": 100, "unit": " %", "tolerance_abs": 3.5, "pivot": 50}
+    assert claims.compute(share, sweeps, {}, 0.25).verdict == "reproduced"
+    assert claims.compute({**share, "point": "b"}, sweeps, {}, 0.25).verdict == "contradicted"
+    assert claims.compute({**share, "talk": 60.0}, sweeps, {}, 0.25).verdict == "direction"
+    per = {**share, "metric": "cips", "per": ["pause"], "talk": 0, "within": [0.1, 10]}
+    assert claims.compute(per, sweeps, {}, 0.25).verdict == "contradicted"  # 0.06-0.12 x 100
+    band = claims.compute({**per, "scale": 1, "within": [0.05, 0.2]}, sweeps, {}, 0.25)
+    assert band.verdict == "reproduced"
+
+    over = {"id": "o", "kind": "overhead", "point": "a", "metric": "cips", "saved": "pause", **pair}
+    row = claims.compute({**over, "talk": "much less", "below": 0.1}, sweeps, {}, 0.25)
+    assert row.verdict == "reproduced" and row.text == "0.09 (50 sent, +530 PAUSE saved)"
+    none = claims.compute({**over, "talk": "much less", "point": "b"}, sweeps, {}, 0.25)
+    assert none.verdict == "contradicted" and none.text.startswith("none saved")
+
+
+def test_all_improve_over_points_names_the_worst_point():
+    sweep = _sweep_of(
+        [
+            _run("a", "noci", 1, fct=10.0),
+            _run("a", "ci", 1, fct=5.0),
+            _run("b", "noci", 1, fct=10.0),
+            _run("b", "ci", 1, fct=11.0),
+        ]
+    )
+    claim = {"id": "f", "kind": "all_improve", "talk": "better", "sweep": "t", "metric": "fct"}
+    claim |= {"points": ["a", "b"], "baseline": "noci", "variant": "ci"}
+    row = claims.compute(claim, {"t": sweep}, {}, 0.25)
+    assert (row.text, row.verdict) == ("0.91x (b)", "contradicted")
+    assert row.spread == "0.91-2.00x over 2 point-columns"
+    only_a = claims.compute({**claim, "points": ["a"]}, {"t": sweep}, {}, 0.25)
+    assert only_a.verdict == "reproduced"

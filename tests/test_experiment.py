@@ -210,14 +210,15 @@ def test_bundled_experiments_expand_and_validate():
         "smart_pause/small.toml": 60,
         "on_ramp/experiment.toml": 49,
         "on_ramp/small.toml": 39,
-        "congestion_isolation/experiment.toml": 10,
-        "congestion_isolation/small.toml": 30,
+        "congestion_isolation/experiment.toml": 40,
+        "congestion_isolation/small.toml": 48,
     }
     # The On-Ramp CUBIC/BBR experiments (slide 11, slides 16-17); Smart-Pause's settings.
     others = (
         ("on_ramp", "cubic_two_flows_experiment.toml", 3),
         ("on_ramp", "cloud_experiment.toml", 12),
         ("smart_pause", "sensitivity.toml", 40),
+        ("congestion_isolation", "sensitivity.toml", 272),
     )
     for talk, name, runs in others:
         exp = load_experiment(REPO / "scenarios" / talk / name)

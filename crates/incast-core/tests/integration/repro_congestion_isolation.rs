@@ -1,14 +1,15 @@
 //! The bundled Congestion Isolation reproduction (scenarios/congestion_isolation,
 //! README there): the WebServer point of the SMALL experiment
 //! `scenarios/congestion_isolation/small.toml` (128 servers, 24 switches, 2 ms)
-//! runs with and without CI over seeds 1 and 2, and the talk's claims are
-//! checked in the direction and with the margins our measurements over seeds
-//! 1-3 show (README, "small variant" table): fewer PAUSE frames (talk: -53 %;
-//! measured -51 to -59 %), fewer CNPs (talk: -57 %; measured -31 to -34 %),
-//! almost all PAUSE frames from congested-flow queues (talk: 96.6 %; measured
-//! 100 %), a small share of flows isolated but a larger share of large flows
-//! (talk: 2 % and 12 %; measured 8.9-9.2 % and 47-50 %), and mice (< 100 KB)
-//! no worse (talk: better; measured p99 slowdown 6.0-7.7 -> 3.9-4.5).
+//! runs with and without CI (the chosen `sampled` detection, one frame per
+//! 150 KB) over seeds 1 and 2, and the talk's claims are checked in the
+//! direction and with the margins our measurements over seeds 1-3 show (README,
+//! generated small table): fewer PAUSE frames (talk: -53 %; measured -63 to
+//! -68 %), fewer CNPs (talk: -57 %; measured -23 to -29 %), almost all PAUSE
+//! frames from congested-flow queues (talk: 96.6 %; measured 94.9-97.1 %), a
+//! small share of flows isolated but a larger share of large flows (talk: 2 %
+//! and 12 %; measured 6.8-6.9 % and 36.5-36.9 %), and mice (< 100 KB) no worse
+//! (talk: better; measured p99 slowdown 6.2-7.9 -> 3.9-4.2).
 //! Both variants are lossless and never reorder.
 
 use crate::common;
