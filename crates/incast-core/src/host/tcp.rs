@@ -23,13 +23,10 @@ use crate::units::Ps;
 #[inline]
 pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     let f = &mut w.flows.slots[slot as usize];
-    let seg = if f.tcp.samples_rate() {
-        // Model-based CC (BBR): the segment's send time and, when it paces,
-        // the next one's (the NIC waits for it: `RoundRobin`).
-        f.tcp.next_segment_at(now, &w.tcp)?
-    } else {
-        f.tcp.next_segment(&w.tcp)?
-    };
+    // The segment's send time (retransmissions' and, for model-based CC
+    // such as BBR, every segment's) and, when the CC paces, the next one's
+    // (the NIC waits for it: `RoundRobin`).
+    let seg = f.tcp.next_segment_at(now, &w.tcp)?;
     if f.prio != f.class {
         f.ci_last = now;
     }
@@ -122,11 +119,11 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet) {
                 return;
             }
             if r.advanced {
-                if f.tcp.outstanding() {
+                if !f.tcp.outstanding() {
+                    f.tcp.rto_timer.disarm();
+                } else if r.restart_rto {
                     let rto = f.tcp.rtt.current(&w.tcp);
                     w.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
-                } else {
-                    f.tcp.rto_timer.disarm();
                 }
             }
             if r.may_send && !f.in_ready {

@@ -318,6 +318,22 @@ impl Simulation {
             .map(|f| (f.id, f.qp.as_ref().map_or(f.tcp.snd_una, |q| q.snd_una)))
             .collect()
     }
+    /// Segments retransmitted so far by each active TCP flow: (flow id, count).
+    pub fn retransmits(&self) -> Vec<(u64, u32)> {
+        self.w
+            .flows
+            .slots
+            .iter()
+            .filter(|f| f.active)
+            .map(|f| (f.id, f.tcp.retransmits))
+            .collect()
+    }
+    /// Packets dropped so far at switch port (switch, local port), all classes.
+    pub fn switch_port_drops(&self, switch: u32, local: usize) -> u64 {
+        let gp = self.w.switches[switch as usize].port(local as u16);
+        let port = &self.w.ports[gp as usize];
+        port.queues.iter().map(|q| q.counters.drop_pkts).sum()
+    }
     /// Bytes queued at switch port (switch, local port), all classes.
     pub fn switch_queue_bytes(&self, switch: u32, local: usize) -> Bytes {
         let gp = self.w.switches[switch as usize].port(local as u16);

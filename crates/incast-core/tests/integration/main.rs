@@ -19,6 +19,7 @@ mod invariants;
 mod lossless_pfc;
 mod multi_cc;
 mod multi_host;
+mod ns3_dumbbell;
 mod nic_queues;
 mod nic_receive;
 mod onoff_sources;

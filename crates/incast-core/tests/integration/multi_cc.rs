@@ -46,11 +46,13 @@ fn naming_the_default_cc_changes_nothing() {
 
 /// CUBIC ignores ECN and fills the buffer at the shared port; the DCTCP
 /// flows beside it queue behind it. With every flow on DCTCP the queue stays
-/// near K. Measured (seed 1): DCTCP flows' mean slowdown 28.3 beside CUBIC
-/// against 8.4 with a DCTCP bulk flow (3.4x); time-weighted mean queue at
-/// the shared port 278 KB against 108 KB (about K = 97.5 KB). The checks ask
-/// for about half of each margin (1.7x and 2x), so that seeds and small
-/// model changes do not flip them while a broken per-group CC would.
+/// near K. Measured (seed 1): DCTCP flows' mean slowdown 17.9 beside CUBIC
+/// against 8.4 with a DCTCP bulk flow (2.1x); time-weighted mean queue at
+/// the shared port 209 KB against 108 KB (about K = 97.5 KB; 1.9x). Before
+/// issue 43's RTO change (RFC 6582 §4's Impatient variant: CUBIC's
+/// multi-loss recoveries now end in a timeout sooner) 28.3 and 278 KB. The
+/// checks ask for 1.7x and 1.5x, so that seeds and small model changes do
+/// not flip them while a broken per-group CC (1x) would.
 #[test]
 fn dctcp_beside_cubic_queues_behind_it() {
     let mixed = run(&bundled());
@@ -89,7 +91,7 @@ fn dctcp_beside_cubic_queues_behind_it() {
         dctcp_mean > 1.7 * alone_mean,
         "{dctcp_mean} vs {alone_mean}"
     );
-    assert!(mean_queue(&mixed) > 2.0 * mean_queue(&alone));
+    assert!(mean_queue(&mixed) > 1.5 * mean_queue(&alone));
 }
 
 #[test]

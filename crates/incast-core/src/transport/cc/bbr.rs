@@ -47,6 +47,24 @@ use crate::config_types::{SizeValue, TimeValue};
 use crate::units::{Ps, MS, SEC};
 use serde::{Deserialize, Serialize};
 
+/// How BBR sizes its send quantum, the burst its window allows three of
+/// (§4.2.3.2) beyond gain x BDP.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SendQuantum {
+    /// One segment: the unit this transport paces (each segment gets its own
+    /// send time, §4.2.1), as ns-3's `TcpBbr::SetSendQuantum`. The default.
+    #[default]
+    Segment,
+    /// §4.2.2 BBRSetSendQuantum: 1 ms of the pacing rate, up to
+    /// `max_send_quantum` (one or two segments below 1.2 and 24 Mb/s): the
+    /// TSO/GSO burst of Linux's `bbr_tso_segs_goal`, which leaves three such
+    /// bursts standing in the bottleneck queue per flow (192 KB at 64 KB).
+    Draft,
+}
+
 /// What [`CongestionControl::trace_value`] reports.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
@@ -81,7 +99,9 @@ pub struct Params {
     pub probe_rtt_duration: TimeValue,
     /// BBRMinPipeCwnd, segments (§4.2.3.3: 4).
     pub min_pipe_cwnd: u32,
-    /// Largest send quantum (§4.2.2: 64 KB); the cwnd allows three of them.
+    /// The send quantum (the cwnd allows three of them): one segment, or the draft's rule.
+    pub send_quantum: SendQuantum,
+    /// Largest send quantum of `send_quantum = "draft"` (§4.2.2: 64 KB).
     pub max_send_quantum: SizeValue,
     /// RTT for the initial pacing rate before the first sample (§4.2.1);
     /// by default the first window is not paced (see the module docs).
@@ -99,6 +119,7 @@ impl Default for Params {
             min_rtt_window: TimeValue(10 * SEC),
             probe_rtt_duration: TimeValue(200 * MS),
             min_pipe_cwnd: 4,
+            send_quantum: SendQuantum::Segment,
             max_send_quantum: SizeValue(64_000),
             initial_rtt: None,
             trace: Trace::BtlBw,
@@ -491,9 +512,10 @@ impl State {
         if self.filled_pipe || rate > self.pacing_rate {
             self.pacing_rate = rate;
         }
-        // §4.2.2 BBRSetSendQuantum (thresholds in bits per second).
+        // §4.2.2 BBRSetSendQuantum (thresholds in bits per second), or one
+        // segment, the transport's pacing unit (ns-3 tcp-bbr.cc SetSendQuantum).
         let bits = self.pacing_rate * 8.0;
-        self.send_quantum = if bits < 1.2e6 {
+        self.send_quantum = if self.p.send_quantum == SendQuantum::Segment || bits < 1.2e6 {
             self.mss
         } else if bits < 24e6 {
             2 * self.mss

@@ -188,6 +188,10 @@ impl Dumbbell {
             }
             Ev::Ack(i, ack, ts) => {
                 let r = self.flows[i].on_ack(now, ack, false, ts, &self.p);
+                // Every ACK of new data restarts the timer here (RFC 6582 §4's
+                // Slow-but-Steady variant; the simulator is Impatient): the CUBIC
+                // curve and CUBIC-against-NewReno checks at RTTs of 0.1-100 ms
+                // measure the window between losses, not the timer variant.
                 if r.advanced {
                     if self.flows[i].outstanding() {
                         self.arm_rto(now, i);

@@ -135,7 +135,11 @@ fn app_limited_rounds_do_not_count_toward_a_full_pipe() {
 
 #[test]
 fn drain_ends_when_inflight_is_one_bdp() {
-    let mut s = Script::new(Params::default());
+    let draft = Params {
+        send_quantum: SendQuantum::Draft,
+        ..Params::default()
+    };
+    let mut s = Script::new(draft);
     for k in 0..8 {
         s.round(10, (BW / 8.0 * 2f64.powi(k)).min(BW), false, RTT, 300 * MSS);
     }
@@ -216,17 +220,21 @@ fn cwnd_and_pacing_rate_follow_the_model_in_probe_bw() {
     for _ in 0..200 {
         s.ack(RTT / 10, Some(BW), false, RTT, 20 * MSS);
     }
-    // §4.2.3.2: cwnd = 2 x BDP + 3 quanta; quantum = min(rate x 1 ms, 64 KB).
+    // §4.2.3.2: cwnd = 2 x BDP + 3 quanta; the quantum one segment (ns-3).
     let q = s.bbr.send_quantum();
+    assert_eq!(q, MSS);
     let bdp = 10_000;
     assert_eq!(s.w.cwnd, 2 * bdp + 3 * q);
     assert_eq!(s.bbr.target_cwnd(), s.w.cwnd);
     // §4.2.1: pacing rate = gain x BtlBw.
     let pr = s.bbr.pacing_rate().unwrap();
     assert!((pr / (s.bbr.pacing_gain() * BW) - 1.0).abs() < 1e-9);
-    // At 10 segments per 100 ms the pacing rate is 2.3 Mb/s, under 24 Mb/s:
-    // the quantum is 2 segments.
-    let mut slow = Script::new(Params::default());
+    // The draft's quantum (§4.2.2): at 10 segments per 100 ms the pacing rate
+    // is 2.3 Mb/s, under 24 Mb/s: 2 segments.
+    let mut slow = Script::new(Params {
+        send_quantum: SendQuantum::Draft,
+        ..Params::default()
+    });
     for _ in 0..3 {
         slow.round(10, 1e5, false, 100 * MS, 500 * MSS);
     }
