@@ -121,6 +121,18 @@ class Sweep:
         rows = self.points[(self.points["point"] == point) & (self.points["variant"] == variant)]
         return rows.sort_values("seed")
 
+    def pairs(self, claim: dict, point: str) -> list[tuple[Any, Any]]:
+        """The (baseline, variant) runs of `point`, paired by seed; an error without any."""
+        base = self.runs(point, claim["baseline"]).set_index("seed")
+        var = self.runs(point, claim["variant"]).set_index("seed")
+        seeds = sorted(set(base.index) & set(var.index))
+        if not seeds:
+            raise ClaimsError(
+                f"claim {claim['id']}: sweep {self.name} has no seed with both "
+                f"{point}/{claim['baseline']} and {point}/{claim['variant']}"
+            )
+        return [(base.loc[seed], var.loc[seed]) for seed in seeds]
+
     def metric(self, row: Any, name: str) -> float:
         if name == "drop_ratio":
             return self._drop_ratio(row)
@@ -152,17 +164,9 @@ class Sweep:
 
 def _factors(sweep: Sweep, claim: dict, point: str, metric: str) -> list[float]:
     """Baseline / variant per seed (paired by seed)."""
-    base = sweep.runs(point, claim["baseline"]).set_index("seed")
-    var = sweep.runs(point, claim["variant"]).set_index("seed")
-    seeds = sorted(set(base.index) & set(var.index))
-    if not seeds:
-        raise ClaimsError(
-            f"claim {claim['id']}: sweep {sweep.name} has no seed with both "
-            f"{point}/{claim['baseline']} and {point}/{claim['variant']}"
-        )
     out = []
-    for seed in seeds:
-        b, v = sweep.metric(base.loc[seed], metric), sweep.metric(var.loc[seed], metric)
+    for base, var in sweep.pairs(claim, point):
+        b, v = sweep.metric(base, metric), sweep.metric(var, metric)
         ratio = v / b if claim.get("better") == "higher" else b / v
         out.append(ratio if v and b else float("nan"))
     return out
@@ -277,15 +281,9 @@ def compute(claim: dict, sweeps: dict[str, Sweep], done: dict[str, Row], tol: fl
 
 def _changes(sweep: Sweep, claim: dict) -> list[float]:
     """variant / baseline - 1 per seed (paired by seed), in percent."""
-    base = sweep.runs(claim["point"], claim["baseline"]).set_index("seed")
-    var = sweep.runs(claim["point"], claim["variant"]).set_index("seed")
-    seeds = sorted(set(base.index) & set(var.index))
-    if not seeds:
-        raise ClaimsError(f"claim {claim['id']}: sweep {sweep.name} has no paired seeds")
     out = []
-    for seed in seeds:
-        b = sweep.metric(base.loc[seed], claim["metric"])
-        v = sweep.metric(var.loc[seed], claim["metric"])
+    for base, var in sweep.pairs(claim, claim["point"]):
+        b, v = sweep.metric(base, claim["metric"]), sweep.metric(var, claim["metric"])
         out.append(100 * (v / b - 1) if b else float("nan"))
     return out
 
@@ -341,19 +339,13 @@ def _value_row(claim: dict, sweep: Sweep, tol: float) -> Row:
 
 def _overhead_row(claim: dict, sweep: Sweep) -> Row:
     """`overhead`: new messages per message saved, per seed (paired by seed)."""
-    base = sweep.runs(claim["point"], claim["baseline"]).set_index("seed")
-    var = sweep.runs(claim["point"], claim["variant"]).set_index("seed")
     per_seed, sent, saved = [], [], []
-    for seed in sorted(set(base.index) & set(var.index)):
-        new = sweep.metric(var.loc[seed], claim["metric"])
-        fewer = sweep.metric(base.loc[seed], claim["saved"]) - sweep.metric(
-            var.loc[seed], claim["saved"]
-        )
+    for base, var in sweep.pairs(claim, claim["point"]):
+        new = sweep.metric(var, claim["metric"])
+        fewer = sweep.metric(base, claim["saved"]) - sweep.metric(var, claim["saved"])
         sent.append(new)
         saved.append(fewer)
         per_seed.append(new / fewer if fewer > 0 else float("inf"))
-    if not per_seed:
-        raise ClaimsError(f"claim {claim['id']}: sweep {sweep.name} has no paired seeds")
     # The ratio of the seeds' means: a seed that saves almost nothing must not dominate.
     value = _mean(sent) / _mean(saved) if _mean(saved) > 0 else float("inf")
     shown = f"{value:.2f}" if math.isfinite(value) else "none saved"

@@ -116,9 +116,8 @@ def summary_rows(summary: dict) -> list[tuple[str, str]]:
     if not groups:
         return []
     curves = merged([groups], "run")
-    hops = sorted(curves.windows)
-    onsets = " / ".join(_fmt_onset(onset(curves.windows[h])) for h in hops)
-    switches = " / ".join(str(h) for h in hops)
+    onsets = _joined(_onsets(curves, LEVEL, MIN_SENT))
+    switches = _switches(curves)
     first = sum(d for _, d in curves.first_round_trip.values())
     total = first + sum(int(t["dropped"].sum()) for t in curves.windows.values())
     share = f"{100 * first / total:.0f} % of {total:,}" if total else "no drops"
@@ -145,6 +144,22 @@ def _fmt_onset(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}"
 
 
+def _onsets(curves: Curves, level: float, min_sent: int) -> list[float | None]:
+    """The onset of each switch count's curve, shortest path first."""
+    return [onset(curves.windows[h], level, min_sent) for h in sorted(curves.windows)]
+
+
+def _joined(onsets: list[float | None], sep: str = " / ") -> str:
+    return sep.join(_fmt_onset(v) for v in onsets)
+
+
+def _switches(curves: Curves) -> str:
+    return " / ".join(str(h) for h in sorted(curves.windows))
+
+
+CHECKS = ("rises", "later_with_hops")
+
+
 def claim_row(claim: dict, sweep: Path) -> tuple[float | None, str, str, str]:
     """A claim of kind `owd_curve`: (value, incast text, spread, verdict).
 
@@ -153,6 +168,8 @@ def claim_row(claim: dict, sweep: Path) -> tuple[float | None, str, str, str]:
     The value is the largest onset (rises) or the shift of the onset from the shortest path to
     the longest (later_with_hops).
     """
+    if claim["check"] not in CHECKS:
+        raise CurveError(f"claim {claim['id']}: `check` must be `rises` or `later_with_hops`")
     level = float(claim.get("level", LEVEL))
     window = float(claim.get("window_us", WINDOW_US))
     quiet = float(claim.get("quiet_below_us", QUIET_BELOW_US))
@@ -160,31 +177,23 @@ def claim_row(claim: dict, sweep: Path) -> tuple[float | None, str, str, str]:
     variant = claim.get("variant", "nopfc")
     texts, spreads, ok, values = [], [], True, []
     for point in claim["points"]:
-        runs = _run_dirs(sweep, point, variant)
-        curves = pooled(runs, point, window)
-        onsets = {h: onset(t, level, min_sent) for h, t in curves.windows.items()}
-        texts.append(
-            f"{point}: onset {' / '.join(_fmt_onset(onsets[h]) for h in sorted(onsets))} us "
-            f"({' / '.join(str(h) for h in sorted(onsets))} switches)"
-        )
-        per_seed = [pooled([run], point, window) for run in runs]
-        seed_onsets = [
-            "/".join(_fmt_onset(onset(c.windows[h], level, min_sent)) for h in sorted(c.windows))
-            for c in per_seed
+        # Each run's curve is read once: per seed for the spread, summed for the value.
+        runs = [_summary_curve(run) for run in _run_dirs(sweep, point, variant)]
+        curves = merged(runs, point, window)
+        found = _onsets(curves, level, min_sent)
+        texts.append(f"{point}: onset {_joined(found)} us ({_switches(curves)} switches)")
+        seeds = [
+            _joined(_onsets(merged([run], point, window), level, min_sent), "/") for run in runs
         ]
-        spreads.append(f"{point} by seed: " + ", ".join(seed_onsets))
-        found = [onsets[h] for h in sorted(onsets)]
+        spreads.append(f"{point} by seed: " + ", ".join(seeds))
         if claim["check"] == "rises":
             ok &= all(rises(t, level, quiet, min_sent) for t in curves.windows.values())
             values += [v for v in found if v is not None]
-        elif claim["check"] == "later_with_hops":
-            if any(v is None for v in found):
-                ok = False
-                continue
+        elif any(v is None for v in found):
+            ok = False
+        else:
             ok &= all(a <= b for a, b in zip(found, found[1:]))
             values.append(found[-1] - found[0])
-        else:
-            raise CurveError(f"claim {claim['id']}: `check` must be `rises` or `later_with_hops`")
     value = max(values) if values else None
     return value, "; ".join(texts), "; ".join(spreads), "reproduced" if ok else "contradicted"
 

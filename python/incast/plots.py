@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import LogFormatter  # noqa: E402
 
-from .drop_curve import MIN_SENT, merged  # noqa: E402
+from .drop_curve import MIN_SENT, WINDOW_US, merged  # noqa: E402
 
 #: How many ports `queue_length.png` shows (those with the largest max queue).
 TOP_QUEUES = 4
@@ -277,9 +277,9 @@ def plot_owd_drop_curve(results: Any, path: Path, notes: list | None = None) -> 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     open_from = curves.open_from_us if curves.open_from_us is not None else float("inf")
     for hops, table in curves.windows.items():
-        shown = table[(table["sent"] >= MIN_SENT) & (table["owd_lo_us"] + 10.0 <= open_from)]
+        shown = table[(table["sent"] >= MIN_SENT) & (table["owd_lo_us"] + WINDOW_US <= open_from)]
         ax.plot(
-            shown["owd_lo_us"] + 5.0,
+            shown["owd_lo_us"] + WINDOW_US / 2,
             100 * shown["drop_probability"],
             marker="o",
             markersize=3,

@@ -138,6 +138,11 @@ impl DropCurve {
         self.bins + 2
     }
 
+    /// The first cell of the group of paths over `switch_hops` switches.
+    fn group_start(&self, switch_hops: u32) -> usize {
+        (switch_hops as usize).min(HOP_GROUPS - 1) * self.cells()
+    }
+
     /// The cell of a reading: 0 without one, then the bins (a negative
     /// reading, from clock error, counts in the first), then the last.
     fn cell_of(&self, last_owd: Option<i64>) -> usize {
@@ -150,8 +155,7 @@ impl DropCurve {
     /// A data packet of a flow over `switch_hops` switches leaves, its
     /// flow's last reading `last_owd`: counts it and returns its tag.
     pub fn on_send(&mut self, switch_hops: u32, last_owd: Option<i64>) -> u16 {
-        let group = (switch_hops as usize).min(HOP_GROUPS - 1);
-        let index = group * self.cells() + self.cell_of(last_owd);
+        let index = self.group_start(switch_hops) + self.cell_of(last_owd);
         self.sent[index] += 1;
         // Tag 0 means "not tracked"; at most 32 x 2002 cells fit a u16.
         (index + 1) as u16
@@ -185,10 +189,7 @@ impl DropCurve {
     /// The counts of OWD bin `bin` (`bins` is the "at least `max`" one) of
     /// paths over `switch_hops` switches.
     pub fn cell(&self, switch_hops: u32, bin: usize) -> Option<Cell> {
-        (bin <= self.bins).then(|| {
-            let group = (switch_hops as usize).min(HOP_GROUPS - 1);
-            self.counts(group * self.cells() + 1 + bin)
-        })
+        (bin <= self.bins).then(|| self.counts(self.group_start(switch_hops) + 1 + bin))
     }
 
     /// The summary's `owd_drop_curve`: per switch count that sent anything,
@@ -197,7 +198,7 @@ impl DropCurve {
         let us = |ps: Ps| ps as f64 / US as f64;
         let mut groups = vec![];
         for group in 0..HOP_GROUPS {
-            let base = group * self.cells();
+            let base = self.group_start(group as u32);
             if self.sent[base..base + self.cells()].iter().all(|&n| n == 0) {
                 continue;
             }
