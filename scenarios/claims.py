@@ -55,7 +55,11 @@ Kinds (`kind` in claims.toml; the keys each reads):
 
 Derived metrics: `drop_ratio` (dropped packets / data packets sent, from each run's flows table:
 packets = ceil(size / payload) + retransmitted packets); `large_flows` (the run's flows of at
-least 100 KB, from its flows table).
+least 100 KB, from its flows table). The workload's own shares, from every background (not
+incast) flow the run started, finished or not (the buckets count finished flows only, which
+leaves out the large flows still running at the end): `background_flows`, `background_mice`
+(under 100 KB), `background_elephants` (at least 1 MB), `background_bytes`,
+`background_elephant_bytes`.
 """
 
 from __future__ import annotations
@@ -82,9 +86,19 @@ except ModuleNotFoundError:  # Python < 3.11
 HERE = Path(__file__).resolve().parent
 
 #: Metrics computed from each run's tables rather than read from the points table.
-DERIVED = ("drop_ratio", "large_flows")
+DERIVED = (
+    "drop_ratio",
+    "large_flows",
+    "background_flows",
+    "background_mice",
+    "background_elephants",
+    "background_bytes",
+    "background_elephant_bytes",
+)
 #: The talks' mice boundary: flows under 100 KB (the derived metric `large_flows` counts the rest).
 LARGE_FLOW_BYTES = 100_000
+#: An elephant: at least 1 MB (no talk gives the boundary; the buckets' largest).
+ELEPHANT_BYTES = 1_000_000
 VERDICTS = ("reproduced", "direction", "contradicted", "not simulatable", "not run")
 COLUMNS = ["id", "claim", "talk", "incast", "spread", "verdict", "why", "sweep", "computed_at"]
 
@@ -141,6 +155,8 @@ class Sweep:
                 self.dir / str(row["dir"]) / "flows.parquet", columns=["size_bytes"]
             )
             return float((sizes["size_bytes"] >= LARGE_FLOW_BYTES).sum())
+        if name.startswith("background_"):
+            return self._background(row)[name]
         if name not in self.points.columns:
             raise ClaimsError(f"sweep {self.name}: no metric `{name}` in points.parquet")
         value = row[name]
@@ -153,6 +169,21 @@ class Sweep:
         if not found:
             raise ClaimsError(f"sweep {self.name}: no metric matches `{pattern}`")
         return found
+
+    def _background(self, row: Any) -> dict[str, float]:
+        """The background flows the run started (every flow but the incasts'), by size."""
+        flows = pd.read_parquet(
+            self.dir / str(row["dir"]) / "flows.parquet", columns=["size_bytes", "kind"]
+        )
+        size = flows.loc[flows["kind"] != "incast", "size_bytes"]
+        elephants = size[size >= ELEPHANT_BYTES]
+        return {
+            "background_flows": float(len(size)),
+            "background_mice": float((size < LARGE_FLOW_BYTES).sum()),
+            "background_elephants": float(len(elephants)),
+            "background_bytes": float(size.sum()),
+            "background_elephant_bytes": float(elephants.sum()),
+        }
 
     def _drop_ratio(self, row: Any) -> float:
         sent = rdma_data_packets(self.dir / str(row["dir"]))
