@@ -290,6 +290,7 @@ fn fill(w: &mut World, now: Ps, n: u32) {
         let nq = w.nic_queues.as_deref().expect("the queues model");
         (n as usize * nq.layout.per_nic, nq.layout.per_nic, nq.limit)
     };
+    let paused = w.ports[w.nics[n as usize].port as usize].paused;
     for q in first..first + per_nic {
         loop {
             let nq = w.nic_queues.as_deref_mut().expect("the queues model");
@@ -304,6 +305,10 @@ fn fill(w: &mut World, now: Ps, n: u32) {
             f.in_ready = false;
             if !f.active {
                 continue;
+            }
+            if f.prio != f.class {
+                // Congestion isolation: the NIC's isolation ages out (as in the round robin).
+                super::ci_age(&mut w.mechs.ci, f, now, paused);
             }
             let (src, pcie_free) = (f.src, super::pcie::free_at(&w.pcie, f.src));
             if super::round_robin::held_at_sender(&mut w.q, f, now, slot, pcie_free) {
