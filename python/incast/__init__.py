@@ -143,17 +143,13 @@ def run(
     a progress bar on stderr; `base_dir` is where relative paths inside the
     scenario resolve (default: the file's directory, else the current one).
     """
-    from ._runner import drive, progress_bar
-    from .results import Results
+    from ._runner import run_to_results
 
-    t0 = time.perf_counter()
+    started = time.perf_counter()
     sim = simulation(scenario, seed=seed, base_dir=base_dir)
+    console = None
     if progress:
         from rich.console import Console
 
-        with progress_bar(Console(stderr=True), sim.name) as update:
-            drive(sim, update)
-    else:
-        drive(sim)
-    raw = sim.finish()
-    return Results(raw, wall_seconds=time.perf_counter() - t0)
+        console = Console(stderr=True)
+    return run_to_results(sim, started, progress_console=console)

@@ -1,11 +1,17 @@
-"""Driving a `Simulation` in chunks, optionally with a rich progress bar."""
+"""Driving a `Simulation` in chunks, optionally with a rich progress bar, and
+`run_to_results`: the one path from a built simulation to its `Results`, which
+`incast.run`, `incast run` (the CLI), a sweep's workers and `incast.run_hpcc`
+all take."""
 
 from __future__ import annotations
 
 import contextlib
 import time
 from collections.abc import Iterator
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from .results import Results
 
 ProgressCallback = Callable[[dict], None]
 
@@ -109,3 +115,26 @@ def progress_bar(
 
         yield update
         bar.update(task, completed=1.0)
+
+
+def run_to_results(
+    simulation: Any,
+    started: float,
+    *,
+    on_progress: ProgressCallback | None = None,
+    progress_console: Any = None,
+) -> Results:
+    """Run a built `Simulation` (or `HpccRun`) to its end and return its
+    `Results`, with the wall time since `started` (a `time.perf_counter()`
+    reading taken before the simulation was built). Progress goes to
+    `on_progress`, or to a progress bar on `progress_console` (a rich
+    Console), or nowhere when neither is given."""
+    from .results import Results
+
+    if progress_console is not None:
+        with progress_bar(progress_console, simulation.name) as update:
+            drive(simulation, update)
+    else:
+        drive(simulation, on_progress)
+    raw = simulation.finish()
+    return Results(raw, wall_seconds=time.perf_counter() - started)

@@ -311,13 +311,13 @@ def _out_for(job: dict, out_dir: str | None, several: bool, overrides: list) -> 
 def _run_one(
     job: dict, staging: Any, console: Any, out_console: Any, no_plots: bool, quiet: bool
 ) -> None:
-    from ._runner import drive, progress_bar
+    from ._runner import run_to_results
 
     ScenarioError = _scenario_error()
     sim = None
     out = job["out"]
     try:
-        t0 = time.perf_counter()
+        started = time.perf_counter()
         if job.get("hpcc"):
             from .hpcc import hpcc_simulation
 
@@ -330,15 +330,7 @@ def _run_one(
                 _fail(f"invalid HPCC experiment {job['hpcc']}: {e}")
         else:
             sim = _core_module().Simulation(job["text"], job["fmt"], job["base_dir"], job["seed"])
-        if quiet:
-            drive(sim)
-        else:
-            with progress_bar(console, sim.name) as update:
-                drive(sim, update)
-        raw = sim.finish()
-        from .results import Results
-
-        results = Results(raw, wall_seconds=time.perf_counter() - t0)
+        results = run_to_results(sim, started, progress_console=None if quiet else console)
         stage = staging.partial
         results.to_parquet(stage)
         if job.get("scenario") is not None:
@@ -348,7 +340,7 @@ def _run_one(
         if job.get("hpcc"):
             from .hpcc import write_hpcc_outputs
 
-            write_hpcc_outputs(raw, stage)
+            write_hpcc_outputs(results.texts, stage)
         notes: list = []
         plots = []
         if not no_plots:

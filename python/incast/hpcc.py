@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
-from ._runner import drive, progress_bar
+from ._runner import run_to_results
 from .results import Results
 
 #: Names of the HPCC-format output files.
@@ -51,7 +51,8 @@ def hpcc_simulation(
 
 
 def write_hpcc_outputs(raw: dict, out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write `fct.txt` and `pfc.txt` from the dict `HpccRun.finish()` returned."""
+    """Write `fct.txt` and `pfc.txt` from the dict `HpccRun.finish()` returned
+    (or the `texts` of its `Results`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -80,23 +81,20 @@ def run_hpcc(
     (the texts are also on the returned object as `hpcc_fct` and `hpcc_pfc`).
     `headroom` and `acks` are the import options of `hpcc_simulation`.
     """
-    t0 = time.perf_counter()
+    started = time.perf_counter()
     sim = hpcc_simulation(
         config, topology=topology, flows=flows, seed=seed, headroom=headroom, acks=acks
     )
+    console = None
     if progress:
         from rich.console import Console
 
-        with progress_bar(Console(stderr=True), sim.name) as update:
-            drive(sim, update)
-    else:
-        drive(sim)
-    raw = sim.finish()
-    results = Results(raw, wall_seconds=time.perf_counter() - t0)
-    results.hpcc_fct = raw.get("hpcc_fct", "")  # type: ignore[attr-defined]
-    results.hpcc_pfc = raw.get("hpcc_pfc", "")  # type: ignore[attr-defined]
+        console = Console(stderr=True)
+    results = run_to_results(sim, started, progress_console=console)
+    results.hpcc_fct = results.texts.get("hpcc_fct", "")  # type: ignore[attr-defined]
+    results.hpcc_pfc = results.texts.get("hpcc_pfc", "")  # type: ignore[attr-defined]
     if out is not None:
-        write_hpcc_outputs(raw, out)
+        write_hpcc_outputs(results.texts, out)
     return results
 
 

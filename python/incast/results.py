@@ -239,6 +239,8 @@ class Results:
             totals); its keys may grow over versions.
         stats: engine statistics (events, packet_hops, tx_done_events,
             sim_time_ps, wall_seconds, peak_packets, peak_flows).
+        texts: other texts the core returned (an HPCC run's fct.txt and
+            pfc.txt as "hpcc_fct" and "hpcc_pfc").
     """
 
     def __init__(self, raw: dict, *, wall_seconds: float | None = None) -> None:
@@ -256,6 +258,11 @@ class Results:
             codes = dict(enumerate(str(n) for n in names))
             self.flows["cc"] = _categorical(self.flows["cc"].to_numpy(), codes)
         self.stats: dict = dict(raw.get("stats", {}))
+        #: The texts the core returned beside the tables (`HpccRun`: "hpcc_fct",
+        #: "hpcc_pfc", HPCC's fct.txt and pfc.txt).
+        self.texts: dict[str, str] = {
+            k: v for k, v in raw.items() if k != "summary" and isinstance(v, str)
+        }
         if wall_seconds is not None and not self.stats.get("wall_seconds"):
             self.stats["wall_seconds"] = wall_seconds
 

@@ -112,10 +112,9 @@ def simulate(
     """Run one scenario (JSON text) and return `{"files": {name: bytes},
     "wall_seconds": ..., "events": ...}`. Runs in a worker process (local or Ray)."""
     from . import _core
-    from ._runner import drive
-    from .results import Results
+    from ._runner import run_to_results
 
-    t0 = time.perf_counter()
+    started = time.perf_counter()
     sim = _core.Simulation(scenario_json, "json", base_dir, None)
     queue = _progress_queue
     last = [0.0]
@@ -129,10 +128,8 @@ def simulate(
             with contextlib.suppress(Exception):
                 queue.put_nowait((index, float(p.get("fraction", 0.0) or 0.0)))
 
-    drive(sim, report)
-    raw = sim.finish()
-    wall = time.perf_counter() - t0
-    results = Results(raw, wall_seconds=wall)
+    results = run_to_results(sim, started, on_progress=report)
+    wall = time.perf_counter() - started
     files = results.to_bytes()
     return {"files": files, "wall_seconds": wall, "events": results.stats.get("events")}
 
