@@ -18,7 +18,8 @@ from conftest import POISSON_TOML, TINY_TOML
 from incast.cli import cli
 from incast.combine import factor
 from incast.experiment import load_experiment
-from incast.sweep import LOCK_FILE, PARTIAL_PREFIX, RUNS_DIR, is_finished, run_dir, sweep
+from incast.rundir import PARTIAL_PREFIX, RUNS_DIR, is_finished, run_dir
+from incast.sweep import LOCK_FILE, sweep
 
 # 2 loads x 2 variants x 2 seeds = 8 small runs (about 20 Poisson flows each).
 EXPERIMENT = """

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from conftest import POISSON_TOML, REPO, TINY_TOML
 from incast.cli import cli
-from incast.combine import SummaryKeys, flatten_summary, partition_value
+from incast.combine import partition_value
 from incast.experiment import (
     MAX_RUNS,
     ExperimentError,
@@ -28,7 +28,9 @@ from incast.experiment import (
     load_experiment,
 )
 from incast.outdir import LOCK_FILE, OutDirError, OutputLock, locked
-from incast.sweep import RUNS_DIR, is_finished, run_dir, simulate, sweep
+from incast.rundir import RUNS_DIR, is_finished, run_dir
+from incast.summary_keys import SummaryKeys, flatten_summary
+from incast.sweep import simulate, sweep
 
 TWO_POINTS = """
 name = "two"

@@ -592,7 +592,7 @@ def sweep(
         out = Path("incast-out") / bounded_name(_safe_dirname(exp.name))
     if dry_run:
         from .experiment import describe_runs
-        from .sweep import run_damage, run_dir
+        from .rundir import run_damage, run_dir
 
         for r in exp.runs:
             damage = run_damage(out, r)  # None: finished, or not there yet
@@ -628,7 +628,7 @@ def sweep(
             fresh=force,
         )
     except KeyboardInterrupt:
-        from .sweep import is_finished
+        from .rundir import is_finished
 
         done = sum(is_finished(out, r) for r in exp.runs)
         click.echo(

@@ -21,7 +21,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .fmt import format_number, format_value, glue, is_number
+from .fmt import format_number, format_value, glue, is_value
 from .keypath import printable
 from .report import Unbroken, print_line
 
@@ -44,7 +44,7 @@ class MetricDiff:
 
     @property
     def numeric(self) -> bool:
-        return _num(self.a) and _num(self.b)
+        return is_value(self.a) and is_value(self.b)
 
     @property
     def changed(self) -> bool:
@@ -88,11 +88,6 @@ class Comparison:
     @property
     def changed(self) -> list[MetricDiff]:
         return [d for d in self.metrics if d.changed]
-
-
-def _num(x: Any) -> bool:
-    """A number (`is_number`) that is not NaN."""
-    return is_number(x) and not math.isnan(x)
 
 
 def read_summary(directory: Path) -> dict:
@@ -147,7 +142,7 @@ def _warning_lines(summary: dict) -> list[str] | None:
 def compare_dirs(dir_a: Path, dir_b: Path) -> Comparison:
     """Every summary metric of A and B (flattened key paths, A's first), and the
     warning lines B adds and removes."""
-    from .combine import flatten_summary
+    from .summary_keys import flatten_summary
 
     summary_a, summary_b = read_summary(dir_a), read_summary(dir_b)
     warnings_a, warnings_b = _warning_lines(summary_a), _warning_lines(summary_b)

@@ -48,7 +48,9 @@ from pathlib import Path
 from typing import Any
 
 from . import keypath
+from .canonical import canonical_json, name_hash
 from .experiment_checks import (
+    BUCKET_METRICS,
     MAX_RUNS,
     SCENARIO_NAME_LIMIT,
     check_label,
@@ -75,8 +77,6 @@ TOP_KEYS = (
     "report",
 )
 COMPARE_KEYS = ("name", "baseline", "variants", "metric", "stats", "buckets", "points", "better")
-#: Metrics read per size bucket from the summary (with the overall row as "all").
-BUCKET_METRICS = ("slowdown", "fct_us")
 BUCKET_SETS = {"buckets": "buckets", "background": "buckets_background"}
 DEFAULT_VARIANT = "base"
 #: Metrics drawn against each parameter by default.
@@ -162,10 +162,6 @@ class Experiment:
     param_columns: list[str] = field(default_factory=list)
 
 
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def scenario_hash(scenario: Mapping) -> str:
     """A stable hash of a fully resolved scenario (sha256 of its canonical JSON)."""
     return hashlib.sha256(canonical_json(scenario).encode("utf-8")).hexdigest()
@@ -180,11 +176,6 @@ def safe_name(text: str) -> str:
     """`clean_name` cut to NAME_LIMIT characters (the parts of a run directory's
     name, which its hash keeps apart)."""
     return clean_name(text)[:NAME_LIMIT]
-
-
-def name_hash(text: str) -> str:
-    """Ten hex digits of the sha256 of `text`: what keeps shortened names apart."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
 
 
 def bounded_name(name: str, limit: int = NAME_LIMIT) -> str:

@@ -10,10 +10,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from . import keypath
+from .canonical import canonical_json
 
 if TYPE_CHECKING:
     from .experiment import Comparison, Run, _PointSpec
 
+#: Metrics read per size bucket from the summary (with the overall row as "all").
+BUCKET_METRICS = ("slowdown", "fct_us")
 #: The most runs one experiment may expand to (its product is counted first).
 MAX_RUNS = 10_000
 #: The longest scenario name the core accepts (its MAX_NAME_CHARS): a run's
@@ -77,10 +80,9 @@ def check_metrics(
 ) -> None:
     """Every `[[compare]].metric` and `[report].metrics` entry must be a key of
     the runs' summaries (or points table): checked against the summary each
-    run's configuration gives (`combine.SummaryKeys`), sampling runs of other
+    run's configuration gives (`summary_keys.SummaryKeys`), sampling runs of other
     configurations only while some name is still unknown."""
-    from .combine import SummaryKeys
-    from .experiment import BUCKET_METRICS
+    from .summary_keys import SummaryKeys
 
     wanted = [
         (f"compare[{i}].metric", c.metric, True)
@@ -116,8 +118,6 @@ def _configuration_samples(runs: list[Run]) -> Iterator[Run]:
     """Runs of distinct configurations, the likeliest to differ in their summary
     sections first: the first run of each variant, then of each point and
     variant, then any other whose scenario differs by more than its seed."""
-    from .experiment import canonical_json
-
     seen: set[str] = set()
 
     def fresh(run: Run) -> bool:

@@ -33,6 +33,11 @@ def is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def is_value(x: Any) -> bool:
+    """A number that is not NaN (a measured value: an empty statistic is NaN)."""
+    return is_number(x) and not math.isnan(x)
+
+
 #: Floats from this size on are written with an exponent (1e+20), not as a row
 #: of digits a float does not hold.
 HUGE = 1e15
@@ -175,3 +180,16 @@ def wrap_text(text: str, width: int, subsequent_indent: str = "") -> str:
         )
         out += wrapped or [indent]
     return "\n".join(out).replace(NBSP, " ")
+
+
+def format_factor(mean: float, std: float, seeds: int) -> str:
+    """An improvement factor, mean ± std over seeds: '1.41x ± 0.05' ('1.41x'
+    with one seed, '-' when unknown)."""
+    if math.isnan(mean):
+        return "-"
+    if math.isinf(mean):
+        return "inf"
+    text = f"{mean:.2f}x"
+    if seeds > 1 and not math.isnan(std):
+        text += f" ± {std:.2f}"
+    return text

@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .fmt import format_number, is_number
+from .fmt import format_factor, format_number, is_number
 
 _STYLE = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -214,8 +214,6 @@ def write_run_report(results: Any, out: Path, plot_names: list[str]) -> Path:
 
 
 def _factor_cell(mean: float, std: float, seeds: int) -> str:
-    from .combine import format_factor
-
     text = _e(format_factor(mean, std, seeds))
     if isinstance(mean, float) and not math.isnan(mean):
         cls = "good" if mean > 1.05 else "bad" if mean < 0.95 else ""

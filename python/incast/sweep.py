@@ -27,8 +27,6 @@ even when it is killed outright.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import shutil
 import signal
@@ -39,12 +37,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .experiment import Experiment, Run, canonical_json
+from .canonical import canonical_json
+from .experiment import Experiment, Run
 from .outdir import LOCK_FILE as LOCK_FILE  # the lock runs and sweeps share
 from .outdir import MARKER, OutDirError, clear, locked, refuse_symlinks
-
-RUNS_DIR = "runs"
-PARTIAL_PREFIX = ".partial-"
+from .rundir import RUNS_DIR, clean_partials, remove_damaged, run_dir, write_run
 
 
 @dataclass
@@ -132,126 +129,6 @@ def simulate(
     wall = time.perf_counter() - started
     files = results.to_bytes()
     return {"files": files, "wall_seconds": wall, "events": results.stats.get("events")}
-
-
-# ---------------------------------------------------------------------------
-# Output directory handling.
-# ---------------------------------------------------------------------------
-
-
-def run_dir(out: Path, run: Run) -> Path:
-    return out / RUNS_DIR / run.dirname
-
-
-def read_json(path: Path) -> Any:
-    """The JSON in `path`, or None when it is missing, unreadable or not JSON."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def run_damage(out: Path, run: Run) -> str | None:
-    """What is wrong with `run`'s directory: None when it holds the finished run
-    (or does not exist), else a short reason ("summary.json is empty or not JSON")."""
-    d = run_dir(out, run)
-    if not d.exists() and not d.is_symlink():
-        return None
-    if d.is_symlink() or not d.is_dir():
-        return "it is not a directory"
-    if not (d / "run.json").is_file():
-        return "run.json is missing"
-    meta = read_json(d / "run.json")
-    if not isinstance(meta, dict):
-        return "run.json is empty or not JSON"
-    if meta.get("hash") != run.hash:
-        return "run.json names another run"
-    if not isinstance(read_json(d / "summary.json"), dict):
-        return "summary.json is missing, empty or not JSON"
-    digests = meta.get("sha256") or {}
-    for name, size in sorted((meta.get("files") or {}).items()):
-        path = d / name
-        if not path.is_file():
-            return f"{name} is missing"
-        if path.stat().st_size != size:
-            return f"{name} has {path.stat().st_size:,} bytes, not {size:,}"
-        if name in digests and _sha256(path.read_bytes()) != digests[name]:
-            return f"{name} was changed since the run wrote it (its SHA-256 differs)"
-    return None
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def is_finished(out: Path, run: Run) -> bool:
-    """Whether `run`'s directory holds its complete results."""
-    return (run_dir(out, run) / "run.json").is_file() and run_damage(out, run) is None
-
-
-def remove_damaged(out: Path, runs: list[Run]) -> dict[int, str]:
-    """Remove the directories of runs that are damaged; {run index: reason}."""
-    damaged = {}
-    for run in runs:
-        reason = run_damage(out, run)
-        if reason is not None:
-            damaged[run.index] = reason
-            path = run_dir(out, run)
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)
-            else:
-                path.unlink()
-    return damaged
-
-
-def write_run(out: Path, run: Run, result: dict, experiment: Experiment) -> Path:
-    """Write one run's files to a partial directory, then rename it into place."""
-    from . import __version__
-
-    final = run_dir(out, run)
-    partial = out / RUNS_DIR / f"{PARTIAL_PREFIX}{run.dirname}-{os.getpid()}"
-    if partial.exists():
-        shutil.rmtree(partial)
-    partial.mkdir(parents=True)
-    files = dict(result["files"])
-    files["scenario.json"] = (json.dumps(run.scenario, sort_keys=True, indent=2) + "\n").encode()
-    for name, data in sorted(files.items()):
-        (partial / name).write_bytes(data)
-    meta = {
-        "experiment": experiment.name,
-        "label": run.label,
-        "point": run.point,
-        "variant": run.variant,
-        "seed": run.seed,
-        "hash": run.hash,
-        "params": run.params,
-        "incast_version": __version__,
-        # Each file's size: a file emptied or cut short later is found on a rerun.
-        "files": {name: len(data) for name, data in sorted(files.items())},
-        # and its digest: a file overwritten in place, at the same size, is found too.
-        "sha256": {name: _sha256(data) for name, data in sorted(files.items())},
-    }
-    # run.json is written last: its presence marks the run as complete.
-    (partial / "run.json").write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n")
-    if is_finished(out, run):  # a finished copy is there already: keep it
-        shutil.rmtree(partial)
-        return final
-    if final.exists():  # a damaged one: replaced
-        shutil.rmtree(final)
-    os.replace(partial, final)
-    return final
-
-
-def clean_partials(out: Path) -> int:
-    """Remove the partial run directories an interrupted sweep left behind."""
-    runs = out / RUNS_DIR
-    n = 0
-    if runs.is_dir():
-        for p in runs.iterdir():
-            if p.name.startswith(PARTIAL_PREFIX):
-                shutil.rmtree(p, ignore_errors=True)
-                n += 1
-    return n
 
 
 def require_ray() -> None:
