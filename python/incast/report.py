@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from rich import box
 from rich.cells import cell_len
@@ -39,37 +39,20 @@ from .fmt import (
 
 _PCTS = (("mean", "mean"), ("p50", "p50"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"))
 
-# Top-level summary keys rendered by a dedicated section.
-_KNOWN = {
-    "scenario",
-    "seed",
-    "sim_time_us",
-    "flows",
-    "stopped_flows",
-    "buckets",
-    "overall",
-    "drops",
-    "ecn_marks",
-    "retransmits",
-    "timeouts",
-    "incasts",
-    "utilization",
-    "engine",
-    "edge",
-    "ci",
-    "cnps",
-    "out_of_order_arrivals",
-    "buckets_background",
-    "pfc",
-    "warnings",
-    "queue_series",
-    "congestion_controls",
-    "by_cc",
-    "cm",
-    "nic_queues",
-    "nic_receive",
-    "pcie",
-}
+#: Top-level summary keys shown outside `SECTIONS`: in the header (name, seed,
+#: simulated time, events), the queue-series line, the warnings, and the names
+#: the per-congestion-control tables take.
+_SHOWN_ELSEWHERE = frozenset(
+    {
+        "scenario",
+        "seed",
+        "sim_time_us",
+        "engine",
+        "queue_series",
+        "warnings",
+        "congestion_controls",
+    }
+)
 
 
 #: Below this console width the labels of two-column sections wrap too.
@@ -329,10 +312,6 @@ def _kv_table(title: str, rows: list[tuple[str, str]]) -> Table:
     return t
 
 
-def _totals(summary: dict) -> Table:
-    return _kv_table("Totals", totals_rows(summary))
-
-
 #: PFC summary keys, labelled.
 _PFC_LABELS = (
     ("pause_frames", "PAUSE frames sent, all ports"),
@@ -355,11 +334,6 @@ def pfc_rows(summary: dict) -> list[tuple[str, str]]:
     known = {key for key, _ in _PFC_LABELS}
     rows += [(label_of(str(k)), format_value(str(k), v)) for k, v in pfc.items() if k not in known]
     return rows
-
-
-def _pfc(summary: dict) -> Table | None:
-    rows = pfc_rows(summary)
-    return _kv_table("PFC", rows) if rows else None
 
 
 def _incasts(summary: dict) -> Table | None:
@@ -408,11 +382,6 @@ def edge_rows(summary: dict) -> tuple[list[tuple[str, str]], list[str]]:
         rows.append(("clock error mean / max", _slashed(clock, keys, "us", digits=3)))
     rows += drop_curve_rows(summary)
     return rows, [str(w) for w in e.get("warnings") or []]
-
-
-def _edge(summary: dict) -> tuple[Table | None, list[str]]:
-    rows, warnings = edge_rows(summary)
-    return (_kv_table("Edge pausing", rows) if rows else None), warnings
 
 
 def ci_rows(summary: dict) -> tuple[list[tuple[str, str]], list[str]]:
@@ -467,11 +436,6 @@ def ci_rows(summary: dict) -> tuple[list[tuple[str, str]], list[str]]:
     return rows, warnings
 
 
-def _ci(summary: dict) -> tuple[Table | None, list[str]]:
-    rows, warnings = ci_rows(summary)
-    return (_kv_table("Congestion isolation", rows) if rows else None), warnings
-
-
 def cm_rows(summary: dict) -> list[tuple[str, str]]:
     """Congestion management (`[cm]`, the adapter NIC, input partitions) as
     (label, value) rows; empty without them."""
@@ -524,11 +488,6 @@ def cm_rows(summary: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def _cm(summary: dict) -> Table | None:
-    rows = cm_rows(summary)
-    return _kv_table("Congestion management", rows) if rows else None
-
-
 def nic_rows(summary: dict) -> list[tuple[str, str]]:
     """The NICs' transmit queues, receive path and PCIe links (`[nic]`) as
     (label, value) rows; empty without them."""
@@ -566,11 +525,6 @@ def nic_rows(summary: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def _nic(summary: dict) -> Table | None:
-    rows = nic_rows(summary)
-    return _kv_table("NIC", rows) if rows else None
-
-
 def other_rows(summary: dict) -> list[tuple[str, str]]:
     """(key path, value) rows of every summary entry no section shows, each in
     the unit its key names."""
@@ -583,15 +537,11 @@ def other_rows(summary: dict) -> list[tuple[str, str]]:
         else:
             rows.append((prefix, format_value(prefix.rsplit(".", 1)[-1], value)))
 
+    shown = _SHOWN_ELSEWHERE.union(*(kind.keys for kind in SECTIONS))
     for k, v in summary.items():
-        if k not in _KNOWN:
+        if k not in shown:
             walk(str(k), v)
     return rows
-
-
-def _others(summary: dict) -> Table | None:
-    rows = other_rows(summary)
-    return _kv_table("Other", rows) if rows else None
 
 
 def queue_series_text(summary: dict) -> str | None:
@@ -652,24 +602,97 @@ class Section:
         return Text.from_markup(str(self.table.title or "")).plain if self.table else ""
 
 
-def summary_sections(summary: dict) -> tuple[list[Section], list[str]]:
-    """The sections of a run's summary, in the order both reports show them:
-    the slowdown tables (`slowdown_tables`) and a note for each table left out,
-    incast completion times, totals, PFC, edge pausing, congestion isolation,
-    congestion management, NIC and anything else the core reported (a section
-    with nothing in it is left out); and the warnings: the sections' own (edge
-    pausing, congestion isolation), then the summary's. The terminal
-    (`print_summary`) and the HTML report (`html.py`) both render these."""
+Built = tuple[list[Section], list[str]]
+
+
+@dataclass(frozen=True)
+class SectionKind:
+    """One kind of section of a run's summary: the top-level summary keys it
+    shows (no other section shows them, and "Other" leaves them out) and how it
+    is built from the summary: its tables or notes, and its warnings."""
+
+    name: str
+    keys: tuple[str, ...]
+    build: Callable[[dict], Built]
+
+
+def _slowdown_sections(summary: dict) -> Built:
     tables, omitted = slowdown_tables(summary)
-    sections = [Section(table=t) for t in tables] + [Section(note=n) for n in omitted]
-    rest = [_incasts(summary), _totals(summary), _pfc(summary)]
+    return [Section(table=t) for t in tables] + [Section(note=n) for n in omitted], []
+
+
+def _table(table: Table | None) -> Built:
+    return ([Section(table=table)] if table is not None else []), []
+
+
+def _rows(title: str, rows_of: Callable[[dict], list[tuple[str, str]]]) -> Callable[[dict], Built]:
+    """A section of (label, value) rows; none when there are no rows."""
+
+    def build(summary: dict) -> Built:
+        rows = rows_of(summary)
+        return _table(_kv_table(title, rows) if rows else None)
+
+    return build
+
+
+def _rows_and_warnings(
+    title: str, rows_of: Callable[[dict], tuple[list[tuple[str, str]], list[str]]]
+) -> Callable[[dict], Built]:
+    """A section of (label, value) rows that also has warnings of its own."""
+
+    def build(summary: dict) -> Built:
+        rows, warnings = rows_of(summary)
+        return _table(_kv_table(title, rows) if rows else None)[0], warnings
+
+    return build
+
+
+#: Every section of a run's summary, in the order both reports show them (the
+#: terminal's `print_summary` and the HTML report's `html.summary_html`): a
+#: section for a new summary block is one line here.
+SECTIONS: tuple[SectionKind, ...] = (
+    SectionKind(
+        "slowdown", ("buckets", "overall", "buckets_background", "by_cc"), _slowdown_sections
+    ),
+    SectionKind("incasts", ("incasts",), lambda summary: _table(_incasts(summary))),
+    SectionKind(
+        "totals",
+        (
+            "flows",
+            "stopped_flows",
+            "drops",
+            "ecn_marks",
+            "retransmits",
+            "timeouts",
+            "cnps",
+            "out_of_order_arrivals",
+            "utilization",
+        ),
+        _rows("Totals", totals_rows),
+    ),
+    SectionKind("pfc", ("pfc",), _rows("PFC", pfc_rows)),
+    SectionKind("edge", ("edge",), _rows_and_warnings("Edge pausing", edge_rows)),
+    SectionKind("ci", ("ci",), _rows_and_warnings("Congestion isolation", ci_rows)),
+    SectionKind("cm", ("cm",), _rows("Congestion management", cm_rows)),
+    SectionKind("nic", ("nic_queues", "nic_receive", "pcie"), _rows("NIC", nic_rows)),
+    SectionKind("other", (), _rows("Other", other_rows)),
+)
+
+
+def summary_sections(summary: dict) -> tuple[list[Section], list[str]]:
+    """The sections of a run's summary (`SECTIONS`, in their order: the
+    slowdown tables and a note for each table left out, incast completion
+    times, totals, PFC, edge pausing, congestion isolation, congestion
+    management, NIC and anything else the core reported; a section with nothing
+    in it is left out), and the warnings: the sections' own, then the
+    summary's. The terminal (`print_summary`) and the HTML report (`html.py`)
+    both render these."""
+    sections: list[Section] = []
     warnings: list[str] = []
-    for with_warnings in (_edge, _ci):
-        table, notes = with_warnings(summary)
-        rest.append(table)
+    for kind in SECTIONS:
+        built, notes = kind.build(summary)
+        sections += built
         warnings += notes
-    rest += [_cm(summary), _nic(summary), _others(summary)]
-    sections += [Section(table=t) for t in rest if t is not None]
     warnings += [str(w) for w in summary.get("warnings") or []]
     return sections, warnings
 
