@@ -341,17 +341,17 @@ def plot_comparison(diffs: list[MetricDiff], path: Path, name_a: str, name_b: st
         f"Summary metrics, {name_b} vs {name_a} ({len(rows)} largest changes)", fontsize="medium"
     )
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
+    from .figures import save_figure
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110, metadata={"Software": None})
+        save_figure(fig, path)
     except OSError as e:
+        plt.close(fig)  # not written: closed all the same
         blocked = next((d for d in path.parents if d.exists() and not d.is_dir()), None)
         reason = f"{blocked} is not a directory" if blocked else (e.strerror or str(e))
         raise CompareError(
             f"cannot write the chart to {path}: {reason}; "
             "pass --out FILE in a writable directory, or --no-plot"
         ) from None
-    finally:
-        plt.close(fig)
     return path

@@ -16,6 +16,7 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import LogFormatter  # noqa: E402
 
 from .drop_curve import MIN_SENT, WINDOW_US, merged  # noqa: E402
+from .figures import save_figure  # noqa: E402
 
 #: How many ports `queue_length.png` shows (those with the largest max queue).
 TOP_QUEUES = 4
@@ -28,14 +29,6 @@ def _skip(notes: list | None, msg: str) -> None:
         warnings.warn(msg, stacklevel=3)
     else:
         notes.append(msg)
-
-
-def _save(fig: Any, path: Path) -> Path:
-    fig.tight_layout()
-    # No date/software metadata: the PNGs are reproducible too.
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
-    return path
 
 
 def _plain_log_ticks(axis: Any) -> None:
@@ -74,7 +67,7 @@ def plot_slowdown_by_size(results: Any, path: Path, notes: list | None = None) -
     ax.set_title(f"Slowdown by flow size: {results.scenario_name} (seed {results.seed})")
     ax.legend(title="percentile")
     ax.grid(axis="y", which="both", alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def measured_groups(results: Any, column: str) -> list[tuple[str, np.ndarray]]:
@@ -145,7 +138,7 @@ def plot_slowdown_cdf(results: Any, path: Path, notes: list | None = None) -> Pa
     ax.set_title(f"Slowdown CDF by flow size: {results.scenario_name}")
     ax.legend(title="size bucket", fontsize="small")
     ax.grid(which="both", alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def fullest_ports(queues: Any) -> Any:
@@ -195,7 +188,7 @@ def plot_queue_length(results: Any, path: Path, notes: list | None = None) -> Pa
     ax.set_title(f"Egress queue length, {shown} fullest port(s): {results.scenario_name}")
     ax.legend(title="switch port -> where it sends", fontsize="small")
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def port_label(results: Any, node: int, port: int) -> str:
@@ -259,7 +252,7 @@ def plot_owd(results: Any, path: Path, notes: list | None = None) -> Path | None
     ax.set_title(f"One-way delay at the senders ({rule}): {results.scenario_name}")
     ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_owd_drop_curve(results: Any, path: Path, notes: list | None = None) -> Path | None:
@@ -290,7 +283,7 @@ def plot_owd_drop_curve(results: Any, path: Path, notes: list | None = None) -> 
     ax.set_title(f"Drop probability against OWD: {results.scenario_name}")
     ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_throughput(results: Any, path: Path, notes: list | None = None) -> Path | None:
@@ -334,7 +327,7 @@ def plot_throughput(results: Any, path: Path, notes: list | None = None) -> Path
     bottom.grid(alpha=0.3)
     scheme = (results.summary.get("cm") or {}).get("scheme", "?")
     top.set_title(f"Throughput and hot queue ({scheme}): {results.scenario_name}")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_all(

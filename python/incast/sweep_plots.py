@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .experiment import Experiment, bounded_name, clean_name
+from .figures import save_figure
 
 #: At most this many points are drawn in one grouped bar chart.
 MAX_GROUPS = 12
@@ -23,14 +24,6 @@ def _plt() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def _save(fig: Any, path: Path) -> Path:
-    plt = _plt()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(fig)
-    return path
 
 
 def _numeric(values: list) -> list[float] | None:
@@ -144,7 +137,7 @@ def plot_metric_vs_parameter(
     ax.set_title(f"{metric} vs {param}{spread}", fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", title="variant")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_metric_by_point(points: Any, metric: str, path: Path) -> Path | None:
@@ -170,7 +163,7 @@ def plot_metric_by_point(points: Any, metric: str, path: Path) -> Path | None:
     ax.set_title(f"{metric} by point and variant (mean ± std over seeds)", fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="small", title="variant")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_improvement(comps: Any, name: str, path: Path) -> Path | None:
@@ -211,7 +204,7 @@ def plot_improvement(comps: Any, name: str, path: Path) -> Path | None:
     )
     axes[0, 0].legend(fontsize="x-small", ncol=2)
     axes[-1, 0].set_xlabel("flow size bucket")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 #: (points-table column, label) of the network-health panel.
@@ -256,7 +249,7 @@ def plot_health_by_variant(points: Any, path: Path) -> Path | None:
         "PFC pauses, drops and queues by variant (mean ± std over seeds)", fontsize="medium"
     )
     axes[0, 0].legend(fontsize="small", title="variant", ncol=min(4, len(variants)))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _file_part(text: str) -> str:
