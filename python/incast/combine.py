@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from . import keypath
+from .buckets import bucket_rows
 from .canonical import canonical_json, name_hash
-from .experiment import Comparison, Experiment, Run
+from .experiment import BUCKET_SETS, Comparison, Experiment, Run
 from .fmt import format_factor, is_value
 from .rundir import is_finished, read_json, run_dir
 from .summary_keys import QUEUE_MAX, flatten_summary
@@ -163,20 +164,10 @@ def _metric_items(comp: Comparison, summary: Mapping) -> list[tuple[str, str, An
         except keypath.KeyPathError:  # a key as in points.csv: buckets[<10KB].fct_us.mean
             value = flatten_summary(summary).get(comp.metric)
         return [("value", "-", value)]
-    key = {"buckets": "buckets", "background": "buckets_background"}[comp.buckets]
-    items = []
-    buckets = [b for b in summary.get(key) or [] if isinstance(b, Mapping)]
-    overall = summary.get("overall") if comp.buckets == "buckets" else None
-    for stat in comp.stats:
-        for b in buckets:
-            m = b.get(comp.metric)
-            items.append(
-                (str(b.get("label")), stat, m.get(stat) if isinstance(m, Mapping) else None)
-            )
-        if isinstance(overall, Mapping):
-            m = overall.get(comp.metric)
-            items.append(("all", stat, m.get(stat) if isinstance(m, Mapping) else None))
-    return items
+    rows = bucket_rows(summary, BUCKET_SETS[comp.buckets])
+    return [
+        (row.label, stat, row.metric(comp.metric).get(stat)) for stat in comp.stats for row in rows
+    ]
 
 
 def factor(baseline: Any, variant: Any, better: str) -> float:

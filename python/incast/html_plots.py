@@ -120,10 +120,12 @@ def slowdown_by_size(results: Any) -> Any | None:
     """p50 / p95 / p99 slowdown per flow-size bucket (log y)."""
     import plotly.graph_objects as go
 
+    from .buckets import bucket_rows
+
     rows = [
-        (str(b.get("label", "?")), b["slowdown"])
-        for b in results.summary.get("buckets") or []
-        if isinstance(b, dict) and b.get("count") and isinstance(b.get("slowdown"), dict)
+        (row.label, row.metric("slowdown"))
+        for row in bucket_rows(results.summary, overall=False)
+        if row.has_slowdown
     ]
     if not rows:
         return None

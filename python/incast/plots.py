@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import LogFormatter  # noqa: E402
 
+from .buckets import bucket_rows  # noqa: E402
 from .drop_curve import MIN_SENT, WINDOW_US, merged  # noqa: E402
 from .figures import save_figure  # noqa: E402
 
@@ -37,17 +38,13 @@ def _plain_log_ticks(axis: Any) -> None:
     axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
 
 
-def _buckets(summary: dict) -> list:
-    return [b for b in summary.get("buckets") or [] if isinstance(b, dict)]
-
-
 def plot_slowdown_by_size(results: Any, path: Path, notes: list | None = None) -> Path | None:
     """p50/p95/p99 slowdown per flow-size bucket (log y)."""
-    rows = []
-    for b in _buckets(results.summary):
-        sd = b.get("slowdown")
-        if b.get("count") and isinstance(sd, dict):
-            rows.append((str(b.get("label", "?")), sd))
+    rows = [
+        (row.label, row.metric("slowdown"))
+        for row in bucket_rows(results.summary, overall=False)
+        if row.has_slowdown
+    ]
     if not rows:
         _skip(notes, "slowdown_by_size.png skipped: no size bucket has measured flows")
         return None
@@ -90,12 +87,12 @@ def measured_groups(results: Any, column: str) -> list[tuple[str, np.ndarray]]:
     values = done[column].to_numpy(dtype=float, na_value=np.nan)
     groups = []
     if sizes is not None:
-        for b in _buckets(results.summary):
-            lo = b.get("lo") or 0
-            hi = b.get("hi")
+        for row in bucket_rows(results.summary, overall=False):
+            lo = row.stats.get("lo") or 0
+            hi = row.stats.get("hi")
             sel = (sizes >= lo) & (sizes < hi if hi is not None else True)
             if sel.any():
-                groups.append((str(b.get("label", f">={lo}")), values[sel]))
+                groups.append((row.label, values[sel]))
     if len(groups) != 1:
         groups.append(("all flows", values))
     return groups

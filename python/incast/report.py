@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ._runner import format_ps
+from .buckets import BucketRow, bucket_rows
 from .drop_curve import summary_rows as drop_curve_rows
 from .fmt import (
     UNIT_SUFFIXES,
@@ -107,35 +108,23 @@ def _get(d: Any, *keys: str) -> Any:
     return d
 
 
-def _bucket_row(label: str, b: dict) -> list[str]:
-    sd = b.get("slowdown") if isinstance(b.get("slowdown"), dict) else {}
-    fct = b.get("fct_us") if isinstance(b.get("fct_us"), dict) else {}
+def _bucket_cells(row: BucketRow) -> list[str]:
+    slowdown, fct = row.metric("slowdown"), row.metric("fct_us")
     return (
-        [escape(label), format_number(b.get("count"))]
-        + [format_number(sd.get(k)) for k, _ in _PCTS]
+        [escape(row.label), format_number(row.count)]
+        + [format_number(slowdown.get(k)) for k, _ in _PCTS]
         + [format_number(fct.get("mean"), 1)]
     )
-
-
-def _measured(row: Any) -> bool:
-    """A bucket row with flows in it (a count above 0, or statistics)."""
-    if not isinstance(row, dict):
-        return False
-    count = row.get("count")
-    return (is_number(count) and count > 0) or isinstance(row.get("slowdown"), dict)
 
 
 def bucket_table(
     summary: dict, key: str = "buckets", title: str = "Slowdown (FCT / ideal FCT) by flow size"
 ) -> Table | None:
     """Slowdown percentiles and mean FCT per flow-size bucket (plus an overall row
-    for all flows); None when no bucket has a measured flow (`slowdown_tables`
-    says why it is left out)."""
-    buckets = [b for b in summary.get(key) or [] if isinstance(b, dict)]
-    overall = summary.get("overall") if isinstance(summary.get("overall"), dict) else None
-    if key != "buckets":
-        overall = None
-    if not any(_measured(b) for b in [*buckets, overall]):
+    for all flows; `buckets.bucket_rows`); None when no bucket has a measured
+    flow (`slowdown_tables` says why it is left out)."""
+    rows = bucket_rows(summary, key)
+    if not any(row.has_flows for row in rows):
         return None
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAVY)
     table.add_column("size")
@@ -143,10 +132,11 @@ def bucket_table(
     for _, head in _PCTS:
         table.add_column(f"{head}", justify="right")
     table.add_column("mean FCT us", justify="right", no_wrap=True)
-    for b in buckets:
-        table.add_row(*_bucket_row(str(b.get("label", "?")), b))
-    if overall:
-        table.add_row(*_bucket_row("all", overall), style="bold", end_section=False)
+    for row in rows:
+        if row.overall:
+            table.add_row(*_bucket_cells(row), style="bold", end_section=False)
+        else:
+            table.add_row(*_bucket_cells(row))
     return table
 
 

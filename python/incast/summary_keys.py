@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import keypath
+from .buckets import bucket_rows
 from .canonical import canonical_json
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def _reference_summary() -> dict:
 
 
 def _bucket_labels(summary: Mapping) -> list[str]:
-    return [str(b["label"]) for b in summary.get("buckets") or [] if isinstance(b, Mapping)]
+    return [row.label for row in bucket_rows(summary, overall=False)]
 
 
 #: Last parts of summary keys that describe a bucket rather than measure anything.
