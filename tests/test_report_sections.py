@@ -73,3 +73,19 @@ def test_a_section_added_to_the_list_shows_in_both_reports(runs, monkeypatch):
     parts, _ = summary_html(results.summary)
     assert any('id="table-probe">Probe</h2>' in part for part in parts)
     assert "Probe" in _terminal(results)
+
+
+def test_both_headers_say_the_same_facts(runs):
+    """The HTML header said '1,855,741 events' where the terminal said '1.86M
+    events'; both now take `report.run_facts` (the page without the wall time)."""
+    from incast.html import run_report_html
+    from incast.report import header_text, run_facts
+
+    results = runs[-1]
+    facts = run_facts(results)
+    assert facts.events_text is not None and facts.events_text.endswith("M events")
+    meta = f"seed {facts.seed}, simulated {facts.simulated}, {facts.events_text}"
+    assert f'<p class="meta">{meta}</p>' in run_report_html(results)
+    terminal = header_text(results)
+    assert f"simulated {facts.simulated} in " in terminal
+    assert facts.events_text in terminal

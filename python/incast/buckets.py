@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .fmt import is_number
+
 #: The label of the row of all flows.
 ALL = "all"
 
@@ -39,8 +41,7 @@ class BucketRow:
     def has_flows(self) -> bool:
         """Flows were measured in it (a count above 0, or statistics)."""
         count = self.count
-        counted = isinstance(count, (int, float)) and not isinstance(count, bool) and count > 0
-        return counted or isinstance(self.stats.get("slowdown"), Mapping)
+        return (is_number(count) and count > 0) or isinstance(self.stats.get("slowdown"), Mapping)
 
     @property
     def has_slowdown(self) -> bool:

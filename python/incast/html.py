@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .fmt import format_factor, format_number, is_number
+from .fmt import format_factor, format_number
 
 _STYLE = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -140,17 +140,17 @@ def summary_html(summary: dict) -> tuple[list[str], list[str]]:
     return parts, warnings
 
 
-def _header(results: Any, s: dict) -> str:
-    """Seed, simulated time and events (no wall time: the same run gives the same page)."""
-    from ._runner import format_ps
+def _header(results: Any) -> str:
+    """Seed, simulated time and events, as the terminal's header says them
+    (`report.run_facts`; no wall time: the same run gives the same page)."""
+    from .report import run_facts
 
-    parts = [f"seed {_e(s.get('seed', '?'))}"]
-    sim_us = s.get("sim_time_us")
-    if is_number(sim_us):
-        parts.append(f"simulated {format_ps(sim_us * 1e6)}")
-    events = (results.stats or {}).get("events", (s.get("engine") or {}).get("events"))
-    if isinstance(events, (int, float)):
-        parts.append(f"{format_number(events)} events")
+    facts = run_facts(results)
+    parts = [f"seed {facts.seed}"]
+    if facts.simulated != "?":
+        parts.append(f"simulated {facts.simulated}")
+    if facts.events_text is not None:
+        parts.append(facts.events_text)
     return f'<p class="meta">{_e(", ".join(parts))}</p>'
 
 
@@ -175,7 +175,7 @@ def run_report_html(results: Any, static_plots: list[str] | None = None) -> str:
     nav = ['<a href="#summary">summary</a>'] + [
         f'<a href="#figure-{div_id}">{_e(title.lower())}</a>' for div_id, title, _ in figures
     ]
-    body = [f"<h1>incast run: {_e(name)}</h1>", _header(results, s), f"<nav>{''.join(nav)}</nav>"]
+    body = [f"<h1>incast run: {_e(name)}</h1>", _header(results), f"<nav>{''.join(nav)}</nav>"]
     # What a reader must know before trusting the numbers (unfinished flows, lossless drops).
     for w in warnings:
         body.append(f'<p class="warning"><b>warning:</b> {_e(w)}</p>')

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .fmt import is_number
 from .plots import fullest_ports, host_count, measured_groups, port_label, time_unit
 
 #: At most this many points per series on the page.
@@ -136,7 +137,7 @@ def slowdown_by_size(results: Any) -> Any | None:
         fig.add_trace(
             go.Bar(
                 x=labels,
-                y=[float(v) if isinstance(v, (int, float)) else None for v in values],
+                y=[float(v) if is_number(v) else None for v in values],
                 name=key,
                 hovertemplate="%{x}: %{y:,.2f}<extra>" + key + "</extra>",
             )
@@ -307,9 +308,7 @@ def pfc_pauses(results: Any) -> Any | None:
     if pfc is None or len(pfc) == 0 or not {"time_ps", "node", "port", "event"} <= set(pfc.columns):
         return None
     sim_us = results.summary.get("sim_time_us")
-    end_ps = (
-        float(sim_us) * 1e6 if isinstance(sim_us, (int, float)) else float(pfc["time_ps"].max())
-    )
+    end_ps = float(sim_us) * 1e6 if is_number(sim_us) else float(pfc["time_ps"].max())
     unit, scale = time_unit(end_ps)
     keys = ["node", "port"] + (["class"] if "class" in pfc.columns else [])
     rows = []
@@ -419,7 +418,7 @@ def one_way_delays(results: Any) -> Any | None:
     )
     edge = results.summary.get("edge")
     t_min = edge.get("min_threshold_us") if isinstance(edge, dict) else None
-    if isinstance(t_min, (int, float)):
+    if is_number(t_min):
         fig.add_hline(
             y=t_min,
             line={"color": _COLOURS[3], "dash": "dash"},

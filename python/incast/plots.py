@@ -18,6 +18,7 @@ from matplotlib.ticker import LogFormatter  # noqa: E402
 from .buckets import bucket_rows  # noqa: E402
 from .drop_curve import MIN_SENT, WINDOW_US, merged  # noqa: E402
 from .figures import save_figure  # noqa: E402
+from .fmt import is_number  # noqa: E402
 
 #: How many ports `queue_length.png` shows (those with the largest max queue).
 TOP_QUEUES = 4
@@ -241,7 +242,7 @@ def plot_owd(results: Any, path: Path, notes: list | None = None) -> Path | None
     )
     edge = results.summary.get("edge") if isinstance(results.summary, dict) else None
     t_min = edge.get("min_threshold_us") if isinstance(edge, dict) else None
-    if isinstance(t_min, (int, float)):
+    if is_number(t_min):
         ax.axhline(t_min, color="C3", linestyle="--", label=f"smallest T = {t_min:.3g} us")
     ax.set_xlabel(f"simulated time ({unit})")
     ax.set_ylabel("one-way delay (us)")

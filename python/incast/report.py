@@ -553,28 +553,56 @@ def queue_series_text(summary: dict) -> str | None:
     return f"queue time series: {what}, {format_number(qs.get('points'))} points every {every}"
 
 
-def header_text(results: Any) -> str:
-    s = results.summary
+@dataclass(frozen=True)
+class RunFacts:
+    """What the header of both reports says of a run: its seed, the simulated
+    time ("46.33 ms"; "?" when unknown) and the events processed ("1.86M";
+    None when unknown). The wall time is the terminal's only: the same run
+    gives the same HTML page."""
+
+    seed: Any
+    simulated: str
+    events: Any
+    wall_seconds: float | None
+
+    @property
+    def events_text(self) -> str | None:
+        return f"{format_si(self.events)} events" if is_number(self.events) else None
+
+
+def run_facts(results: Any) -> RunFacts:
+    summary = results.summary if isinstance(results.summary, dict) else {}
     stats = results.stats or {}
-    name = escape(str(s.get("scenario") or "?"))
-    seed = s.get("seed", "?")
-    sim_us = s.get("sim_time_us")
-    if isinstance(sim_us, (int, float)):
-        simtime = format_ps(sim_us * 1e6)
-    elif stats.get("sim_time_ps") is not None:
-        simtime = format_ps(stats["sim_time_ps"])
+    sim_us = summary.get("sim_time_us")
+    if is_number(sim_us):
+        simulated = format_ps(sim_us * 1e6)
+    elif is_number(stats.get("sim_time_ps")):
+        simulated = format_ps(stats["sim_time_ps"])
     else:
-        simtime = "?"
+        simulated = "?"
     wall = stats.get("wall_seconds")
-    events = stats.get("events", _get(s, "engine", "events"))
-    line1 = f"[bold]{name}[/bold]  seed {seed}"
-    line2 = f"simulated {simtime}"
-    if isinstance(wall, (int, float)) and wall > 0:
+    return RunFacts(
+        seed=summary.get("seed", "?"),
+        simulated=simulated,
+        events=stats.get("events", _get(summary, "engine", "events")),
+        wall_seconds=wall if is_number(wall) and wall > 0 else None,
+    )
+
+
+def header_text(results: Any) -> str:
+    """The terminal report's two header lines: name and seed; simulated time,
+    wall time, events and events per second."""
+    facts = run_facts(results)
+    name = escape(str(results.summary.get("scenario") or "?"))
+    line1 = f"[bold]{name}[/bold]  seed {facts.seed}"
+    line2 = f"simulated {facts.simulated}"
+    wall = facts.wall_seconds
+    if wall is not None:
         line2 += f" in {wall:.2f} s of wall time"
-    if isinstance(events, (int, float)):
-        line2 += f", {format_si(events)} events"
-        if isinstance(wall, (int, float)) and wall > 0:
-            line2 += f" ({format_si(events / wall)} events/s)"
+    if facts.events_text is not None:
+        line2 += f", {facts.events_text}"
+        if wall is not None:
+            line2 += f" ({format_si(facts.events / wall)} events/s)"
     return f"{line1}\n{line2}"
 
 
