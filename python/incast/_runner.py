@@ -10,6 +10,8 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Callable
 
+from .fmt import format_ps
+
 if TYPE_CHECKING:
     from .results import Results
 
@@ -59,15 +61,6 @@ def drive(
             chunk = min(chunk * 4, MAX_CHUNK)
         if on_progress is not None:
             on_progress(sim.progress())
-
-
-def format_ps(ps: float) -> str:
-    """A simulated time in picoseconds, in the most readable unit."""
-    ps = float(ps)
-    for unit, scale in (("s", 1e12), ("ms", 1e9), ("us", 1e6), ("ns", 1e3)):
-        if abs(ps) >= scale:
-            return f"{ps / scale:.4g} {unit}"
-    return f"{ps:.0f} ps"
 
 
 @contextlib.contextmanager

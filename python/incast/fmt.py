@@ -1,8 +1,11 @@
 """One way to write numbers and quantities for a reader, shared by the terminal
 report (`report.py`), `incast compare` and the HTML report: `format_number`,
 `format_quantity` (a number with its unit: '15,219 us', '1.52 MB', '12.3 %') and
-`format_value` (a summary value in the unit its key names). `wrap_text` breaks a
-line for the terminal without ever splitting a number from its unit or a path.
+`format_value` (a summary value in the unit its key names), `format_ps` (a
+simulated time), `format_factor` (an improvement factor over seeds), and the
+checks `is_number` / `is_value` (a number; a number that is not NaN).
+`wrap_text` breaks a line for the terminal without ever splitting a number from
+its unit or a path.
 """
 
 from __future__ import annotations
@@ -65,6 +68,15 @@ def format_number(x: Any, digits: int = 2) -> str:
             return f"{x:,.0f}"
         return f"{x:,.{digits}f}"
     return str(x)
+
+
+def format_ps(ps: float) -> str:
+    """A simulated time in picoseconds, in the most readable unit."""
+    ps = float(ps)
+    for unit, scale in (("s", 1e12), ("ms", 1e9), ("us", 1e6), ("ns", 1e3)):
+        if abs(ps) >= scale:
+            return f"{ps / scale:.4g} {unit}"
+    return f"{ps:.0f} ps"
 
 
 def format_count(n: Any, noun: str) -> str:

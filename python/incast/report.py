@@ -19,7 +19,6 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from ._runner import format_ps
 from .buckets import BucketRow, bucket_rows
 from .drop_curve import summary_rows as drop_curve_rows
 from .fmt import (
@@ -27,6 +26,7 @@ from .fmt import (
     format_bytes,
     format_count,
     format_number,
+    format_ps,
     format_quantity,
     format_share,
     format_si,
