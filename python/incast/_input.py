@@ -60,10 +60,10 @@ def _dict_to_json(scenario: Mapping) -> str:
     raise ScenarioError(f"scenario error at {problem}")
 
 
-def _looks_like_path(s: str) -> bool:
-    if "\n" in s or "=" in s or s.lstrip().startswith("{"):
+def _looks_like_path(text: str) -> bool:
+    if "\n" in text or "=" in text or text.lstrip().startswith("{"):
         return False
-    return s.strip().lower().endswith(tuple(_SUFFIX_FORMATS)) or Path(s).is_file()
+    return text.strip().lower().endswith(tuple(_SUFFIX_FORMATS)) or Path(text).is_file()
 
 
 def from_path(path: str | os.PathLike[str]) -> ScenarioSource:

@@ -95,15 +95,16 @@ def progress_bar(
     with Progress(*columns, console=console, transient=False, refresh_per_second=8) as bar:
         task = bar.add_task(description, total=1.0, simtime="", flows="")
 
-        def update(p: dict) -> None:
-            fraction = float(p.get("fraction", 0.0) or 0.0)
+        def update(progress: dict) -> None:
+            fraction = float(progress.get("fraction", 0.0) or 0.0)
             fraction = min(max(fraction, 0.0), 1.0)
-            now, horizon = p.get("now_ps", 0), p.get("horizon_ps", 0)
+            now, horizon = progress.get("now_ps", 0), progress.get("horizon_ps", 0)
             if horizon and now > horizon:
                 simtime = f"{format_ps(now)} (draining)"
             else:
                 simtime = format_ps(now) + (f" / {format_ps(horizon)}" if horizon else "")
-            flows = f"flows: {p.get('finished_flows', 0)} done, {p.get('active_flows', 0)} active"
+            done, active = progress.get("finished_flows", 0), progress.get("active_flows", 0)
+            flows = f"flows: {done} done, {active} active"
             bar.update(task, completed=fraction, simtime=simtime, flows=flows)
 
         yield update

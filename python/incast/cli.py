@@ -41,8 +41,8 @@ def _fail(msg: str, code: int = EXIT_BAD_SCENARIO) -> NoReturn:
     sys.exit(code)
 
 
-def _is_panic(e: BaseException) -> bool:
-    return type(e).__name__ == "PanicException"
+def _is_panic(error: BaseException) -> bool:
+    return type(error).__name__ == "PanicException"
 
 
 def _core_module() -> Any:
@@ -87,19 +87,19 @@ def cli() -> None:
 def _hpcc_file_options(lead: str):
     """--topology and --flows: override the files an HPCC config names."""
 
-    def add(f):
+    def add(command):
         # Applied bottom-up: --topology is listed first in the help.
         for name, what, key in (
             ("--flows", "flow", "FLOW_FILE"),
             ("--topology", "topology", "TOPOLOGY_FILE"),
         ):
-            f = click.option(
+            command = click.option(
                 name,
                 type=click.Path(exists=True, dir_okay=False),
                 default=None,
                 help=f"{lead} {what} file to use instead of the config's {key}.",
-            )(f)
-        return f
+            )(command)
+        return command
 
     return add
 
@@ -418,21 +418,21 @@ def _load_experiment(file: str, overrides: list, seeds: list | None) -> Any:
         _fail(f"invalid experiment {e}")
 
 
-def _describe(s: dict) -> str:
+def _describe(scenario: dict) -> str:
     """A short, defensive one-line description of a normalized scenario."""
-    parts = [f"seed {s.get('seed', '?')}"]
-    topo = s.get("topology")
+    parts = [f"seed {scenario.get('seed', '?')}"]
+    topo = scenario.get("topology")
     if isinstance(topo, dict):
         kind = topo.get("kind", "?")
         hosts = topo.get("hosts")
         parts.append(f"{kind} topology" + (f", {hosts} hosts" if isinstance(hosts, int) else ""))
-    work = s.get("workload")
+    work = scenario.get("workload")
     if isinstance(work, dict):
         for key, items in work.items():
             if isinstance(items, list) and items:
                 parts.append(f"{len(items)} {key}")
-    if s.get("duration") is not None:
-        parts.append(f"duration {s['duration']}")
+    if scenario.get("duration") is not None:
+        parts.append(f"duration {scenario['duration']}")
     return ", ".join(parts)
 
 

@@ -160,15 +160,15 @@ def compare_dirs(dir_a: Path, dir_b: Path) -> Comparison:
     )
 
 
-def _rank(d: MetricDiff) -> tuple:
+def _rank(diff: MetricDiff) -> tuple:
     """Changes from zero first, then by relative change, then other changes."""
-    if not d.changed:
+    if not diff.changed:
         return (3, 0.0)
-    if not d.numeric:
+    if not diff.numeric:
         return (2, 0.0)
-    if d.from_zero:
+    if diff.from_zero:
         return (0, 0.0)
-    return (1, -abs(d.relative))
+    return (1, -abs(diff.relative))
 
 
 def by_section(diffs: list[MetricDiff]) -> list[tuple[str, list[MetricDiff]]]:
@@ -196,16 +196,16 @@ def _value_text(key: str, value: Any) -> str:
     return printable(format_number(value))
 
 
-def _change_text(d: MetricDiff) -> str:
-    if not d.changed:
+def _change_text(diff: MetricDiff) -> str:
+    if not diff.changed:
         return ""
-    if d.a is None or d.b is None:
-        return "only in B" if d.a is None else "only in A"
-    if not d.numeric:
+    if diff.a is None or diff.b is None:
+        return "only in B" if diff.a is None else "only in A"
+    if not diff.numeric:
         return "changed"
-    if d.from_zero:
+    if diff.from_zero:
         return "from 0"
-    return f"{'+' if d.relative > 0 else ''}{format_number(d.relative * 100, 1)} %"
+    return f"{'+' if diff.relative > 0 else ''}{format_number(diff.relative * 100, 1)} %"
 
 
 def _key_parts(key: str) -> list[str]:

@@ -31,14 +31,14 @@ UNIT_SUFFIXES = (
 )
 
 
-def is_number(x: Any) -> bool:
+def is_number(value: Any) -> bool:
     """A real number (not a bool)."""
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def is_value(x: Any) -> bool:
+def is_value(value: Any) -> bool:
     """A number that is not NaN (a measured value: an empty statistic is NaN)."""
-    return is_number(x) and not math.isnan(x)
+    return is_number(value) and not math.isnan(value)
 
 
 #: Floats from this size on are written with an exponent (1e+20), not as a row
@@ -46,88 +46,88 @@ def is_value(x: Any) -> bool:
 HUGE = 1e15
 
 
-def format_number(x: Any, digits: int = 2) -> str:
+def format_number(value: Any, digits: int = 2) -> str:
     """12345 -> '12,345'; 15219.05 -> '15,219'; 3.14159 -> '3.14'; 0.00123 -> '0.0012';
     '-' for missing or NaN."""
-    if x is None:
+    if value is None:
         return "-"
-    if isinstance(x, bool):
-        return str(x).lower()
-    if isinstance(x, int):
-        return f"{x:,}"
-    if isinstance(x, float):
-        if math.isnan(x):
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if math.isnan(value):
             return "-"
-        if math.isinf(x):
-            return "inf" if x > 0 else "-inf"
-        if x != 0 and abs(x) < 10**-digits:
-            return f"{x:.{digits}g}"
-        if abs(x) >= HUGE:
-            return f"{x:.3g}"
-        if abs(x) >= 1e4:
-            return f"{x:,.0f}"
-        return f"{x:,.{digits}f}"
-    return str(x)
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if value != 0 and abs(value) < 10**-digits:
+            return f"{value:.{digits}g}"
+        if abs(value) >= HUGE:
+            return f"{value:.3g}"
+        if abs(value) >= 1e4:
+            return f"{value:,.0f}"
+        return f"{value:,.{digits}f}"
+    return str(value)
 
 
-def format_ps(ps: float) -> str:
+def format_ps(time_ps: float) -> str:
     """A simulated time in picoseconds, in the most readable unit."""
-    ps = float(ps)
+    time_ps = float(time_ps)
     for unit, scale in (("s", 1e12), ("ms", 1e9), ("us", 1e6), ("ns", 1e3)):
-        if abs(ps) >= scale:
-            return f"{ps / scale:.4g} {unit}"
-    return f"{ps:.0f} ps"
+        if abs(time_ps) >= scale:
+            return f"{time_ps / scale:.4g} {unit}"
+    return f"{time_ps:.0f} ps"
 
 
-def format_count(n: Any, noun: str) -> str:
+def format_count(count: Any, noun: str) -> str:
     """A count and its noun: (1, 'flow') -> '1 flow'; (3, 'flow') -> '3 flows'."""
-    return f"{format_number(n)} {noun if n == 1 else noun + 's'}"
+    return f"{format_number(count)} {noun if count == 1 else noun + 's'}"
 
 
-def format_si(x: float) -> str:
+def format_si(value: float) -> str:
     """A large count with an SI prefix: 1234567 -> '1.23M'."""
     for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g}{unit}"
-    return f"{x:.3g}"
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{unit}"
+    return f"{value:.3g}"
 
 
-def format_bytes(n: Any) -> str:
+def format_bytes(size: Any) -> str:
     """100000 -> '100 KB' (decimal units, as in scenario files)."""
-    if not is_number(n) or math.isnan(n):
-        return format_number(n)
+    if not is_value(size):
+        return format_number(size)
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if abs(n) >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n:.3g} B"
+        if abs(size) >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{size:.3g} B"
 
 
-def format_share(x: Any) -> str:
+def format_share(share: Any) -> str:
     """A 0..1 share as '12.3 %'."""
-    if is_number(x) and not math.isnan(x):
-        return f"{x * 100:.1f} %"
+    if is_value(share):
+        return f"{share * 100:.1f} %"
     return "-"
 
 
-def format_quantity(x: Any, unit: str | None, digits: int = 2) -> str:
+def format_quantity(value: Any, unit: str | None, digits: int = 2) -> str:
     """A number with its unit: bytes scaled ('1.52 MB'), shares as percentages
     ('12.3 %'), anything else as `format_number` and the unit ('15,219 us')."""
     if unit == "B":
-        return format_bytes(x)
+        return format_bytes(value)
     if unit == "%":
-        return format_share(x)
-    text = format_number(x, digits)
-    if not unit or text == "-" or not is_number(x):
+        return format_share(value)
+    text = format_number(value, digits)
+    if not unit or text == "-" or not is_number(value):
         return text
     return f"{text} {unit}"
 
 
-def whole(x: Any) -> Any:
+def whole(value: Any) -> Any:
     """A float with no fractional part as an int (40.0 -> 40), for values that
     are settings or bounds rather than measurements; anything else unchanged."""
-    if isinstance(x, float) and x.is_integer() and abs(x) < 2**53:
-        return int(x)
-    return x
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
 
 
 def format_span(lo: Any, hi: Any, unit: str | None) -> str:

@@ -38,8 +38,8 @@ img { max-width: 100%; border: 1px solid #d8dde6; margin: 0.5em 0; }
 """
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x))
+def _e(value: Any) -> str:
+    return html.escape(str(value))
 
 
 def _img(path: Path, alt: str) -> str:
@@ -154,11 +154,11 @@ def _header(results: Any) -> str:
     return f'<p class="meta">{_e(", ".join(parts))}</p>'
 
 
-def _queue_series_note(s: dict) -> str:
+def _queue_series_note(summary: dict) -> str:
     """What the queue time series sampled, as the terminal says it."""
     from .report import queue_series_text
 
-    text = queue_series_text(s)
+    text = queue_series_text(summary)
     return f'<p class="meta">{_e(text[0].upper() + text[1:])}.</p>' if text else ""
 
 
@@ -168,10 +168,10 @@ def run_report_html(results: Any, static_plots: list[str] | None = None) -> str:
     beside the report (listed, not embedded)."""
     from .html_plots import figure_div, library_script, run_figures
 
-    s = results.summary if isinstance(results.summary, dict) else {}
-    name = s.get("scenario", "?")
+    summary = results.summary if isinstance(results.summary, dict) else {}
+    name = summary.get("scenario", "?")
     figures = run_figures(results)
-    sections, warnings = summary_html(s)
+    sections, warnings = summary_html(summary)
     nav = ['<a href="#summary">summary</a>'] + [
         f'<a href="#figure-{div_id}">{_e(title.lower())}</a>' for div_id, title, _ in figures
     ]
@@ -190,7 +190,7 @@ def run_report_html(results: Any, static_plots: list[str] | None = None) -> str:
         body.append("<noscript><p>The plots need JavaScript.</p></noscript>")
         for div_id, title, fig in figures:
             if div_id == "queues":
-                body.append(_queue_series_note(s))
+                body.append(_queue_series_note(summary))
             body.append(
                 f'<div class="plot" id="figure-{div_id}" aria-label="{_e(title)}">'
                 f"{figure_div(fig, f'plot-{div_id}')}</div>"

@@ -100,12 +100,12 @@ def print_line(
     console.print(Line(text, prefix, prefix_style, style), crop=False)
 
 
-def _get(d: Any, *keys: str) -> Any:
+def _get(block: Any, *keys: str) -> Any:
     for k in keys:
-        if not isinstance(d, dict):
+        if not isinstance(block, dict):
             return None
-        d = d.get(k)
-    return d
+        block = block.get(k)
+    return block
 
 
 def _bucket_cells(row: BucketRow) -> list[str]:
@@ -191,10 +191,10 @@ def slowdown_tables(summary: dict) -> tuple[list[Table], list[str]]:
         table = bucket_table(part, title=f"Slowdown by flow size, {name} flows")
         own = _get(part, "overall", "count")
         if table is None:
-            n = part.get("flows")
+            flows_of_cc = part.get("flows")
             omitted.append(
                 f"no slowdown table for the {name} flows: none of them"
-                + (f" ({format_count(n, 'flow')})" if is_number(n) else "")
+                + (f" ({format_count(flows_of_cc, 'flow')})" if is_number(flows_of_cc) else "")
                 + " finished in the measurement window; long-lived, stopped and unfinished "
                 "flows have no slowdown"
             )
@@ -294,12 +294,12 @@ def _utilization_rows(util: Any) -> list[tuple[str, str]]:
 def _kv_table(title: str, rows: list[tuple[str, str]]) -> Table:
     """A borderless two-column table of labels (dim) and right-aligned values;
     a value breaks only between words (`Unbroken`)."""
-    t = Table(show_header=False, box=None, pad_edge=False, title=title, title_justify="left")
-    t.add_column(style="dim", no_wrap=True)  # labels are short: the values break instead
-    t.add_column(justify="right")
+    table = Table(show_header=False, box=None, pad_edge=False, title=title, title_justify="left")
+    table.add_column(style="dim", no_wrap=True)  # labels are short: the values break instead
+    table.add_column(justify="right")
     for label, value in rows:
-        t.add_row(Text(label), Unbroken(value, justify="right"))
-    return t
+        table.add_row(Text(label), Unbroken(value, justify="right"))
+    return table
 
 
 #: PFC summary keys, labelled.
@@ -330,18 +330,18 @@ def _incasts(summary: dict) -> Table | None:
     inc = summary.get("incasts")
     if not isinstance(inc, dict) or not inc.get("count"):
         return None
-    t = Table(title="Incast completion time (us)", title_justify="left", box=box.SIMPLE_HEAVY)
-    t.add_column("incasts", justify="right")
-    t.add_column("finished", justify="right")
+    table = Table(title="Incast completion time (us)", title_justify="left", box=box.SIMPLE_HEAVY)
+    table.add_column("incasts", justify="right")
+    table.add_column("finished", justify="right")
     ct = inc.get("completion_us") if isinstance(inc.get("completion_us"), dict) else {}
     for _, head in _PCTS:
-        t.add_column(head, justify="right")
-    t.add_row(
+        table.add_column(head, justify="right")
+    table.add_row(
         format_number(inc.get("count")),
         format_number(inc.get("finished")),
         *[format_number(ct.get(k), 1) for k, _ in _PCTS],
     )
-    return t
+    return table
 
 
 def _slashed(block: dict, keys: tuple[str, ...], unit: str | None = None, digits: int = 2) -> str:
@@ -353,74 +353,75 @@ def _slashed(block: dict, keys: tuple[str, ...], unit: str | None = None, digits
 def edge_rows(summary: dict) -> tuple[list[tuple[str, str]], list[str]]:
     """Edge pausing (Smart-Pause / On-Ramp): rule, pauses, OWD, clock error as
     (label, value) rows; and its warnings. Empty without `[edge]`."""
-    e = summary.get("edge")
-    if not isinstance(e, dict):
+    edge = summary.get("edge")
+    if not isinstance(edge, dict):
         return [], []
     rows = [
-        ("rule", str(e.get("rule", "?"))),
-        ("gated senders", format_number(e.get("gated_hosts"))),
-        ("smallest threshold T", format_quantity(e.get("min_threshold_us"), "us")),
-        ("pauses", format_number(e.get("pauses"))),
-        ("paused time (all flows)", format_quantity(e.get("paused_time_us"), "us", digits=1)),
+        ("rule", str(edge.get("rule", "?"))),
+        ("gated senders", format_number(edge.get("gated_hosts"))),
+        ("smallest threshold T", format_quantity(edge.get("min_threshold_us"), "us")),
+        ("pauses", format_number(edge.get("pauses"))),
+        ("paused time (all flows)", format_quantity(edge.get("paused_time_us"), "us", digits=1)),
     ]
-    owd = e.get("owd_sampled_us") if isinstance(e.get("owd_sampled_us"), dict) else {}
+    owd = edge.get("owd_sampled_us") if isinstance(edge.get("owd_sampled_us"), dict) else {}
     if owd:
         rows.append(("OWD (sampled) mean / p99 / max", _slashed(owd, ("mean", "p99", "max"), "us")))
-    clock = e.get("clock") if isinstance(e.get("clock"), dict) else {}
+    clock = edge.get("clock") if isinstance(edge.get("clock"), dict) else {}
     if clock:
         keys = ("mean_abs_error_us", "max_abs_error_us")
         rows.append(("clock error mean / max", _slashed(clock, keys, "us", digits=3)))
     rows += drop_curve_rows(summary)
-    return rows, [str(w) for w in e.get("warnings") or []]
+    return rows, [str(w) for w in edge.get("warnings") or []]
 
 
 def ci_rows(summary: dict) -> tuple[list[tuple[str, str]], list[str]]:
     """IEEE 802.1Qcz congestion isolation: CIPs, isolations, isolated flows,
     PAUSE frames by queue kind as (label, value) rows; and its warnings."""
-    c = summary.get("ci")
-    if not isinstance(c, dict):
+    ci = summary.get("ci")
+    if not isinstance(ci, dict):
         return [], []
     rows = [
-        ("CIPs sent / received / lost", _slashed(c, ("cips_sent", "cips_received", "cips_lost"))),
-        ("CIP resends / gave up", _slashed(c, ("cip_resends", "cip_gave_up"))),
-        ("CIP acks sent / received", _slashed(c, ("cip_acks_sent", "cip_acks_received"))),
-        ("isolations at congestion points", format_number(c.get("isolations_detected"))),
-        ("isolations installed by CIP", format_number(c.get("isolations_by_cip"))),
-        ("isolations at NICs", format_number(c.get("nic_isolations"))),
-        ("de-isolations (switches / NICs)", _slashed(c, ("deisolations", "nic_deisolations"))),
+        ("CIPs sent / received / lost", _slashed(ci, ("cips_sent", "cips_received", "cips_lost"))),
+        ("CIP resends / gave up", _slashed(ci, ("cip_resends", "cip_gave_up"))),
+        ("CIP acks sent / received", _slashed(ci, ("cip_acks_sent", "cip_acks_received"))),
+        ("isolations at congestion points", format_number(ci.get("isolations_detected"))),
+        ("isolations installed by CIP", format_number(ci.get("isolations_by_cip"))),
+        ("isolations at NICs", format_number(ci.get("nic_isolations"))),
+        ("de-isolations (switches / NICs)", _slashed(ci, ("deisolations", "nic_deisolations"))),
         (
             "table-full refusals (peak entries)",
-            f"{format_number(c.get('table_full'))} ({format_number(c.get('peak_table_entries'))})",
+            f"{format_number(ci.get('table_full'))}"
+            f" ({format_number(ci.get('peak_table_entries'))})",
         ),
     ]
-    if c.get("cfq_blocked_events"):
-        rows.append(("CFQ blocked events", format_number(c.get("cfq_blocked_events"))))
+    if ci.get("cfq_blocked_events"):
+        rows.append(("CFQ blocked events", format_number(ci.get("cfq_blocked_events"))))
     rows += [
         (
             "flows isolated",
-            f"{format_number(c.get('flows_isolated'))} "
-            f"({format_share(c.get('flows_isolated_share'))} of flows)",
+            f"{format_number(ci.get('flows_isolated'))} "
+            f"({format_share(ci.get('flows_isolated_share'))} of flows)",
         ),
         (
-            f"large flows (>= {format_bytes(c.get('large_flow_bytes'))}) isolated",
-            format_share(c.get("large_flows_isolated_share")),
+            f"large flows (>= {format_bytes(ci.get('large_flow_bytes'))}) isolated",
+            format_share(ci.get("large_flows_isolated_share")),
         ),
         (
             "PAUSE frames sent: NCQ / CFQ",
-            f"{_slashed(c, ('pause_frames_ncq', 'pause_frames_cfq'))}"
-            f" (CFQ {format_share(c.get('pause_frames_cfq_share'))})",
+            f"{_slashed(ci, ('pause_frames_ncq', 'pause_frames_cfq'))}"
+            f" (CFQ {format_share(ci.get('pause_frames_cfq_share'))})",
         ),
-        ("PAUSE frames received by NICs", format_number(c.get("pause_frames_to_nics"))),
+        ("PAUSE frames received by NICs", format_number(ci.get("pause_frames_to_nics"))),
     ]
     warnings = []
-    if is_number(c.get("table_full")) and c["table_full"] > 0:
+    if is_number(ci.get("table_full")) and ci["table_full"] > 0:
         warnings.append(
             "congested-flow table full: raise switch.ci.max_flows"
-            f" ({format_number(c['table_full'])} isolations refused)"
+            f" ({format_number(ci['table_full'])} isolations refused)"
         )
-    if is_number(c.get("cip_gave_up")) and c["cip_gave_up"] > 0:
+    if is_number(ci.get("cip_gave_up")) and ci["cip_gave_up"] > 0:
         warnings.append(
-            f"{format_number(c['cip_gave_up'])} CIPs given up after their resends went"
+            f"{format_number(ci['cip_gave_up'])} CIPs given up after their resends went"
             " unacknowledged"
         )
     return rows, warnings
@@ -429,22 +430,25 @@ def ci_rows(summary: dict) -> tuple[list[tuple[str, str]], list[str]]:
 def cm_rows(summary: dict) -> list[tuple[str, str]]:
     """Congestion management (`[cm]`, the adapter NIC, input partitions) as
     (label, value) rows; empty without them."""
-    c = summary.get("cm")
-    if not isinstance(c, dict):
+    cm = summary.get("cm")
+    if not isinstance(cm, dict):
         return []
     rows: list[tuple[str, str]] = []
-    if "scheme" in c:
-        rows.append(("scheme", str(c["scheme"])))
+    if "scheme" in cm:
+        rows.append(("scheme", str(cm["scheme"])))
         rows.append(
-            ("feedback frames sent / received", _slashed(c, ("feedback_sent", "feedback_received")))
+            (
+                "feedback frames sent / received",
+                _slashed(cm, ("feedback_sent", "feedback_received")),
+            )
         )
-        if c.get("probes_sent"):
-            rows.append(("E2CM probes / echoes", _slashed(c, ("probes_sent", "echoes_received"))))
-        rows.append(("frames quenched at the sources", format_number(c.get("quenched_frames"))))
-        rate = c.get("limited_rate_gbps") if isinstance(c.get("limited_rate_gbps"), dict) else {}
+        if cm.get("probes_sent"):
+            rows.append(("E2CM probes / echoes", _slashed(cm, ("probes_sent", "echoes_received"))))
+        rows.append(("frames quenched at the sources", format_number(cm.get("quenched_frames"))))
+        rate = cm.get("limited_rate_gbps") if isinstance(cm.get("limited_rate_gbps"), dict) else {}
         limited = (
-            f"{format_number(c.get('limited_at_end'))} of "
-            f"{format_number(c.get('reaction_points'))} limiters"
+            f"{format_number(cm.get('limited_at_end'))} of "
+            f"{format_number(cm.get('reaction_points'))} limiters"
         )
         if rate.get("mean") is not None:
             limited += (
@@ -452,9 +456,9 @@ def cm_rows(summary: dict) -> list[tuple[str, str]]:
                 f"lowest {format_quantity(rate.get('min'), 'Gb/s', digits=3)}"
             )
         rows.append(("flows rate-limited at the end", limited))
-        if c.get("largest_cut") is not None:
-            rows.append(("largest QCN cut", format_share(c["largest_cut"])))
-        for rx in c.get("receive_buffers") or []:
+        if cm.get("largest_cut") is not None:
+            rows.append(("largest QCN cut", format_share(cm["largest_cut"])))
+        for rx in cm.get("receive_buffers") or []:
             if not isinstance(rx, dict):
                 continue
             rows.append(
@@ -465,7 +469,7 @@ def cm_rows(summary: dict) -> list[tuple[str, str]]:
                     f"{format_number(rx.get('overflow_frames'))} frames lost",
                 )
             )
-    ib = c.get("input_buffers")
+    ib = cm.get("input_buffers")
     if isinstance(ib, dict):
         rows.append(
             (
@@ -484,24 +488,24 @@ def nic_rows(summary: dict) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     tx = summary.get("nic_queues")
     if isinstance(tx, dict):
-        for name, q in (tx.get("queues") or {}).items():
+        for name, queue in (tx.get("queues") or {}).items():
             rows.append(
                 (
                     f"transmit queue {name} ({tx.get('split')})",
-                    f"peak {format_bytes(q.get('max_bytes'))}, "
-                    f"mean {format_bytes(q.get('mean_bytes'))}"
+                    f"peak {format_bytes(queue.get('max_bytes'))}, "
+                    f"mean {format_bytes(queue.get('mean_bytes'))}"
                     f" (limit {format_bytes(tx.get('limit_bytes'))})",
                 )
             )
     rx = summary.get("nic_receive")
     if isinstance(rx, dict):
-        for name, q in (rx.get("queues") or {}).items():
+        for name, queue in (rx.get("queues") or {}).items():
             rows.append(
                 (
                     f"receive queue {name} (PCIe {format_quantity(rx.get('pcie_gbps'), 'Gb/s')})",
-                    f"peak {format_bytes(q.get('max_bytes'))}, "
-                    f"{format_number(q.get('ecn_marks'))} CE marks, "
-                    f"{format_number(q.get('drops'))} drops",
+                    f"peak {format_bytes(queue.get('max_bytes'))}, "
+                    f"{format_number(queue.get('ecn_marks'))} CE marks, "
+                    f"{format_number(queue.get('drops'))} drops",
                 )
             )
     pcie = summary.get("pcie")
@@ -735,8 +739,8 @@ def print_summary(results: Any, console: Console | None = None) -> None:
     queues = queue_series_text(summary)
     if queues is not None:
         print_line(console, queues, style="dim")
-    for w in warnings:
-        print_line(console, w, prefix="warning:", prefix_style="yellow")
+    for warning in warnings:
+        print_line(console, warning, prefix="warning:", prefix_style="yellow")
 
 
 def print_paths(console: Console, paths: Any, indent: str = "  ") -> None:

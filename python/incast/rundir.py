@@ -34,23 +34,23 @@ def read_json(path: Path) -> Any:
 def run_damage(out: Path, run: Run) -> str | None:
     """What is wrong with `run`'s directory: None when it holds the finished run
     (or does not exist), else a short reason ("summary.json is empty or not JSON")."""
-    d = run_dir(out, run)
-    if not d.exists() and not d.is_symlink():
+    directory = run_dir(out, run)
+    if not directory.exists() and not directory.is_symlink():
         return None
-    if d.is_symlink() or not d.is_dir():
+    if directory.is_symlink() or not directory.is_dir():
         return "it is not a directory"
-    if not (d / "run.json").is_file():
+    if not (directory / "run.json").is_file():
         return "run.json is missing"
-    meta = read_json(d / "run.json")
+    meta = read_json(directory / "run.json")
     if not isinstance(meta, dict):
         return "run.json is empty or not JSON"
     if meta.get("hash") != run.hash:
         return "run.json names another run"
-    if not isinstance(read_json(d / "summary.json"), dict):
+    if not isinstance(read_json(directory / "summary.json"), dict):
         return "summary.json is missing, empty or not JSON"
     digests = meta.get("sha256") or {}
     for name, size in sorted((meta.get("files") or {}).items()):
-        path = d / name
+        path = directory / name
         if not path.is_file():
             return f"{name} is missing"
         if path.stat().st_size != size:

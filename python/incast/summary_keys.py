@@ -128,9 +128,10 @@ class SummaryKeys:
         labels = _bucket_labels(summary)
         self._keys |= set(flat)
         for key in self._reference:
-            m = _BUCKET_KEY.match(key)
-            if m and m.group(2) in self._reference_labels:
-                self._keys |= {f"{m.group(1)}[{label}]{m.group(3)}" for label in labels}
+            bucket_key = _BUCKET_KEY.match(key)
+            if bucket_key and bucket_key.group(2) in self._reference_labels:
+                head, tail = bucket_key.group(1), bucket_key.group(3)
+                self._keys |= {f"{head}[{label}]{tail}" for label in labels}
             else:
                 self._keys.add(key)
         # A null leaf is a statistic no flow gave yet: its fields are keys too.

@@ -116,14 +116,14 @@ def simulate(
     queue = _progress_queue
     last = [0.0]
 
-    def report(p: dict) -> None:
+    def report(progress: dict) -> None:
         if parent_pid is not None and os.getppid() != parent_pid:
             raise SystemExit("the sweep that started this worker has gone")
         now = time.perf_counter()
         if queue is not None and now - last[0] > 0.3:
             last[0] = now
             with contextlib.suppress(Exception):
-                queue.put_nowait((index, float(p.get("fraction", 0.0) or 0.0)))
+                queue.put_nowait((index, float(progress.get("fraction", 0.0) or 0.0)))
 
     results = run_to_results(sim, started, on_progress=report)
     wall = time.perf_counter() - started

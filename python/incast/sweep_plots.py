@@ -86,9 +86,9 @@ def _mean_std(values: Any) -> tuple[float, float]:
     return mean, std
 
 
-def _isnan(v: Any) -> bool:
+def _isnan(value: Any) -> bool:
     try:
-        return math.isnan(float(v))
+        return math.isnan(float(value))
     except (TypeError, ValueError):
         return True
 
