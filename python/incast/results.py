@@ -12,7 +12,7 @@ import pandas as pd
 
 #: The result tables, in the order they are written. Tables the core adds later
 #: are kept too (after these), so new outputs need no change here.
-TABLES = ("flows", "incasts", "counters", "ports", "queues", "pfc", "owd", "hosts")
+TABLES = ("flows", "incasts", "counters", "ports", "queues", "pfc", "owd", "hosts", "cm")
 
 #: Each table's columns as the core gives them (name, numpy dtype): an empty
 #: table still has these, typed, so `flows.parquet` of a run without flows has
@@ -64,6 +64,10 @@ TABLE_SCHEMAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("deq_pkts", "<u8"),
         ("qdelay_sum_ps", "<u8"),
         ("max_queue_bytes", "<u8"),
+        ("mean_queue_bytes", "<f8"),
+        ("p50_queue_bytes", "<u8"),
+        ("p99_queue_bytes", "<u8"),
+        ("nonempty_fraction", "<f8"),
     ),
     "ports": (
         ("node", "<u4"),
@@ -104,6 +108,17 @@ TABLE_SCHEMAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("edge_pauses", "<u4"),
         ("edge_paused_ps", "<u8"),
         ("retransmits", "<u4"),
+    ),
+    "cm": (
+        ("time_ps", "<u8"),
+        ("limited_flows", "<u4"),
+        ("mean_rate_gbps", "<f8"),
+        ("min_rate_gbps", "<f8"),
+        ("feedback_sent", "<u8"),
+        ("feedback_received", "<u8"),
+        ("quenched_frames", "<u8"),
+        ("input_dropped_frames", "<u8"),
+        ("hot_rx_bytes", "<u8"),
     ),
 }
 
@@ -228,12 +243,13 @@ class Results:
     """The outcome of one simulation run.
 
     Attributes:
-        flows, incasts, counters, ports, queues, pfc, owd, hosts: pandas
+        flows, incasts, counters, ports, queues, pfc, owd, hosts, cm: pandas
             DataFrames (see the column list in the README); times in `*_ps`
             integer columns, with float `*_us` convenience columns. `pfc` is
             the PFC event log, `owd` the sampled one-way-delay readings of edge
             pausing, `hosts` per-sender totals (flows, edge pauses, paused
-            time, retransmissions).
+            time, retransmissions), `cm` congestion management over time
+            (rows only in runs with the adapter NIC).
         node_names: node id -> name.
         summary: the summary dict computed by the core (buckets, percentiles,
             totals); its keys may grow over versions.
@@ -275,6 +291,7 @@ class Results:
     pfc: pd.DataFrame
     owd: pd.DataFrame
     hosts: pd.DataFrame
+    cm: pd.DataFrame
 
     @property
     def scenario_name(self) -> str:
