@@ -64,7 +64,14 @@ def _is_property(function: ast.FunctionDef) -> bool:
 
 
 def test_stub_names_match_the_compiled_module():
-    assert _stub_names(_stub_module()) == _public(dir(_core))
+    tree = _stub_module()
+    assert _stub_names(tree) == _public(dir(_core))
+    (exported,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
+    ]
+    assert ast.literal_eval(exported) == list(_core.__all__)
 
 
 def test_function_signatures_match():

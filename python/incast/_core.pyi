@@ -1,10 +1,23 @@
 """Type stubs of `incast._core`, the PyO3 binding of the Rust core
 (crates/incast-py/src/lib.rs). tests/test_core_stubs.py checks that every name,
 parameter and default here matches the compiled module, so the two cannot
-drift apart silently."""
+drift apart silently; mypy's stubtest agrees (`python -m mypy.stubtest
+incast._core`)."""
 
 import os
-from typing import Any
+from typing import Any, final
+
+__all__ = [
+    "__version__",
+    "ScenarioError",
+    "validate",
+    "schema",
+    "bundled_cdfs",
+    "bundled_cdf_stats",
+    "Simulation",
+    "HpccRun",
+    "import_hpcc",
+]
 
 _Path = str | os.PathLike[str]
 
@@ -46,6 +59,7 @@ def import_hpcc(
     """Convert an HPCC simulator experiment; return `(toml_text, csv_text)`.
     `headroom`: "hpcc" or "formula"; `acks`: "hpcc" or "high_priority"."""
 
+@final
 class Simulation:
     """A running simulation: `advance` until it returns True, then `finish` once."""
 
@@ -67,6 +81,7 @@ class Simulation:
         """Consume the simulation; return its tables (each `{column: (dtype,
         bytes)}`), "node_names", "summary" (JSON text) and "stats"."""
 
+@final
 class HpccRun:
     """A running simulation of an HPCC simulator experiment, driven like a
     `Simulation`; `finish()` adds "hpcc_fct" and "hpcc_pfc" (the texts of
