@@ -210,7 +210,7 @@ def test_bundled_experiments_expand_and_validate():
         "smart_pause/small.toml": 60,
         "on_ramp/experiment.toml": 49,
         "on_ramp/small.toml": 39,
-        "congestion_isolation/experiment.toml": 40,
+        "congestion_isolation/experiment.toml": 60,  # 20 configurations x seeds 1-3
         "congestion_isolation/small.toml": 48,
     }
     # The On-Ramp CUBIC/BBR experiments (slide 11, slides 16-17); Smart-Pause's settings.
