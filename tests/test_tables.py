@@ -77,8 +77,9 @@ def test_six_rack_utilization_is_over_the_arrival_window(tmp_path):
     """The FSW-to-worker utilization counts the bytes sent within the window in which traffic
     was offered (the scenario's `duration`), never the backlog drained after it: overloaded
     (reads at 23.75 Gb/s per worker, cross traffic 30 %: 225 of 200 Gb/s offered per worker
-    rack) it stays at most 1, where the whole run's bytes over the window read above 1. The only excess allowed: a port counts a packet when its
-    transmission starts, so at most one 1,500 B packet per port beyond the window's end."""
+    rack) it stays at most 1, where the whole run's bytes over the window read above 1. The
+    only excess allowed: a port counts a packet when its transmission starts, so at most one
+    1,500 B packet per port beyond the window's end."""
     tables = _tables_module()
     experiment = load_experiment(
         REPO / "scenarios" / "netronome_fb" / "six_rack_experiment.toml",

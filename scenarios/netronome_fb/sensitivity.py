@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -43,6 +44,27 @@ COLUMNS = [
     ),
     ("CE storage / worker (%)", lambda c, d: f"{d['storage_ce']:.1f} / {d['worker_ce']:.1f}"),
 ]
+
+
+#: Per claim of claims.toml: (claim id, the talk's number, function of the (cubic, dctcp) means).
+CLAIMS = [
+    ("util_cubic", 69.9, lambda c, d: c["util"]),
+    ("fsw_vs_worker_rack_discards_cubic", 0.21, lambda c, d: _div(c["fsw"], c["worker_rack"])),
+    ("storage_retx_cubic", 0.020, lambda c, d: c["storage_retx"]),
+    ("worker_retx_cubic", 0.173, lambda c, d: c["worker_retx"]),
+    (
+        "worker_retx_dctcp (share of CUBIC's, %)",
+        45,
+        lambda c, d: 100 * _div(d["worker_retx"], c["worker_retx"]),
+    ),
+    ("storage_ce", 6.5, lambda c, d: d["storage_ce"]),
+    ("worker_ce", 12.8, lambda c, d: d["worker_ce"]),
+    ("ce_order", 0.51, lambda c, d: _div(d["storage_ce"], d["worker_ce"])),
+]
+
+
+def _div(a: float, b: float) -> float:
+    return a / b if b else float("nan")
 
 
 def _ratio(a: float, b: float) -> str:
@@ -100,6 +122,7 @@ def markdown(sweep_dir: Path) -> tuple[str, str]:
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
     ]
+    means: dict[str, dict[str, dict[str, float]]] = {}
     for point, by in found.items():
         if "cubic" not in by or "dctcp" not in by:
             continue
@@ -110,7 +133,36 @@ def markdown(sweep_dir: Path) -> tuple[str, str]:
         }
         cells = [fmt(mean["cubic"], mean["dctcp"]) for _, fmt in COLUMNS]
         lines.append("| " + " | ".join([point, str(seeds), *cells]) + " |")
-    return name, "\n".join(lines) + "\n"
+        means[point] = mean
+    return name, "\n".join(lines) + "\n\n" + per_claim(means)
+
+
+def per_claim(means: dict[str, dict[str, dict[str, float]]]) -> str:
+    """Each claim's value at the first point (the chosen setting) and its range over the others,
+    with the points that give the ends, and the points within 25 % of the talk."""
+    first = next(iter(means))
+    lines = [
+        f"Per claim: its value at `{first}`, the lowest and highest over the other points "
+        "(the point in brackets), and the points within 25 % of the talk's number.",
+        "",
+        "| claim | talk | at the setting | lowest | highest | within 25 % of the talk |",
+        "|---|---|---|---|---|---|",
+    ]
+    for claim, talk, value in CLAIMS:
+        got = {p: value(m["cubic"], m["dctcp"]) for p, m in means.items()}
+        others = {p: v for p, v in got.items() if p != first and math.isfinite(v)}
+        low = min(others, key=others.get)
+        high = max(others, key=others.get)
+        close = [p for p, v in got.items() if math.isfinite(v) and abs(v / talk - 1) <= 0.25]
+        lines.append(
+            f"| {claim} | {talk:g} | {_num(got[first])} | {_num(others[low])} ({low}) | "
+            f"{_num(others[high])} ({high}) | {', '.join(close) or 'none'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _num(v: float) -> str:
+    return "-" if not math.isfinite(v) else f"{v:.3g}"
 
 
 def main(argv: list[str] | None = None) -> int:
