@@ -45,7 +45,8 @@ Kinds (`kind` in claims.toml; the keys each reads):
 - `value`: the variant's `metric` (divided by the sum of the metrics in `per`, a list whose
   entries may hold a `*`), times `scale` (100 for a percentage), shown with `unit`. Reproduced
   within `tolerance_abs` (in the shown unit) when given, else within the relative tolerance;
-  `direction` when on the talk's side of `pivot`. With `within = [low, high]` instead of a
+  `direction` when on the talk's side of `pivot` (`spread_digits`: the spread's decimals, 2
+  by default). With `within = [low, high]` instead of a
   number in `talk`: reproduced inside that band, contradicted outside it.
 - `overhead`: the variant's `metric` (a count of new messages) per unit of `saved` it removes,
   `metric(variant) / (saved(baseline) - saved(variant))`, of the means over the seeds (the
@@ -245,11 +246,11 @@ def _mean(values: list[float]) -> float:
     return sum(finite) / len(finite) if finite else float("nan")
 
 
-def _spread(values: list[float], unit: str = "x") -> str:
+def _spread(values: list[float], unit: str = "x", digits: int = 2) -> str:
     finite = [v for v in values if math.isfinite(v)]
     if len(finite) < 2:
         return "1 seed" if len(finite) == 1 else "-"
-    return f"{min(finite):.2f}-{max(finite):.2f}{unit} ({len(finite)} seeds)"
+    return f"{min(finite):.{digits}f}-{max(finite):.{digits}f}{unit} ({len(finite)} seeds)"
 
 
 def _side(talk: float, value: float, tol: float) -> str:
@@ -389,7 +390,8 @@ def _value_row(claim: dict, sweep: Sweep, tol: float) -> Row:
         )
     value = _mean(per_seed)
     digits = int(claim.get("digits", 1))
-    text, spread = f"{value:,.{digits}f}{unit}", _spread(per_seed, unit)
+    spread_digits = int(claim.get("spread_digits", 2))
+    text, spread = f"{value:,.{digits}f}{unit}", _spread(per_seed, unit, spread_digits)
     if "within" in claim:
         low, high = claim["within"]
         verdict = "reproduced" if low <= value <= high else "contradicted"
