@@ -45,7 +45,8 @@ Kinds (`kind` in claims.toml; the keys each reads):
 - `value`: the variant's `metric` (divided by the sum of the metrics in `per`, a list whose
   entries may hold a `*`), times `scale` (100 for a percentage), shown with `unit`. Reproduced
   within `tolerance_abs` (in the shown unit) when given, else within the relative tolerance;
-  `direction` when on the talk's side of `pivot`. With `within = [low, high]` instead of a
+  `direction` when on the talk's side of `pivot` (`spread_digits`: the spread's decimals, 2
+  by default). With `within = [low, high]` instead of a
   number in `talk`: reproduced inside that band, contradicted outside it.
 - `overhead`: the variant's `metric` (a count of new messages) per unit of `saved` it removes,
   `metric(variant) / (saved(baseline) - saved(variant))`, of the means over the seeds (the
@@ -59,12 +60,26 @@ least 100 KB, from its flows table). The workload's own shares, from every backg
 incast) flow the run started, finished or not (the buckets count finished flows only, which
 leaves out the large flows still running at the end): `background_flows`, `background_mice`
 (under 100 KB), `background_elephants` (at least 1 MB), `background_bytes`,
-`background_elephant_bytes`.
+`background_elephant_bytes`. The Netronome/Facebook six-rack benchmark's figures, per run
+(scenarios/tables.py, `_six_rack_run`): `six_rack.util` (FSW-to-worker utilization within the
+arrivals, %), `six_rack.fsw` and `six_rack.worker_rack` (discards, bits), `six_rack.storage_retx`,
+`six_rack.worker_retx`, `six_rack.storage_ce`, `six_rack.worker_ce` (% of data packets).
+
+- `ratio`: the mean over seeds of the variant's `metric` over the baseline's at one `point`,
+  times `scale` (100: a percentage), shown with `unit`: "DCTCP's discards are 0.3 % of CUBIC's".
+  Reproduced within `tolerance_abs` (in the shown unit) when given, else the relative tolerance;
+  `direction` when on the talk's side of `pivot` (default: the ratio 1, i.e. `scale`);
+  contradicted otherwise, or when the baseline's mean is 0.
+- `rises`: one variant's `metric` over `points` in order: reproduced when it never falls and the
+  last is above the first (a curve's shape; `talk` says it in words); contradicted otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib.util
+import json
 import math
 import re
 import subprocess
@@ -95,6 +110,9 @@ DERIVED = (
     "background_bytes",
     "background_elephant_bytes",
 )
+#: The six-rack benchmark's figures (scenarios/tables.py `_six_rack_run`), as `six_rack.<key>`.
+SIX_RACK = ("util", "fsw", "worker_rack", "storage_retx", "worker_retx", "storage_ce", "worker_ce")
+DERIVED += tuple(f"six_rack.{key}" for key in SIX_RACK)
 #: The talks' mice boundary: flows under 100 KB (the derived metric `large_flows` counts the rest).
 LARGE_FLOW_BYTES = 100_000
 #: An elephant: at least 1 MB (no talk gives the boundary; the buckets' largest).
@@ -157,6 +175,8 @@ class Sweep:
             return float((sizes["size_bytes"] >= LARGE_FLOW_BYTES).sum())
         if name.startswith("background_"):
             return self._background(row)[name]
+        if name.startswith("six_rack."):
+            return self._six_rack(row)[name.removeprefix("six_rack.")]
         if name not in self.points.columns:
             raise ClaimsError(f"sweep {self.name}: no metric `{name}` in points.parquet")
         value = row[name]
@@ -185,9 +205,27 @@ class Sweep:
             "background_elephant_bytes": float(elephants.sum()),
         }
 
+    def _six_rack(self, row: Any) -> dict[str, float]:
+        """The six-rack benchmark's figures of one run (read once per run)."""
+        cache = self.__dict__.setdefault("_six_rack_cache", {})
+        run = self.dir / str(row["dir"])
+        if run not in cache:
+            scenario = json.loads((run / "scenario.json").read_text())
+            cache[run] = _tables_module()._six_rack_run(run, scenario)
+        return cache[run]
+
     def _drop_ratio(self, row: Any) -> float:
         sent = rdma_data_packets(self.dir / str(row["dir"]))
         return float(row["drops.packets"]) / sent if sent else float("nan")
+
+
+@functools.cache
+def _tables_module():
+    """scenarios/tables.py (the six-rack figures), loaded by path."""
+    spec = importlib.util.spec_from_file_location("incast_scenario_tables", HERE / "tables.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # -- the comparisons -----------------------------------------------------------------------
@@ -208,11 +246,11 @@ def _mean(values: list[float]) -> float:
     return sum(finite) / len(finite) if finite else float("nan")
 
 
-def _spread(values: list[float], unit: str = "x") -> str:
+def _spread(values: list[float], unit: str = "x", digits: int = 2) -> str:
     finite = [v for v in values if math.isfinite(v)]
     if len(finite) < 2:
         return "1 seed" if len(finite) == 1 else "-"
-    return f"{min(finite):.2f}-{max(finite):.2f}{unit} ({len(finite)} seeds)"
+    return f"{min(finite):.{digits}f}-{max(finite):.{digits}f}{unit} ({len(finite)} seeds)"
 
 
 def _side(talk: float, value: float, tol: float) -> str:
@@ -307,6 +345,10 @@ def compute(claim: dict, sweeps: dict[str, Sweep], done: dict[str, Row], tol: fl
         return _value_row(claim, sweep, tol)
     if kind == "overhead":
         return _overhead_row(claim, sweep)
+    if kind == "rises":
+        return _rises_row(claim, sweep)
+    if kind == "ratio":
+        return _ratio_row(claim, sweep, tol)
     raise ClaimsError(f"claim {claim['id']}: unknown kind `{kind}`")
 
 
@@ -348,7 +390,8 @@ def _value_row(claim: dict, sweep: Sweep, tol: float) -> Row:
         )
     value = _mean(per_seed)
     digits = int(claim.get("digits", 1))
-    text, spread = f"{value:,.{digits}f}{unit}", _spread(per_seed, unit)
+    spread_digits = int(claim.get("spread_digits", 2))
+    text, spread = f"{value:,.{digits}f}{unit}", _spread(per_seed, unit, spread_digits)
     if "within" in claim:
         low, high = claim["within"]
         verdict = "reproduced" if low <= value <= high else "contradicted"
@@ -388,6 +431,48 @@ def _overhead_row(claim: dict, sweep: Sweep) -> Row:
     return Row(value, text, _spread(per_seed), verdict)
 
 
+def _ratio_row(claim: dict, sweep: Sweep, tol: float) -> Row:
+    """`ratio`: the variant's mean over the baseline's, at one point (the seeds' spread: per
+    seed, paired)."""
+    scale, unit = float(claim.get("scale", 1)), claim.get("unit", "")
+    pairs = sweep.pairs(claim, claim["point"])
+    base = [sweep.metric(b, claim["metric"]) for b, _ in pairs]
+    var = [sweep.metric(v, claim["metric"]) for _, v in pairs]
+    value = scale * _mean(var) / _mean(base) if _mean(base) else float("nan")
+    per_seed = [scale * v / b if b else float("nan") for b, v in zip(base, var)]
+    digits = int(claim.get("digits", 2))
+    text = f"{value:,.{digits}f}{unit}" if math.isfinite(value) else "- (baseline 0)"
+    talk = float(claim["talk"])
+    if "tolerance_abs" in claim:
+        close = abs(value - talk) <= float(claim["tolerance_abs"])
+    else:
+        close = math.isfinite(value) and abs(value / talk - 1) <= tol
+    pivot = float(claim.get("pivot", scale))
+    if close:
+        verdict = "reproduced"
+    elif math.isfinite(value) and (value - pivot) * (talk - pivot) > 0:
+        verdict = "direction"
+    else:
+        verdict = "contradicted"
+    return Row(value, text, _spread(per_seed, unit), verdict)
+
+
+def _rises_row(claim: dict, sweep: Sweep) -> Row:
+    """`rises`: one variant's metric over `points`, in order (the mean over seeds at each)."""
+    values = []
+    for point in claim["points"]:
+        runs = sweep.runs(point, claim["variant"])
+        if runs.empty:
+            raise ClaimsError(f"claim {claim['id']}: sweep {sweep.name} has no run of {point}")
+        values.append(_mean([sweep.metric(r, claim["metric"]) for _, r in runs.iterrows()]))
+    digits = int(claim.get("digits", 3))
+    text = " / ".join(f"{v:,.{digits}f}" for v in values)
+    steps = [b - a for a, b in zip(values, values[1:])]
+    rises = all(d >= 0 for d in steps) and values[-1] > values[0]
+    verdict = "reproduced" if rises else "contradicted"
+    return Row(values[-1], text, f"{len(values)} points", verdict)
+
+
 # -- files ---------------------------------------------------------------------------------
 
 
@@ -414,7 +499,7 @@ def _talk_text(claim: dict) -> str:
         return f"{talk[0]}-{talk[1]}x"
     if claim["kind"] == "cut" and isinstance(talk, (int, float)):
         return f"{talk:+g} %"
-    if claim["kind"] == "value" and isinstance(talk, (int, float)):
+    if claim["kind"] in ("value", "ratio") and isinstance(talk, (int, float)):
         return f"{talk:g}{claim.get('unit', '')}"
     if isinstance(talk, list):
         return " / ".join(str(t) for t in talk)

@@ -13,7 +13,7 @@ from incast.experiment import load_experiment
 from incast.sweep import sweep
 
 #: Talks whose claims are computed by scenarios/claims.py.
-TALKS = ["smart_pause", "congestion_isolation"]
+TALKS = ["smart_pause", "congestion_isolation", "netronome_fb"]
 
 
 def _claims_module():
@@ -151,3 +151,37 @@ def test_all_improve_over_points_names_the_worst_point():
     assert row.spread == "0.91-2.00x over 2 point-columns"
     only_a = claims.compute({**claim, "points": ["a"]}, {"t": sweep}, {}, 0.25)
     assert only_a.verdict == "reproduced"
+
+
+def test_ratio_and_rises_kinds():
+    """The Netronome kinds: one variant's mean over the baseline's (a share, with an absolute
+    tolerance and the default pivot 1 x scale; a zero baseline gives no ratio), and a curve that
+    must never fall."""
+    sweep = _sweep_of(
+        [
+            _run("a", "cubic", 1, drops=100.0, util=0.8),
+            _run("a", "dctcp", 1, drops=0.0, util=0.9),
+            _run("a", "cubic", 2, drops=300.0, util=0.8),
+            _run("a", "dctcp", 2, drops=1.0, util=0.9),
+            _run("b", "cubic", 1, drops=0.0, util=0.85),
+            _run("b", "dctcp", 1, drops=0.0, util=0.95),
+        ]
+    )
+    sweeps = {"t": sweep}
+    share = {"id": "r", "kind": "ratio", "talk": 0.3, "point": "a", "metric": "drops"}
+    share |= {"sweep": "t", "baseline": "cubic", "variant": "dctcp", "scale": 100, "unit": " %"}
+    row = claims.compute(share, sweeps, {}, 0.25)
+    assert (row.text, row.verdict) == ("0.25 %", "reproduced")  # 0.5 / 200 of the means
+    assert claims.compute({**share, "talk": 2.0}, sweeps, {}, 0.25).verdict == "direction"
+    assert claims.compute({**share, "talk": 150}, sweeps, {}, 0.25).verdict == "contradicted"
+    none = claims.compute({**share, "point": "b"}, sweeps, {}, 0.25)
+    assert (none.text, none.verdict) == ("- (baseline 0)", "contradicted")
+    zero = {**share, "talk": 0, "tolerance_abs": 0.0}
+    assert claims.compute(zero, sweeps, {}, 0.25).verdict == "direction"
+
+    curve = {"id": "c", "kind": "rises", "talk": "rises", "sweep": "t", "metric": "util"}
+    curve |= {"points": ["a", "b"], "variant": "cubic", "digits": 2}
+    row = claims.compute(curve, sweeps, {}, 0.25)
+    assert (row.text, row.verdict) == ("0.80 / 0.85", "reproduced")
+    back = claims.compute({**curve, "points": ["b", "a"]}, sweeps, {}, 0.25)
+    assert back.verdict == "contradicted"
