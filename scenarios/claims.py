@@ -72,6 +72,15 @@ arrivals, %), `six_rack.fsw` and `six_rack.worker_rack` (discards, bits), `six_r
   contradicted otherwise, or when the baseline's mean is 0.
 - `rises`: one variant's `metric` over `points` in order: reproduced when it never falls and the
   last is above the first (a curve's shape; `talk` says it in words); contradicted otherwise.
+
+Derived metrics of the 12-to-1 and co-existence runs (On-Ramp): `receiver_utilization`, the link
+into the receiver of the scenario's listed flows (`[[workload.flows]]`, one receiver), from the
+last flow's start (a join) to the stop: its switch port's bytes sent over that time x its rate
+(from the port's sampled series, `metrics.queue_ports`, when the window starts after 0);
+`join_drain_ms`, the time from that last start until the port's queue, past its peak, first falls
+below a tenth of the peak (NaN if it never does); `incast_group_rct[N]`, the mean completion (us)
+of the finished incasts whose receiver is one of the hosts of the scenario's N-th incast generator
+(`[[workload.incast]]`, from 1). `all_improve` and `max_factor` accept a derived metric by name.
 """
 
 from __future__ import annotations
@@ -109,10 +118,16 @@ DERIVED = (
     "background_elephants",
     "background_bytes",
     "background_elephant_bytes",
+    "receiver_utilization",
+    "join_drain_ms",
 )
 #: The six-rack benchmark's figures (scenarios/tables.py `_six_rack_run`), as `six_rack.<key>`.
 SIX_RACK = ("util", "fsw", "worker_rack", "storage_retx", "worker_retx", "storage_ce", "worker_ce")
 DERIVED += tuple(f"six_rack.{key}" for key in SIX_RACK)
+#: A host group's incast completion: `incast_group_rct[N]` (the N-th incast generator's hosts).
+GROUP_RCT = re.compile(r"incast_group_rct\[(\d+)\]")
+#: `join_drain_ms`: the queue has drained when it is below this share of its peak after the join.
+DRAINED_SHARE = 0.1
 #: The talks' mice boundary: flows under 100 KB (the derived metric `large_flows` counts the rest).
 LARGE_FLOW_BYTES = 100_000
 #: An elephant: at least 1 MB (no talk gives the boundary; the buckets' largest).
@@ -177,6 +192,11 @@ class Sweep:
             return self._background(row)[name]
         if name.startswith("six_rack."):
             return self._six_rack(row)[name.removeprefix("six_rack.")]
+        if name in ("receiver_utilization", "join_drain_ms"):
+            return self._receiver_port(row)[name]
+        group = GROUP_RCT.fullmatch(name)
+        if group:
+            return self._group_rct(row, int(group.group(1)))
         if name not in self.points.columns:
             raise ClaimsError(f"sweep {self.name}: no metric `{name}` in points.parquet")
         value = row[name]
@@ -184,6 +204,8 @@ class Sweep:
 
     def columns(self, pattern: str) -> list[str]:
         """The points columns matching `pattern`, `*` standing for a bucket label."""
+        if pattern in DERIVED or GROUP_RCT.fullmatch(pattern):
+            return [pattern]
         regex = re.escape(pattern).replace(r"\*", r"[^\]]+")
         found = [c for c in self.points.columns if re.fullmatch(regex, c)]
         if not found:
@@ -214,6 +236,59 @@ class Sweep:
             cache[run] = _tables_module()._six_rack_run(run, scenario)
         return cache[run]
 
+    def _scenario(self, row: Any) -> dict:
+        return json.loads((self.dir / str(row["dir"]) / "scenario.json").read_text())
+
+    def _receiver_port(self, row: Any) -> dict[str, float]:
+        """The receiver link of the listed flows, from the last flow's start to the stop."""
+        run = self.dir / str(row["dir"])
+        scenario = self._scenario(row)
+        flows = (scenario.get("workload") or {}).get("flows") or []
+        if not flows or len({f["dst"] for f in flows}) != 1:
+            raise ClaimsError(
+                f"sweep {self.name}, run {row['dir']}: receiver_utilization needs listed flows "
+                "([[workload.flows]]) into one receiver"
+            )
+        join, stop = max(_seconds(f["start"]) for f in flows), _seconds(scenario["stop"])
+        ports = pd.read_parquet(run / "ports.parquet")
+        port = ports[ports["peer"] == flows[0]["dst"]].iloc[0]
+        rate = float(port["rate_bps"])
+        series = pd.read_parquet(run / "queues.parquet")
+        series = series[(series["node"] == port["node"]) & (series["port"] == port["port"])]
+        series = series.sort_values("time_ps")
+        if join == 0:
+            busy = float(port["tx_bytes"]) * 8 / (rate * stop)
+            if series.empty:
+                return {"receiver_utilization": busy, "join_drain_ms": float("nan")}
+        elif series.empty:
+            raise ClaimsError(
+                f"sweep {self.name}, run {row['dir']}: no queue series of the receiver's port; "
+                'sample it (metrics.queue_ports = "nodes", queue_nodes = [its switch])'
+            )
+        at = series["time_ps"].to_numpy() / 1e12
+        sent = series["tx_bytes"].to_numpy().astype(float)
+        queue = series["bytes"].to_numpy().astype(float)
+        first = max(int((at <= join).sum()) - 1, 0)
+        if join > 0:
+            busy = (sent[-1] - sent[first]) * 8 / (rate * (at[-1] - at[first]))
+        peak = first + int(queue[first:].argmax())
+        drained = (queue[peak:] < DRAINED_SHARE * queue[peak]).nonzero()[0]
+        drain = (at[peak + drained[0]] - join) * 1e3 if len(drained) else float("nan")
+        return {"receiver_utilization": busy, "join_drain_ms": drain}
+
+    def _group_rct(self, row: Any, group: int) -> float:
+        """Mean completion (us) of the finished incasts received by the N-th generator's hosts."""
+        generators = (self._scenario(row).get("workload") or {}).get("incast") or []
+        if not 1 <= group <= len(generators):
+            raise ClaimsError(
+                f"sweep {self.name}, run {row['dir']}: incast_group_rct[{group}] needs at least "
+                f"{group} [[workload.incast]] generators, the scenario has {len(generators)}"
+            )
+        hosts = set(generators[group - 1]["hosts"])
+        incasts = pd.read_parquet(self.dir / str(row["dir"]) / "incasts.parquet")
+        done = incasts[(incasts["finished"] == 1) & incasts["receiver"].isin(hosts)]
+        return float(done["completion_ps"].astype(float).mean()) / 1e6
+
     def _drop_ratio(self, row: Any) -> float:
         sent = rdma_data_packets(self.dir / str(row["dir"]))
         return float(row["drops.packets"]) / sent if sent else float("nan")
@@ -239,6 +314,17 @@ def _factors(sweep: Sweep, claim: dict, point: str, metric: str) -> list[float]:
         ratio = v / b if claim.get("better") == "higher" else b / v
         out.append(ratio if v and b else float("nan"))
     return out
+
+
+def _seconds(value: Any) -> float:
+    """A scenario time ("30ms", or picoseconds as a number) in seconds."""
+    if isinstance(value, (int, float)):
+        return float(value) / 1e12
+    found = re.fullmatch(r"([0-9.]+)\s*(ps|ns|us|ms|s)", str(value))
+    if not found:
+        raise ClaimsError(f"not a time: {value!r}")
+    scale = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    return float(found.group(1)) * scale[found.group(2)]
 
 
 def _mean(values: list[float]) -> float:

@@ -197,6 +197,61 @@ def long12_utilization(points: pd.DataFrame, sweep_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def long12_series(points: pd.DataFrame, sweep_dir: Path) -> str:
+    """12-to-1 runs with the receiver port's sampled series (long12_experiment.toml): the
+    receiver link's utilization before the join and from the join to the stop, the queue's peak
+    after the join and its drain time (until, past the peak, it is below a tenth of it), as
+    scenarios/claims.py's `receiver_utilization` and `join_drain_ms` compute them."""
+    rows = []
+    for point in dict.fromkeys(points["point"]):
+        for variant, _seed, d, sc in _runs(points, sweep_dir, point):
+            flows = (sc.get("workload") or {}).get("flows") or []
+            join = max((_seconds(f["start"]) for f in flows), default=0.0)
+            if join == 0:
+                continue
+            ports = pd.read_parquet(d / "ports.parquet")
+            port = ports[ports["peer"] == flows[0]["dst"]].iloc[0]
+            q = pd.read_parquet(d / "queues.parquet")
+            q = q[(q["node"] == port["node"]) & (q["port"] == port["port"])]
+            if q.empty:
+                continue
+            q = q.sort_values("time_ps")
+            at = q["time_ps"].to_numpy() / 1e12
+            sent = q["tx_bytes"].to_numpy().astype(float)
+            queue = q["bytes"].to_numpy().astype(float)
+            rate = float(port["rate_bps"])
+            first = max(int((at <= join).sum()) - 1, 0)
+            before = sent[first] * 8 / (rate * at[first])
+            after = (sent[-1] - sent[first]) * 8 / (rate * (at[-1] - at[first]))
+            peak = first + int(queue[first:].argmax())
+            drained = (queue[peak:] < 0.1 * queue[peak]).nonzero()[0]
+            drain = f"{(at[peak + drained[0]] - join) * 1e3:.2f}" if len(drained) else "-"
+            rows.append(
+                f"| {point} | {variant} | {join * 1e3:g} / {_seconds(sc['stop']) * 1e3:g} | "
+                f"{before:.3f} | **{after:.3f}** | {queue[:first].max(initial=0) / 1e6:.2f} / "
+                f"{queue[peak] / 1e6:.2f} | {drain} |"
+            )
+    if not rows:
+        return ""
+    return (
+        "\n".join(
+            [
+                "12-to-1 long flows: the receiver link's utilization from its port's series "
+                "(bytes sent over the time x the rate) before the join and from the join to the "
+                "stop; the receiver queue's largest value before the join and its peak after it; "
+                "the time from the join until the queue, past its peak, is below a tenth of it "
+                "('-': not before the stop):",
+                "",
+                "| point | variant | join / stop (ms) | before join | after join | queue before / "
+                "peak after (MB) | drain (ms) |",
+                "|---|---|---|---|---|---|---|",
+                *rows,
+            ]
+        )
+        + "\n"
+    )
+
+
 def cubic_two_flows(points: pd.DataFrame, sweep_dir: Path) -> str:
     """Slide 11: two long-lived flows into one receiver: the receiver link's utilization
     over the run, the bottleneck queue from its sampled series, the OWD On-Ramp measured,
@@ -435,6 +490,21 @@ EXPERIMENT_METRICS = {
         ("drops.packets", "drops", 0),
         ("edge.pauses", "On-Ramp pauses", 0),
     ],
+    "on_ramp_clock": [
+        ("edge.clock.mean_abs_error_us", "OWD error, mean abs (us)", 3),
+        ("incasts.completion_us.mean", "incast RCT mean (us)", 0),
+        ("incasts.completion_us.p99", "incast RCT p99 (us)", 0),
+        ("buckets_background[<10KB].fct_us.mean", "WebSearch FCT < 10 KB mean (us)", 1),
+        ("retransmits", "retransmits", 0),
+        ("timeouts", "timeouts", 0),
+        ("edge.pauses", "On-Ramp pauses", 0),
+    ],
+    "on_ramp_long12": [
+        ("retransmits", "retransmits", 0),
+        ("drops.packets", "drops", 0),
+        ("pfc.pause_frames", "PFC pause frames", 0),
+        ("edge.pauses", "On-Ramp pauses", 0),
+    ],
     "netronome_six_rack": [
         ("incasts.completion_us.p50", "read p50 (us)", 0),
         ("incasts.completion_us.p99", "read p99 (us)", 0),
@@ -574,7 +644,7 @@ def _drop_ratio(run: Path, row: pd.Series) -> float:
 
 
 EXTRAS = {
-    "on_ramp": (coexist_groups, long12_utilization, cubic_two_flows),
+    "on_ramp": (coexist_groups, long12_utilization, long12_series, cubic_two_flows),
     "ibm_ecm": (ibm_series,),
     "netronome_fb": (six_rack_benchmarks,),
     "smart_pause": (pause_readings,),

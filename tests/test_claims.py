@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 
 import pandas as pd
@@ -13,7 +14,7 @@ from incast.experiment import load_experiment
 from incast.sweep import sweep
 
 #: Talks whose claims are computed by scenarios/claims.py.
-TALKS = ["smart_pause", "congestion_isolation", "netronome_fb"]
+TALKS = ["smart_pause", "congestion_isolation", "netronome_fb", "on_ramp"]
 
 
 def _claims_module():
@@ -185,3 +186,54 @@ def test_ratio_and_rises_kinds():
     assert (row.text, row.verdict) == ("0.80 / 0.85", "reproduced")
     back = claims.compute({**curve, "points": ["b", "a"]}, sweeps, {}, 0.25)
     assert back.verdict == "contradicted"
+
+
+def _on_ramp_run(directory, flows, stop, incast=()):
+    """A made-up run directory: the scenario, the receiver port (node 9, port 4, 100 Gb/s), its
+    sampled series (10 MB at 1 ms falling to 0.5 MB at 3 ms, 8 Gb sent every ms) and incasts."""
+    directory.mkdir()
+    scenario = {"stop": stop, "workload": {"flows": flows, "incast": list(incast)}}
+    (directory / "scenario.json").write_text(json.dumps(scenario))
+    pd.DataFrame(
+        {
+            "node": [9, 0],
+            "port": [4, 0],
+            "peer": [12, 9],
+            "rate_bps": [100e9] * 2,
+            "tx_bytes": [25_000_000, 0],
+        }
+    ).to_parquet(directory / "ports.parquet")
+    ms = 1_000_000_000
+    pd.DataFrame(
+        {
+            "time_ps": [0, ms, 2 * ms, 3 * ms, 4 * ms],
+            "node": [9] * 5,
+            "port": [4] * 5,
+            "bytes": [0, 10_000_000, 5_000_000, 500_000, 0],
+            "tx_bytes": [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000],
+        }
+    ).to_parquet(directory / "queues.parquet")
+    pd.DataFrame(
+        {"receiver": [1, 2, 1], "finished": [1, 1, 0], "completion_ps": [10e6, 30e6, 99e6]}
+    ).to_parquet(directory / "incasts.parquet")
+
+
+def test_on_ramp_derived_metrics(tmp_path):
+    """The On-Ramp metrics against their closed forms: utilization over the window after the last
+    flow's start (1 MB per ms at 100 Gb/s = 8 %), the whole run when every flow starts at 0
+    (25 MB in 2 ms = 100 %), the queue's drain time, and a host group's incast completion."""
+    joined = [{"dst": 12, "start": "0ps"}, {"dst": 12, "start": "1ms"}]
+    _on_ramp_run(tmp_path / "joined", joined, "4ms", [{"hosts": [1, 5]}, {"hosts": [2]}])
+    _on_ramp_run(tmp_path / "together", joined[:1], "2ms")
+    sweep = claims.Sweep.__new__(claims.Sweep)
+    sweep.name, sweep.dir = "t", tmp_path
+    sweep.points = pd.DataFrame({"dir": ["joined", "together"]})
+    joined_run, together_run = sweep.points.iloc[0], sweep.points.iloc[1]
+    assert sweep.metric(joined_run, "receiver_utilization") == pytest.approx(0.08)
+    assert sweep.metric(joined_run, "join_drain_ms") == pytest.approx(2.0)  # 0.5 MB < 1 MB at 3 ms
+    assert sweep.metric(together_run, "receiver_utilization") == pytest.approx(1.0)
+    assert sweep.metric(joined_run, "incast_group_rct[1]") == pytest.approx(10.0)  # unfinished out
+    assert sweep.metric(joined_run, "incast_group_rct[2]") == pytest.approx(30.0)
+    assert sweep.columns("incast_group_rct[2]") == ["incast_group_rct[2]"]
+    with pytest.raises(claims.ClaimsError, match="needs at least 3"):
+        sweep.metric(joined_run, "incast_group_rct[3]")

@@ -213,10 +213,13 @@ def test_bundled_experiments_expand_and_validate():
         "congestion_isolation/experiment.toml": 60,  # 20 configurations x seeds 1-3
         "congestion_isolation/small.toml": 48,
     }
-    # The On-Ramp CUBIC/BBR experiments (slide 11, slides 16-17); Smart-Pause's settings.
+    # The other On-Ramp experiments (slide 11, slides 16-17, the 12-to-1 joins, clock error);
+    # Smart-Pause's settings.
     others = (
         ("on_ramp", "cubic_two_flows_experiment.toml", 3),
         ("on_ramp", "cloud_experiment.toml", 12),
+        ("on_ramp", "long12_experiment.toml", 27),  # slides 5-6, 20-21: joins at 200 and 10 ms
+        ("on_ramp", "clock_experiment.toml", 120),  # clock error, 6 variants x seeds 1-10
         ("smart_pause", "sensitivity.toml", 40),
         ("congestion_isolation", "sensitivity.toml", 272),
     )
