@@ -751,8 +751,8 @@ def main(argv: list[str] | None = None) -> int:
 #   `ts.tp_hot_during`: the hot port's throughput during the hotspot.
 # - `ts.q_hot_mean`, `ts.q_hot_max`: the hot queue (KB) during the hotspot, mean and peak.
 # - `ts.recovery_ms`: from the hotspot's start until the aggregate throughput (5 ms windows),
-#   after its lowest point, is back above 90 % of `tp_before`; 0 when it never fell below; the
-#   hotspot's duration when it is not back before the hotspot ends (a lower bound).
+#   having first fallen below 90 % of `tp_before`, is first back above it; 0 when it never fell
+#   below; the hotspot's duration when it is not back before the hotspot ends (a lower bound).
 # - `ts.q_settle_ms`: the end of the hot queue's first overshoot: from the hotspot's start until
 #   the queue (1 ms means), after its peak, is below 80 % of that peak; the duration if never.
 # - `ts.overshoot@W`: the largest aggregate throughput in windows of W (`200us`, `1ms`) from the
@@ -844,12 +844,12 @@ def _series_of_run(run_dir: Path) -> dict[str, float]:
     inside = np.flatnonzero((at >= start) & (at <= end))
     first, last = int(inside[0]), int(inside[-1])
     smooth = (sent[first + k : last + 1] - sent[first : last + 1 - k]) * 8 / (k * step) / 1e9
-    lowest = int(np.argmin(smooth)) if len(smooth) else 0
-    if not len(smooth) or smooth[lowest] >= 0.9 * before:
+    below = np.flatnonzero(smooth < 0.9 * before)
+    if not len(below):
         out["ts.recovery_ms"] = 0.0
-    else:
-        back = np.flatnonzero(smooth[lowest:] >= 0.9 * before)
-        done = at[first + lowest + int(back[0]) + k] if len(back) else end
+    else:  # the first time back above 90 % after the first time below it
+        back = np.flatnonzero(smooth[int(below[0]) :] >= 0.9 * before)
+        done = at[first + int(below[0]) + int(back[0]) + k] if len(back) else end
         out["ts.recovery_ms"] = (done - start) * 1e3
     # the hot queue's first overshoot: from the hotspot's start until the queue (1 ms means)
     # is back below 80 % of its peak, after the peak; the hotspot's duration if never
@@ -902,7 +902,12 @@ def _trend_row(claim: dict, sweep: Sweep, tol: float) -> Row:
         )
     verdict = "reproduced" if monotone and ends else ("direction" if ends else "contradicted")
     seeds = len(sweep.runs(claim["points"][0], claim["variants"][0]))
-    return Row(None, "; ".join(texts), f"{'; '.join(spreads)} ({seeds} seeds)", verdict)
+    return Row(
+        None,
+        "; ".join(texts),
+        f"{'; '.join(spreads)} ({seeds} seed{'s' if seeds != 1 else ''})",
+        verdict,
+    )
 
 
 def _minimum_row(claim: dict, sweep: Sweep, tol: float) -> Row:

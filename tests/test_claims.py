@@ -14,7 +14,7 @@ from incast.experiment import load_experiment
 from incast.sweep import sweep
 
 #: Talks whose claims are computed by scenarios/claims.py.
-TALKS = ["smart_pause", "congestion_isolation", "netronome_fb", "on_ramp"]
+TALKS = ["smart_pause", "congestion_isolation", "netronome_fb", "on_ramp", "ibm_ecm"]
 
 
 def _claims_module():
