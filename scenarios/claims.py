@@ -181,6 +181,8 @@ class Sweep:
         return [(base.loc[seed], var.loc[seed]) for seed in seeds]
 
     def metric(self, row: Any, name: str) -> float:
+        if name.startswith(SERIES_PREFIX):  # the IBM talk's time series (section at the end)
+            return series_metric(self.dir / str(row["dir"]), name)
         if name == "drop_ratio":
             return self._drop_ratio(row)
         if name == "large_flows":
@@ -204,7 +206,7 @@ class Sweep:
 
     def columns(self, pattern: str) -> list[str]:
         """The points columns matching `pattern`, `*` standing for a bucket label."""
-        if pattern in DERIVED or GROUP_RCT.fullmatch(pattern):
+        if pattern in DERIVED or GROUP_RCT.fullmatch(pattern) or pattern.startswith(SERIES_PREFIX):
             return [pattern]
         regex = re.escape(pattern).replace(r"\*", r"[^\]]+")
         found = [c for c in self.points.columns if re.fullmatch(regex, c)]
@@ -435,6 +437,8 @@ def compute(claim: dict, sweeps: dict[str, Sweep], done: dict[str, Row], tol: fl
         return _rises_row(claim, sweep)
     if kind == "ratio":
         return _ratio_row(claim, sweep, tol)
+    if kind in SERIES_KINDS:  # the IBM talk's kinds (section at the end)
+        return SERIES_KINDS[kind](claim, sweep, tol)
     raise ClaimsError(f"claim {claim['id']}: unknown kind `{kind}`")
 
 
@@ -733,6 +737,247 @@ def main(argv: list[str] | None = None) -> int:
     except (ClaimsError, KeyError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+
+
+# -- the IBM ECM/E2CM talk (scenarios/ibm_ecm): time-series metrics and their kinds ----------
+#
+# The talk's claims are about curves over time (aggregate and hot-port throughput, the hot queue)
+# and their trends over burst size, hotspot degree and PAUSE. `ts.*` metrics are read from each
+# run's queues table (every switch port's queue and cumulative tx_bytes, sampled every
+# `queue_sample_interval`); the hotspot's window comes from the run's scenario:
+#
+# - `ts.tp_before`: aggregate throughput (Gb/s) from 20 % of the hotspot's start to its start;
+#   `ts.tp_during`, `ts.tp_after`: over the hotspot's window, and from its end to the run's end;
+#   `ts.tp_hot_during`: the hot port's throughput during the hotspot.
+# - `ts.q_hot_mean`, `ts.q_hot_max`: the hot queue (KB) during the hotspot, mean and peak.
+# - `ts.recovery_ms`: from the hotspot's start until the aggregate throughput (5 ms windows),
+#   having first fallen below 90 % of `tp_before`, is first back above it; 0 when it never fell
+#   below; the hotspot's duration when it is not back before the hotspot ends (a lower bound).
+# - `ts.q_settle_ms`: the end of the hot queue's first overshoot: from the hotspot's start until
+#   the queue (1 ms means), after its peak, is below 80 % of that peak; the duration if never.
+# - `ts.overshoot@W`: the largest aggregate throughput in windows of W (`200us`, `1ms`) from the
+#   hotspot's start to the run's end, over `tp_before` (1: none; above 1: above the offered load).
+#
+# Kinds (each reads `points`, `variants`, `metric`; the mean over seeds per point and variant):
+#
+# - `trend`: the metric over `points` in their order, for every variant, against `talk` =
+#   "falls" or "rises": reproduced when every variant's series never moves against it and its
+#   last point is beyond its first; direction when last-versus-first is right for every variant
+#   but some step goes against; contradicted otherwise.
+# - `minimum_at`: reproduced when the variant's metric is lowest at `at` among `points`.
+# - `all_above`: reproduced when every variant's metric at `point` (or `points`) is at least
+#   `threshold`.
+# - `pause_close` / `pause_higher`: `points` lists (no PAUSE, PAUSE) pairs in turn; the largest
+#   relative difference |pause / nopause - 1| over pairs and variants, reproduced at most
+#   `limit`; / the ratio pause / nopause, reproduced when above 1 for every pair and variant.
+
+SERIES_PREFIX = "ts."
+_SERIES_CACHE: dict[tuple[Path, str], float] = {}
+
+
+def _scenario_seconds(value: Any) -> float:
+    """A scenario time ("30ms", or picoseconds as the normalized form has it) in seconds."""
+    if isinstance(value, (int, float)):
+        return float(value) / 1e12
+    m = re.fullmatch(r"([0-9.]+)\s*(ps|ns|us|ms|s)", str(value))
+    if not m:
+        raise ClaimsError(f"cannot read the time {value!r}")
+    scale = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    return float(m.group(1)) * scale[m.group(2)]
+
+
+def series_metric(run_dir: Path, name: str) -> float:
+    """One `ts.*` metric of one run (all of a run's are computed together and cached)."""
+    key = (run_dir, name)
+    if key not in _SERIES_CACHE:
+        for metric, value in _series_of_run(run_dir).items():
+            _SERIES_CACHE[(run_dir, metric)] = value
+    if key not in _SERIES_CACHE:
+        raise ClaimsError(f"no time-series metric `{name}` (the list: scenarios/claims.py, end)")
+    return _SERIES_CACHE[key]
+
+
+def _series_of_run(run_dir: Path) -> dict[str, float]:
+    import json
+
+    import numpy as np
+
+    scenario = json.loads((run_dir / "scenario.json").read_text())
+    hot = scenario["workload"]["hotspot"][0]
+    start = _scenario_seconds(hot["start"])
+    end = start + _scenario_seconds(hot["duration"])
+    stop = _scenario_seconds(scenario["stop"])
+    switch = int(scenario["topology"]["hosts"])
+    queues = pd.read_parquet(run_dir / "queues.parquet")
+    queues = queues[queues["node"] == switch]
+    ports = pd.read_parquet(run_dir / "ports.parquet")
+    hot_port = int(ports[(ports["node"] == switch) & (ports["peer"] == 0)]["port"].iloc[0])
+    total = queues.groupby("time_ps")["tx_bytes"].sum()
+    at, sent = total.index.to_numpy() / 1e12, total.to_numpy().astype(float)
+    hot_q = queues[queues["port"] == hot_port].sort_values("time_ps")
+    hot_at, hot_sent = hot_q["time_ps"].to_numpy() / 1e12, hot_q["tx_bytes"].to_numpy()
+    hot_bytes = hot_q["bytes"].to_numpy().astype(float)
+
+    def rate(a: float, b: float, times=at, series=sent) -> float:
+        i = max(int(np.searchsorted(times, a, side="right")) - 1, 0)
+        j = max(int(np.searchsorted(times, b, side="right")) - 1, 0)
+        return (
+            0.0
+            if times[j] <= times[i]
+            else (series[j] - series[i]) * 8 / (times[j] - times[i]) / 1e9
+        )
+
+    before = rate(0.2 * start, start)
+    out = {
+        "ts.tp_before": before,
+        "ts.tp_during": rate(start, end),
+        "ts.tp_after": rate(end, stop),
+        "ts.tp_hot_during": rate(start, end, hot_at, hot_sent),
+    }
+    during = (hot_at >= start) & (hot_at <= end)
+    out["ts.q_hot_mean"] = float(hot_bytes[during].mean()) / 1e3
+    out["ts.q_hot_max"] = float(hot_bytes[during].max()) / 1e3
+    # recovery during the hotspot: the aggregate throughput in 5 ms windows (wide enough that
+    # the bursts' own swings, about 7 % at B = 120 us, stay inside the 90 % band)
+    step = float(np.median(np.diff(at)))
+    k = max(int(round(5e-3 / step)), 1)
+    inside = np.flatnonzero((at >= start) & (at <= end))
+    first, last = int(inside[0]), int(inside[-1])
+    smooth = (sent[first + k : last + 1] - sent[first : last + 1 - k]) * 8 / (k * step) / 1e9
+    below = np.flatnonzero(smooth < 0.9 * before)
+    if not len(below):
+        out["ts.recovery_ms"] = 0.0
+    else:  # the first time back above 90 % after the first time below it
+        back = np.flatnonzero(smooth[int(below[0]) :] >= 0.9 * before)
+        done = at[first + int(below[0]) + int(back[0]) + k] if len(back) else end
+        out["ts.recovery_ms"] = (done - start) * 1e3
+    # the hot queue's first overshoot: from the hotspot's start until the queue (1 ms means)
+    # is back below 80 % of its peak, after the peak; the hotspot's duration if never
+    m = max(int(round(1e-3 / step)), 1)
+    queue = np.convolve(hot_bytes[during], np.ones(m) / m, mode="valid")
+    times = hot_at[during][m - 1 :]
+    top = int(np.argmax(queue))
+    below = np.flatnonzero(queue[top:] < 0.8 * queue[top])
+    settled = times[top + int(below[0])] if len(below) else end
+    out["ts.q_settle_ms"] = (settled - start) * 1e3
+    # the overshoot: the largest throughput in windows of W after the hotspot's start
+    for label, width in (("200us", 200e-6), ("1ms", 1e-3)):
+        k = max(int(round(width / step)), 1)
+        i = int(np.searchsorted(at, start))
+        gbps = (
+            (sent[i + k :] - sent[i : len(sent) - k])
+            * 8
+            / (at[i + k :] - at[i : len(at) - k])
+            / 1e9
+        )
+        out[f"ts.overshoot@{label}"] = (
+            float(gbps.max()) / before if len(gbps) and before else float("nan")
+        )
+    return out
+
+
+def _per_point(sweep: Sweep, metric: str, point: str, variant: str) -> list[float]:
+    runs = sweep.runs(point, variant)
+    if runs.empty:
+        raise ClaimsError(f"sweep {sweep.name} has no run of {point}/{variant}")
+    return [sweep.metric(run, metric) for _, run in runs.iterrows()]
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def _trend_row(claim: dict, sweep: Sweep, tol: float) -> Row:
+    sign = {"falls": -1, "rises": 1}[claim["talk"]]
+    texts, spreads, monotone, ends = [], [], True, True
+    for variant in claim["variants"]:
+        runs = [_per_point(sweep, claim["metric"], p, variant) for p in claim["points"]]
+        means = [_mean(r) for r in runs]
+        steps = [b - a for a, b in zip(means, means[1:])]
+        monotone &= all(step * sign >= 0 for step in steps)
+        ends &= (means[-1] - means[0]) * sign > 0
+        texts.append(f"{variant} " + " / ".join(_number(m) for m in means))
+        spreads.append(
+            f"{variant} {min(min(r) for r in runs):,.3g}-{max(max(r) for r in runs):,.3g}"
+        )
+    verdict = "reproduced" if monotone and ends else ("direction" if ends else "contradicted")
+    seeds = len(sweep.runs(claim["points"][0], claim["variants"][0]))
+    return Row(
+        None,
+        "; ".join(texts),
+        f"{'; '.join(spreads)} ({seeds} seed{'s' if seeds != 1 else ''})",
+        verdict,
+    )
+
+
+def _minimum_row(claim: dict, sweep: Sweep, tol: float) -> Row:
+    variant = claim["variant"]
+    means = {p: _mean(_per_point(sweep, claim["metric"], p, variant)) for p in claim["points"]}
+    low = min(means, key=means.get)
+    text = f"{variant} " + " / ".join(_number(means[p]) for p in claim["points"])
+    verdict = "reproduced" if low == claim["at"] else "contradicted"
+    return Row(means[claim["at"]], text + f" (lowest at {low})", "-", verdict)
+
+
+def _all_above_row(claim: dict, sweep: Sweep, tol: float) -> Row:
+    values = {
+        f"{p} {v}" if len(_points_of(claim)) > 1 else v: _mean(
+            _per_point(sweep, claim["metric"], p, v)
+        )
+        for p in _points_of(claim)
+        for v in claim["variants"]
+    }
+    low = min(values.values())
+    text = ", ".join(f"{v} {_number(x)}" for v, x in values.items())
+    verdict = "reproduced" if low >= float(claim["threshold"]) else "contradicted"
+    return Row(low, text, "-", verdict)
+
+
+def _pause_pairs(claim: dict, sweep: Sweep) -> list[tuple[str, str, float, float]]:
+    points = claim["points"]
+    if len(points) % 2:
+        raise ClaimsError(f"claim {claim['id']}: `points` must list (no PAUSE, PAUSE) pairs")
+    out = []
+    for off, on in zip(points[::2], points[1::2]):
+        for variant in claim["variants"]:
+            a = _mean(_per_point(sweep, claim["metric"], off, variant))
+            b = _mean(_per_point(sweep, claim["metric"], on, variant))
+            out.append((on, variant, a, b))
+    return out
+
+
+def _pause_close_row(claim: dict, sweep: Sweep, tol: float) -> Row:
+    pairs = _pause_pairs(claim, sweep)
+    worst = max(pairs, key=lambda x: abs(x[3] / x[2] - 1))
+    change = 100 * (worst[3] / worst[2] - 1)
+    limit = 100 * float(claim.get("limit", tol))
+    text = f"at most {change:+.0f} % ({worst[0]}, {worst[1]}: {worst[2]:,.0f} -> {worst[3]:,.0f})"
+    changes = sorted(abs(100 * (b / a - 1)) for *_, a, b in pairs)
+    spread = f"{len(pairs)} pairs; median change {changes[len(changes) // 2]:.0f} %"
+    verdict = "reproduced" if abs(change) <= limit else "contradicted"
+    return Row(change, text, spread, verdict)
+
+
+def _pause_higher_row(claim: dict, sweep: Sweep, tol: float) -> Row:
+    pairs = _pause_pairs(claim, sweep)
+    ratios = [b / a for *_, a, b in pairs]
+    off, on = _mean([a for *_, a, _ in pairs]), _mean([b for *_, b in pairs])
+    text = f"{on:.3f} with PAUSE, {off:.3f} without"
+    spread = f"ratio {min(ratios):.3f}-{max(ratios):.3f} over {len(pairs)} pairs"
+    if all(r > 1 for r in ratios):
+        verdict = "reproduced"
+    else:
+        verdict = "direction" if on > off else "contradicted"
+    return Row(on / off, text, spread, verdict)
+
+
+SERIES_KINDS = {
+    "trend": _trend_row,
+    "minimum_at": _minimum_row,
+    "all_above": _all_above_row,
+    "pause_close": _pause_close_row,
+    "pause_higher": _pause_higher_row,
+}
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from incast.experiment import load_experiment
 from incast.sweep import sweep
 
 #: Talks whose claims are computed by scenarios/claims.py.
-TALKS = ["smart_pause", "congestion_isolation", "netronome_fb", "on_ramp"]
+TALKS = ["smart_pause", "congestion_isolation", "netronome_fb", "on_ramp", "ibm_ecm"]
 
 
 def _claims_module():
@@ -237,3 +237,45 @@ def test_on_ramp_derived_metrics(tmp_path):
     assert sweep.columns("incast_group_rct[2]") == ["incast_group_rct[2]"]
     with pytest.raises(claims.ClaimsError, match="needs at least 3"):
         sweep.metric(joined_run, "incast_group_rct[3]")
+
+
+def test_ibm_ecm_kinds():
+    """The IBM talk's kinds: a trend over points for every variant, the point of a minimum,
+    a threshold every variant reaches, and PAUSE against no PAUSE (close; higher)."""
+    rows = []
+    for seed, jitter in ((1, 0.0), (2, 2.0)):
+        for point, ecm, e2cm in (("a", 50.0, 40.0), ("b", 30.0, 45.0), ("c", 10.0, 20.0)):
+            rows.append(_run(point, "ecm", seed, rec=ecm + jitter, tp=100.0 + jitter))
+            rows.append(_run(point, "e2cm", seed, rec=e2cm + jitter, tp=110.0 + jitter))
+    sweeps = {"t": _sweep_of(rows)}
+    trend = {"id": "t", "kind": "trend", "talk": "falls", "sweep": "t", "metric": "rec"}
+    trend |= {"points": ["a", "b", "c"], "variants": ["ecm"]}
+    row = claims.compute(trend, sweeps, {}, 0.25)
+    assert (row.text, row.verdict) == ("ecm 51 / 31 / 11", "reproduced")
+    both = claims.compute({**trend, "variants": ["ecm", "e2cm"]}, sweeps, {}, 0.25)
+    assert both.verdict == "direction"  # e2cm rises from a to b, falls overall
+    assert claims.compute({**trend, "talk": "rises"}, sweeps, {}, 0.25).verdict == "contradicted"
+
+    low = {"id": "m", "kind": "minimum_at", "talk": "-", "sweep": "t", "metric": "rec"}
+    low |= {"points": ["a", "b", "c"], "variant": "e2cm", "at": "c"}
+    assert claims.compute(low, sweeps, {}, 0.25).verdict == "reproduced"
+    assert claims.compute({**low, "at": "b"}, sweeps, {}, 0.25).verdict == "contradicted"
+
+    above = {"id": "x", "kind": "all_above", "talk": "-", "sweep": "t", "metric": "rec"}
+    above |= {"points": ["a", "b"], "variants": ["ecm", "e2cm"], "threshold": 31}
+    row = claims.compute(above, sweeps, {}, 0.25)
+    assert row.verdict == "reproduced" and row.value == 31.0
+    assert claims.compute({**above, "threshold": 32}, sweeps, {}, 0.25).verdict == "contradicted"
+
+    # (a, b) as (no PAUSE, PAUSE): tp 101 -> 101 (ecm), 111 -> 111 (e2cm); rec 51 -> 31
+    pair = {"id": "p", "kind": "pause_close", "talk": "-", "sweep": "t", "metric": "tp"}
+    pair |= {"points": ["a", "b"], "variants": ["ecm", "e2cm"], "limit": 0.25}
+    assert claims.compute(pair, sweeps, {}, 0.25).verdict == "reproduced"
+    far = claims.compute({**pair, "metric": "rec"}, sweeps, {}, 0.25)
+    assert far.verdict == "contradicted" and far.text.startswith("at most -39 %")
+    higher = {**pair, "kind": "pause_higher", "metric": "rec"}
+    assert claims.compute(higher, sweeps, {}, 0.25).verdict == "contradicted"
+    flipped = claims.compute({**higher, "points": ["b", "a"]}, sweeps, {}, 0.25)
+    assert flipped.verdict == "direction"  # ecm higher with PAUSE, e2cm lower
+    with pytest.raises(claims.ClaimsError, match="pairs"):
+        claims.compute({**pair, "points": ["a", "b", "c"]}, sweeps, {}, 0.25)

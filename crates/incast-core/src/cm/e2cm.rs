@@ -61,6 +61,24 @@ pub enum RateEstimate {
     Measured,
 }
 
+/// Which priority a probe travels on (the echo always returns on the
+/// feedback class, 7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeClass {
+    /// The feedback class (7): strict priority at every switch port, so the
+    /// probe overtakes the data queues and its "queueing delay" is only what
+    /// class 7 holds (near zero).
+    #[default]
+    Control,
+    /// The data frames' class, in band: the probe is charged to the input
+    /// partitions (and dropped with the data when one is full), waits in the
+    /// flow's FIFO output queues behind its frames and is held by PAUSE, so
+    /// its delay is the path's queueing delay, as the protocol needs
+    /// ("the probe travels the flow's path behind the flow's frames").
+    Data,
+}
+
 /// When a flow probes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -106,6 +124,8 @@ pub struct E2cmParams {
     /// Unset: `on_rate_limit` for `e2cm`, `continuous` for `e2cm_cp`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probing: Option<Probing>,
+    /// The priority probes travel on. Default `control`.
+    pub probe_class: ProbeClass,
 }
 
 impl Default for E2cmParams {
@@ -124,6 +144,7 @@ impl Default for E2cmParams {
             queue_estimate: QueueEstimate::FlowShare,
             rate_estimate: RateEstimate::Limiter,
             probing: None,
+            probe_class: ProbeClass::Control,
         }
     }
 }
@@ -807,5 +828,10 @@ mod tests {
         assert_eq!(p.validate(false).unwrap_err().field, "probe_probability");
         let p: E2cmParams = toml::from_str("qeq_flow = \"20KB\"\n[ecm]\nqeq = \"60KB\"").unwrap();
         assert_eq!((p.qeq_flow.bytes(), p.ecm.qeq.bytes()), (20_000, 60_000));
+        assert_eq!(p.probe_class, ProbeClass::Control);
+        let p: E2cmParams = toml::from_str("probe_class = \"data\"").unwrap();
+        assert_eq!(p.probe_class, ProbeClass::Data);
+        let e = toml::from_str::<E2cmParams>("probe_class = \"inband\"").unwrap_err();
+        assert!(e.to_string().contains("control") && e.to_string().contains("data"));
     }
 }

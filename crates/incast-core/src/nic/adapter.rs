@@ -44,7 +44,7 @@
 
 use super::{NicModel, RoundRobin};
 use crate::cm::adapter::{AdapterParams, VoqAdapter};
-use crate::cm::e2cm::{ProbeEcho, ProbeRequest};
+use crate::cm::e2cm::{ProbeClass, ProbeEcho, ProbeRequest};
 use crate::cm::rx_buffer::{rx_watermarks, RxBuffer};
 use crate::cm::scheme::{AnyRp, Feedback, RpShared};
 use crate::cm::{CmConfig, PauseChange, FEEDBACK_FRAME_BYTES};
@@ -180,6 +180,9 @@ pub(crate) struct CmState {
     pub cm: CmConfig,
     /// The class of the raw frames (what PAUSE stops).
     pub data_class: u8,
+    /// The class E2CM's probes travel on (`probe_class`: the data class in
+    /// band, or [`CM_CLASS`]).
+    probe_class: u8,
     pub voqs: Vec<VoqAdapter<QueuedFrame>>,
     pub rps: Vec<Rp>,
     /// Each reaction point's limiter rate (b/s), NaN while it has none, by
@@ -213,9 +216,16 @@ impl CmState {
         data_class: u8,
     ) -> CmState {
         let voqs = (hosts.max(2) - 1) as usize;
+        let probe_class = match cm {
+            CmConfig::E2cm(p) | CmConfig::E2cmCp(p) if p.probe_class == ProbeClass::Data => {
+                data_class
+            }
+            _ => CM_CLASS,
+        };
         CmState {
             cm: cm.clone(),
             data_class,
+            probe_class,
             voqs: nic_rates
                 .iter()
                 .map(|_| VoqAdapter::from_params(voqs, params))
@@ -476,7 +486,9 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
             wire_at: now + link.tx_time(sent.bytes),
             req,
         });
-        let probe = notify(now, dst, hash, msg);
+        let mut probe = notify(now, dst, hash, msg);
+        // In band (`probe_class = "data"`), or on the feedback class.
+        (probe.class, probe.prio) = (st.probe_class, st.probe_class);
         w.counters.cons.sent_bytes += probe.size as u64;
         let pid = w.arena.alloc(probe);
         w.nics[n as usize].ctrl.push_back(pid);

@@ -198,6 +198,50 @@ fn one_bottleneck_settles_near_qeq() {
     }
 }
 
+/// E2CM-CP with probes in band (`probe_class = "data"`): each echo carries
+/// the delay its probe met behind the data frames, so the per-flow loop and
+/// the switch loop both act; the closed loop (`cm::closed_loop`, echoes
+/// waiting Q / C) holds the queue between the two set points, Qeq = 75 KB
+/// and n x Qeq,flow = 150 KB for n = 10 (measured there: 77.6 KB). The
+/// network loop must land in the same band (20 % below its low end: the
+/// switch loop alone holds 74-82 KB here) with the link busy. Probes on the
+/// feedback class overtake the queue and report no delay: the per-flow loop
+/// then only raises rates, and the queue is the switch loop's alone.
+#[test]
+fn e2cm_cp_in_band_probes_hold_the_queue_between_the_set_points() {
+    let n = 10u32;
+    let scenario = network(n + 1, 100, true, "e2cm_cp", &greedy(n)).replace(
+        "cm = \"e2cm_cp\"",
+        "cm = { scheme = \"e2cm_cp\", probe_class = \"data\" }",
+    );
+    let r = run(&scenario);
+    let (node, port) = port_to(&r, n + 1, 0);
+    let (mean, gbps) = port_series(&r, node, port, 40_000_000_000);
+    let s = cm_summary(&r);
+    eprintln!(
+        "e2cm_cp in band, n = {n}: queue mean {:.1} KB, {gbps:.2} Gb/s, probes {}, echoes {}",
+        mean / 1e3,
+        s["probes_sent"],
+        s["echoes_received"]
+    );
+    assert!(
+        (0.8 * 75_000.0..=1.2 * 150_000.0).contains(&mean),
+        "mean queue {mean}"
+    );
+    assert!(gbps > 0.97 * 10.0, "{gbps} Gb/s");
+    assert_eq!(r.conservation.dropped_bytes, 0);
+    assert_conserved(&r, "e2cm_cp in band");
+    let (probes, echoes) = (
+        s["probes_sent"].as_u64().unwrap(),
+        s["echoes_received"].as_u64().unwrap(),
+    );
+    // In flight at the end: at most the probes queued behind 300 KB of frames.
+    assert!(
+        echoes <= probes && probes - echoes <= 64,
+        "{echoes} of {probes}"
+    );
+}
+
 /// The talk's output-generated hotspot with PAUSE: without congestion
 /// management, the hot host's PAUSE backs up into the switch inputs and
 /// PAUSEs every source, so the cold hosts' throughput collapses (congestion
