@@ -32,7 +32,7 @@ impl Prr {
     /// the `pipe` after it (RFC 6675 SetPipe) and `ssthresh`.
     pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64) -> u64 {
         self.delivered += delivered;
-        let sndcnt = if pipe > ssthresh {
+        if pipe > ssthresh {
             // "Proportional Rate Reduction":
             // sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out
             let target =
@@ -43,8 +43,7 @@ impl Prr {
             // sndcnt = MIN(ssthresh - pipe, limit).
             let limit = self.delivered.saturating_sub(self.out).max(delivered) + mss;
             (ssthresh - pipe).min(limit)
-        };
-        sndcnt
+        }
     }
 
     /// RFC 6937 §3.1, "On any data transmission or retransmission":
