@@ -520,7 +520,7 @@ impl TcpFlow {
     /// The retransmission timer expired (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4).
     pub fn on_timeout(&mut self, p: &TcpParams) {
         self.timeouts += 1;
-        let flight = self.snd_nxt - self.snd_una;
+        let flight = self.snd_nxt - self.snd_una - self.sacked_in_flight();
         let prior_cwnd = self.win.cwnd;
         self.win.ssthresh = (flight / 2).max(2 * p.mss);
         self.win.cwnd = p.mss;

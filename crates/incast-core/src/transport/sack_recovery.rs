@@ -15,8 +15,9 @@
 //!   3); every later segment of the recovery is subject to `pipe` and PRR.
 //! * RFC 6675 §(C)'s `cwnd - pipe >= 1 SMSS` is tested against the
 //!   segment's own length (the flow's last segment may be short).
-//! * RTO (RFC 6675 §5.1): recovery ends, RecoveryPoint = HighData, no new
-//!   recovery before the cumulative ACK reaches it; the scoreboard is kept
+//! * RTO: FlightSize for the new ssthresh leaves out SACKed bytes
+//!   ([`TcpFlow::sacked_in_flight`], as ns-3). RFC 6675 §5.1: recovery
+//!   ends, RecoveryPoint = HighData, no new recovery before the cumulative ACK reaches it; the scoreboard is kept
 //!   (incast's receivers never renege on SACKed data) and the slow start
 //!   that follows goes back to SND.UNA "filling in" only the bytes the
 //!   scoreboard does not hold, which the flight estimate does not count.
@@ -322,6 +323,19 @@ impl TcpFlow {
         self.win.cwnd = s.pipe + sndcnt;
     }
 
+    /// Bytes between SND.UNA and SND.NXT the receiver has SACKed (0 without
+    /// SACK): at an RTO they are not counted in FlightSize, as ns-3's
+    /// BytesInFlight() (the RFC 6675 pipe) does not count them. RFC 5681's
+    /// FlightSize would: after a recovery stalled by a retransmission lost
+    /// again, PRR has kept sending for a whole RTO and the receiver holds
+    /// megabytes, which would set ssthresh far above the path (Linux keeps
+    /// the recovery's ssthresh instead, in `tcp_enter_loss`).
+    pub(super) fn sacked_in_flight(&self) -> u64 {
+        self.sack
+            .as_deref()
+            .map_or(0, |s| s.board.sacked_in(self.snd_una, self.snd_nxt))
+    }
+
     /// RFC 6675 §5.1: an RTO ends recovery; the scoreboard is kept.
     pub(super) fn sack_on_timeout(&mut self) {
         if let Some(s) = self.sack.as_deref_mut() {
@@ -446,6 +460,8 @@ mod tests {
         assert!(!f.in_recovery);
         f.on_timeout(&p);
         assert_eq!(f.win.cwnd, 1000);
+        // FlightSize without the 2 SACKed segments: (10 - 2) / 2 segments.
+        assert_eq!(f.win.ssthresh, 4000);
         assert_eq!(f.next_segment(&p).map(|s| s.seq), Some(0));
         assert!(!f.can_send(&p));
         // A larger window: the holes, skipping the SACKed 2000 and 5000,

@@ -125,12 +125,16 @@ fn sack_dumbbell_report() {
 /// With SACK the dumbbells keep the bottleneck busy. BBR neither drops nor
 /// retransmits, so SACK never acts: its runs are the NewReno ones
 /// (identical digests). CUBIC (10 and 40 Gb/s senders, with and without
-/// NIC queues): utilization above 99 % and total goodput over 100-200 ms
-/// above 90 % of the payload capacity (10 Gb/s x 1460/1500; it can exceed
-/// it when data the receiver held out of order is acknowledged in the
-/// window). Per-interval goodput is printed, not asserted: a retransmission
-/// lost again stalls a flow until its RTO with SACK too (measured: one
-/// 20 ms interval at 5.3 Gb/s for the 40 Gb/s variants).
+/// NIC queues): every 20 ms interval from 40 ms above 90 % of the payload
+/// capacity (10 Gb/s x 1460/1500; the bound's reasoning:
+/// `ns3_dumbbell.rs`, `cubic_through_nic_queues_keeps_goodput_at_the_bottleneck_rate`)
+/// and no timeout in 100-200 ms. Measured: 9.73 Gb/s in every interval
+/// from 40 ms, no timeout. Before the RTO's FlightSize left out SACKed
+/// bytes (`TcpFlow::sacked_in_flight`), a retransmission lost again
+/// stalled a recovery while PRR kept sending, the RTO's ssthresh counted
+/// the megabytes the receiver held, and the slow start after it flooded
+/// the queue: 1262 drops and 11 timeouts in 100-200 ms with 10 Gb/s
+/// senders, an interval at 5.3 Gb/s with 40 Gb/s ones.
 #[test]
 fn sack_dumbbells_keep_the_bottleneck_busy() {
     for v in ["bbr_10g", "bbr_40g"] {
@@ -144,9 +148,16 @@ fn sack_dumbbells_keep_the_bottleneck_busy() {
     for v in ["cubic_40g_nic_queues", "cubic_40g", "cubic_10g"] {
         let w = measure(v, "recovery = \"sack\"");
         print_window(&format!("{v} recovery = sack"), &w);
-        assert!(w.utilization > 0.99, "{v}: {}", w.utilization);
-        assert!(w.total_gbps() > 0.9 * capacity, "{v}: {}", w.total_gbps());
+        assert_eq!(w.timeouts, vec![0; 4], "{v}");
         let g = interval_goodput_of(v, "recovery = \"sack\"", 20 * MS, 200 * MS);
         eprintln!("{v} recovery = sack: goodput per 20 ms {g:.2?} Gb/s");
+        for (k, x) in g.iter().enumerate().skip(2) {
+            assert!(
+                *x > 0.9 * capacity,
+                "{v}: {x:.3} Gb/s over {}-{} ms",
+                20 * k,
+                20 * k + 20
+            );
+        }
     }
 }
