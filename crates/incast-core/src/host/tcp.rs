@@ -15,7 +15,8 @@ use crate::nic;
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::transport::cc::CongestionControl;
-use crate::transport::{AckOut, Echo};
+use crate::transport::sack::{option_bytes, SackBlocks};
+use crate::transport::{AckOut, AckResult, Echo, Recovery, TcpFlow, TcpParams};
 use crate::units::Ps;
 
 /// The next data segment of the flow in `slot`, as a packet ready for the
@@ -67,8 +68,8 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     Some(w.arena.alloc(pkt))
 }
 
-/// A TCP packet (already freed) reached host `h`.
-pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet) {
+/// A TCP packet (already freed, its id `id`) reached host `h`.
+pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
     if pkt.tag != 0 {
         if let Some(e) = w.edge.as_deref_mut() {
             e.delivered(pkt.tag);
@@ -100,8 +101,11 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet) {
             if let Some(t) = out.arm_delack {
                 w.q.arm(&mut f.tcp.delack_timer, t, Ev::DelAck(slot));
             }
-            for a in out.acks.into_iter().flatten() {
-                send_ack(w, slot, a);
+            if let Some(a) = out.acks[0] {
+                send_ack(w, slot, a, 0);
+            }
+            if let Some(a) = out.acks[1] {
+                send_ack(w, slot, a, 1);
             }
             if out.acks[0].is_some() {
                 nic::kick(w, now, w.host_nic[h as usize]);
@@ -111,9 +115,12 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet) {
             if let Some(e) = w.edge.as_deref_mut() {
                 edge_reading(e, f, now, pkt);
             }
-            let r = f
-                .tcp
-                .on_ack(now, pkt.seq, pkt.has(flags::ECE), pkt.ts, &w.tcp);
+            let r = if w.tcp.recovery == Recovery::Sack {
+                sack_ack(&mut f.tcp, w.sack.get(id), now, pkt, &w.tcp)
+            } else {
+                f.tcp
+                    .on_ack(now, pkt.seq, pkt.has(flags::ECE), pkt.ts, &w.tcp)
+            };
             if r.completed {
                 complete_flow(w, now, slot);
                 return;
@@ -136,6 +143,13 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet) {
     }
 }
 
+/// An ACK with the SACK blocks `b` it carries ([`attach_sack`]; read
+/// before any packet can take its slot) reached its sender.
+#[inline(never)]
+fn sack_ack(tcp: &mut TcpFlow, b: SackBlocks, now: Ps, ack: &Packet, p: &TcpParams) -> AckResult {
+    tcp.on_ack_sack(now, ack.seq, ack.has(flags::ECE), ack.ts, b.as_slice(), p)
+}
+
 /// Flow `slot` of host `src` may send again: back to its NIC, which is kicked.
 fn ready(w: &mut World, now: Ps, src: u32, slot: u32) {
     let n = w.host_nic[src as usize];
@@ -143,8 +157,9 @@ fn ready(w: &mut World, now: Ps, src: u32, slot: u32) {
     nic::kick(w, now, n);
 }
 
-/// Queues an ACK of flow `slot` at its receiver's NIC.
-fn send_ack(w: &mut World, slot: u32, a: AckOut) {
+/// Queues an ACK of flow `slot` at its receiver's NIC: the `i`th of the
+/// ACKs its receiver just produced (0 for a delayed ACK).
+fn send_ack(w: &mut World, slot: u32, a: AckOut, i: usize) {
     let f = &w.flows.slots[slot as usize];
     let class = w.ack_class.unwrap_or(f.class);
     let pkt = Packet {
@@ -168,7 +183,22 @@ fn send_ack(w: &mut World, slot: u32, a: AckOut) {
     let receiver = f.dst;
     w.counters.cons.sent_bytes += pkt.size as u64;
     let id = w.arena.alloc(pkt);
+    if w.tcp.recovery == Recovery::Sack {
+        attach_sack(w, slot, i, id);
+    }
     nic::push_ctrl(w, receiver, id);
+}
+
+/// RFC 2018: ACK `id`, the `i`th its receiver just produced, carries the
+/// flow's SACK blocks, kept beside the packet ([`World::sack`]); the
+/// option's bytes are on the wire.
+#[inline(never)]
+fn attach_sack(w: &mut World, slot: u32, i: usize, id: PktId) {
+    let blocks = w.flows.slots[slot as usize].tcp.sack_blocks(i);
+    let extra = option_bytes(&blocks);
+    w.arena.get_mut(id).size += extra;
+    w.counters.cons.sent_bytes += extra as u64;
+    w.sack.put(id, blocks);
 }
 
 /// An ACK brought back an OWD reading: sample it and feed the flow's gate.
@@ -247,7 +277,7 @@ pub(crate) fn on_delack(w: &mut World, now: Ps, slot: u32) {
     }
     if let Some(a) = f.tcp.on_delack_timeout() {
         let h = f.dst;
-        send_ack(w, slot, a);
+        send_ack(w, slot, a, 0);
         nic::kick(w, now, w.host_nic[h as usize]);
     }
 }

@@ -208,7 +208,7 @@ pub(crate) fn deliver(w: &mut World, now: Ps, n: u32, id: PktId) {
     if pkt.kind == PacketKind::Raw {
         return;
     }
-    tcp::receive(w, now, pkt.dst, &pkt);
+    tcp::receive(w, now, pkt.dst, &pkt, id);
 }
 
 /// Queues a ready-made packet (ACK, CNP, datagram) at the NIC of host `h`.

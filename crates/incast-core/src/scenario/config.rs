@@ -246,6 +246,9 @@ pub struct TransportConfig {
     pub dupack_threshold: u32,
     /// Delayed ACKs (default: off, every segment is ACKed).
     pub delayed_ack: Option<DelayedAckConfig>,
+    /// Loss recovery: `"newreno"` (cumulative ACKs, RFC 6582; the default) or `"sack"`
+    /// (SACK blocks, RFC 2018; RFC 6675 recovery with RFC 6937 PRR, as Linux and ns-3).
+    pub recovery: crate::transport::Recovery,
     /// Priority class of data packets.
     pub class: u8,
     /// Priority class of ACKs (default: the data class).
@@ -265,6 +268,7 @@ impl Default for TransportConfig {
             rto_max: TimeValue(60 * SEC),
             dupack_threshold: 3,
             delayed_ack: None,
+            recovery: crate::transport::Recovery::Newreno,
             class: 0,
             ack_class: None,
         }

@@ -164,6 +164,7 @@ impl Scenario {
             rto_max: t.rto_max.0,
             dupack_threshold: t.dupack_threshold,
             delayed_ack: t.delayed_ack.map(|d| (d.count, d.timeout.0)),
+            recovery: t.recovery,
         }
     }
 }

@@ -412,6 +412,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let mut w = World {
         q: EventQueue::with_reach(reach),
         arena: PacketArena::default(),
+        sack: Default::default(),
         ports: fabric.ports,
         switches: fabric.switches,
         sw,

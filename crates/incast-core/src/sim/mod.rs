@@ -328,6 +328,16 @@ impl Simulation {
             .map(|f| (f.id, f.tcp.retransmits))
             .collect()
     }
+    /// Retransmission timeouts so far of each active TCP flow: (flow id, count).
+    pub fn timeouts(&self) -> Vec<(u64, u32)> {
+        self.w
+            .flows
+            .slots
+            .iter()
+            .filter(|f| f.active)
+            .map(|f| (f.id, f.tcp.timeouts))
+            .collect()
+    }
     /// Packets dropped so far at switch port (switch, local port), all classes.
     pub fn switch_port_drops(&self, switch: u32, local: usize) -> u64 {
         let gp = self.w.switches[switch as usize].port(local as u16);

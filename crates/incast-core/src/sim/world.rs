@@ -28,6 +28,9 @@ pub(crate) struct World {
     /// The pending events.
     pub q: EventQueue<Ev>,
     pub arena: PacketArena,
+    /// The SACK blocks of the ACKs in the network, by packet id (empty
+    /// without `recovery = "sack"`, [`crate::transport::sack`]).
+    pub sack: crate::transport::sack::SackTable,
     /// Every port of the network: NIC ports first, then each switch's, contiguously.
     pub ports: Vec<Port>,
     pub switches: Vec<Switch>,

@@ -33,12 +33,18 @@
 //! far with the old ECE value).
 
 pub mod cc;
+pub mod prr;
 pub mod rate_sample;
+pub mod sack;
+pub mod sack_recovery;
+pub mod scoreboard;
 
 use crate::engine::LazyTimer;
 use crate::units::{Ps, MS, SEC};
 use cc::{AckEvent, AnyCc, CongestionControl, TimeoutEvent, Window};
 use rate_sample::DeliveryRate;
+pub use sack_recovery::Recovery;
+use sack_recovery::SackState;
 
 /// Transport parameters shared by the flows of a scenario.
 #[derive(Clone, Debug)]
@@ -57,6 +63,8 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     /// Delayed ACKs: (segments per ACK, timeout); `None` ACKs every segment.
     pub delayed_ack: Option<(u32, Ps)>,
+    /// Loss recovery: NewReno (cumulative ACKs) or SACK ([`sack_recovery`]).
+    pub recovery: Recovery,
 }
 
 impl Default for TcpParams {
@@ -71,6 +79,7 @@ impl Default for TcpParams {
             rto_max: 60 * SEC,
             dupack_threshold: 3,
             delayed_ack: None,
+            recovery: Recovery::Newreno,
         }
     }
 }
@@ -216,6 +225,8 @@ pub struct TcpFlow {
     pub pace_timer: LazyTimer,
     /// Per-segment delivery state, when the congestion control wants rate samples.
     rate: Option<Box<DeliveryRate>>,
+    /// SACK blocks and scoreboard, with `recovery = "sack"` ([`sack_recovery`]).
+    sack: Option<Box<SackState>>,
     /// The latest time the flow was told (ACK or data): the send time
     /// [`TcpFlow::next_segment`] records, which is not told the time.
     clock: Ps,
@@ -257,6 +268,7 @@ impl TcpFlow {
             next_send_at: 0,
             pace_timer: LazyTimer::default(),
             rate,
+            sack: (p.recovery == Recovery::Sack).then(Box::default),
             clock: 0,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -273,8 +285,11 @@ impl TcpFlow {
     }
 
     /// Whether the sender may transmit a segment now.
-    #[inline]
+    #[inline(always)]
     pub fn can_send(&self, p: &TcpParams) -> bool {
+        if self.sack.is_some() {
+            return self.can_send_sack(p);
+        }
         if self.retx_next.is_some() {
             return true;
         }
@@ -343,6 +358,9 @@ impl TcpFlow {
     }
 
     fn take_segment(&mut self, p: &TcpParams) -> Option<Segment> {
+        if self.sack.is_some() {
+            return self.take_segment_sack(p);
+        }
         if let Some(seq) = self.retx_next.take() {
             if seq >= self.snd_una && seq < self.size {
                 self.retransmits += 1;
@@ -383,7 +401,8 @@ impl TcpFlow {
         self.cc.on_transmit(now, flight, app_limited);
     }
 
-    /// Processes a cumulative ACK at the sender.
+    /// Processes a cumulative ACK at the sender (NewReno recovery; a flow
+    /// with SACK takes its ACKs with [`TcpFlow::on_ack_sack`]).
     pub fn on_ack(
         &mut self,
         now: Ps,
@@ -392,6 +411,7 @@ impl TcpFlow {
         echo_ts: Ps,
         p: &TcpParams,
     ) -> AckResult {
+        debug_assert!(self.sack.is_none(), "a SACK flow's ACK without its blocks");
         let mut res = AckResult::default();
         self.clock = now;
         if ack > self.snd_una {
@@ -500,7 +520,7 @@ impl TcpFlow {
     /// The retransmission timer expired (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4).
     pub fn on_timeout(&mut self, p: &TcpParams) {
         self.timeouts += 1;
-        let flight = self.snd_nxt - self.snd_una;
+        let flight = self.snd_nxt - self.snd_una - self.sacked_in_flight();
         let prior_cwnd = self.win.cwnd;
         self.win.ssthresh = (flight / 2).max(2 * p.mss);
         self.win.cwnd = p.mss;
@@ -518,6 +538,7 @@ impl TcpFlow {
         self.recover = self.high_tx;
         self.retx_next = None;
         self.snd_nxt = self.snd_una;
+        self.sack_on_timeout();
     }
 
     /// The application stops offering data (the flow's `stop`): the flow's
@@ -556,6 +577,7 @@ impl TcpFlow {
                 ts: self.delack_ts,
                 owd: self.delack_owd,
             });
+            self.sack_report(0, None);
             n += 1;
             self.delack_count = 0;
             self.delack_timer.disarm();
@@ -577,6 +599,9 @@ impl TcpFlow {
             self.insert_ooo(seq, end);
         }
         let immediate = !in_order || had_gap || !self.ooo.is_empty();
+        // RFC 2018 §4: the first block holds the segment that triggered the
+        // ACK, unless it advanced the cumulative ACK.
+        let trigger = (seq > self.rcv_nxt).then_some((seq, end));
         match p.delayed_ack {
             Some((m, timeout)) if !immediate => {
                 self.delack_count += 1;
@@ -585,6 +610,7 @@ impl TcpFlow {
                 if self.delack_count >= m {
                     self.delack_count = 0;
                     self.delack_timer.disarm();
+                    self.sack_report(n, trigger);
                     out.acks[n] = Some(AckOut {
                         ack: self.rcv_nxt,
                         ece: self.ce_state,
@@ -598,6 +624,7 @@ impl TcpFlow {
             _ => {
                 self.delack_count = 0;
                 self.delack_timer.disarm();
+                self.sack_report(n, trigger);
                 out.acks[n] = Some(AckOut {
                     ack: self.rcv_nxt,
                     ece: self.ce_state,
@@ -615,6 +642,7 @@ impl TcpFlow {
             return None;
         }
         self.delack_count = 0;
+        self.sack_report(0, None);
         Some(AckOut {
             ack: self.rcv_nxt,
             ece: self.ce_state,

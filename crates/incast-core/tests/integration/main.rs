@@ -31,4 +31,5 @@ mod repro_congestion_isolation;
 mod repro_netronome;
 mod repro_on_ramp;
 mod repro_smart_pause;
+mod sack_recovery;
 mod scenario_errors;

@@ -19,6 +19,8 @@ pub struct Window {
     pub drops: u64,
     /// Segments each flow retransmitted.
     pub retransmits: Vec<u32>,
+    /// Retransmission timeouts of each flow.
+    pub timeouts: Vec<u32>,
     /// Share of the bottleneck's time spent sending.
     pub utilization: f64,
 }
@@ -35,12 +37,27 @@ impl Window {
     }
 }
 
-/// Runs `scenarios/ns3_dumbbell/<variant>.toml`, with `extra` TOML appended
-/// (overrides of tables the file does not have), and measures its window.
-/// The bottleneck is the switch's port 0 (the first link listed).
-pub fn measure(variant: &str, extra: &str) -> Window {
+/// Runs `scenarios/ns3_dumbbell/<variant>.toml` with `transport` (keys of
+/// `[transport]`, e.g. `recovery = "sack"`) added after its `cc` line, and
+/// measures its window. The bottleneck is the switch's port 0 (the first
+/// link listed).
+pub fn measure(variant: &str, transport: &str) -> Window {
+    measure_toml(&with_transport(variant, transport))
+}
+
+/// The text of `scenarios/ns3_dumbbell/<variant>.toml` with `transport`
+/// added to its `[transport]` table, after the `cc` line.
+fn with_transport(variant: &str, transport: &str) -> String {
     let path = scenarios_dir().join(format!("ns3_dumbbell/{variant}.toml"));
-    measure_toml(&(std::fs::read_to_string(&path).unwrap() + extra))
+    let toml = std::fs::read_to_string(&path).unwrap();
+    if transport.is_empty() {
+        return toml;
+    }
+    let line = toml
+        .lines()
+        .find(|l| l.starts_with("cc = "))
+        .expect("a cc line");
+    toml.replacen(line, &format!("{line}\n{transport}"), 1)
 }
 
 /// [`measure`] with the file's `cc = ...` line of `[transport]` replaced by `cc_line`.
@@ -58,7 +75,7 @@ fn measure_toml(toml: &str) -> Window {
     let mut sim = Simulation::new(&scenario(toml)).unwrap();
     let (t1, t2) = (100 * MS, 200 * MS);
     sim.run_until(t1);
-    let (a1, r1) = (sim.acked_bytes(), sim.retransmits());
+    let (a1, r1, o1) = (sim.acked_bytes(), sim.retransmits(), sim.timeouts());
     let (d1, tx1) = (sim.switch_port_drops(0, 0), sim.switch_port_tx_bytes(0, 0));
     let (mut q_sum, mut n) = (0.0, 0u64);
     let mut t = t1;
@@ -82,11 +99,17 @@ fn measure_toml(toml: &str) -> Window {
         })
         .collect();
     let retransmits = r1.iter().zip(&r2).map(|(x, y)| y.1 - x.1).collect();
+    let timeouts = o1
+        .iter()
+        .zip(&sim.timeouts())
+        .map(|(x, y)| y.1 - x.1)
+        .collect();
     Window {
         goodput_gbps,
         queue_mean: q_sum / n as f64,
         drops: sim.switch_port_drops(0, 0) - d1,
         retransmits,
+        timeouts,
         utilization: (sim.switch_port_tx_bytes(0, 0) - tx1) as f64 * 8.0 / dt / 10e9,
     }
 }
@@ -94,8 +117,12 @@ fn measure_toml(toml: &str) -> Window {
 /// Total goodput (Gb/s, payload acknowledged) of `variant` in each interval
 /// of length `step` up to `end` (the first from 0).
 pub fn interval_goodput(variant: &str, step: Ps, end: Ps) -> Vec<f64> {
-    let path = scenarios_dir().join(format!("ns3_dumbbell/{variant}.toml"));
-    let mut sim = Simulation::new(&scenario(&std::fs::read_to_string(&path).unwrap())).unwrap();
+    interval_goodput_of(variant, "", step, end)
+}
+
+/// [`interval_goodput`] with `transport` keys added ([`measure`]).
+pub fn interval_goodput_of(variant: &str, transport: &str, step: Ps, end: Ps) -> Vec<f64> {
+    let mut sim = Simulation::new(&scenario(&with_transport(variant, transport))).unwrap();
     let mut out = vec![];
     let (mut t, mut before) = (0, 0u64);
     while t + step <= end {
@@ -114,10 +141,10 @@ fn report(variant: &str, extra: &str) -> Window {
     w
 }
 
-fn print_window(what: &str, w: &Window) {
+pub fn print_window(what: &str, w: &Window) {
     eprintln!(
         "{what}: goodput {:?} Gb/s (total {:.3}), Jain {:.3}, queue mean {:.0} B, \
-         drops {}, retransmits {:?}, utilization {:.3}",
+         drops {}, retransmits {:?}, timeouts {:?}, utilization {:.3}",
         w.goodput_gbps
             .iter()
             .map(|g| (g * 1000.0).round() / 1000.0)
@@ -127,6 +154,7 @@ fn print_window(what: &str, w: &Window) {
         w.queue_mean,
         w.drops,
         w.retransmits,
+        w.timeouts,
         w.utilization
     );
 }

@@ -108,6 +108,9 @@ pub struct TcpCase {
     /// Delayed ACKs: (count, timeout in us).
     pub delayed_ack: Option<(u32, u32)>,
     pub ack_class: Option<u8>,
+    /// `recovery = "sack"` (else the default, NewReno). The strategy draws
+    /// false; [`Case::with_sack`] sets it.
+    pub sack: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -362,6 +365,15 @@ impl Topo {
 }
 
 impl Case {
+    /// The case with SACK loss recovery when its transport is TCP (RDMA
+    /// cases are left as they are).
+    pub fn with_sack(mut self) -> Case {
+        if let Transport::Tcp(t) = &mut self.transport {
+            t.sack = true;
+        }
+        self
+    }
+
     pub fn n_hosts(&self) -> u32 {
         self.topo.n_hosts()
     }

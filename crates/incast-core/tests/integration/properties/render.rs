@@ -300,6 +300,9 @@ impl Case {
                 if let Some(c) = t.ack_class {
                     let _ = writeln!(s, "ack_class = {c}");
                 }
+                if t.sack {
+                    let _ = writeln!(s, "recovery = \"sack\"");
+                }
                 if let Some((count, timeout)) = t.delayed_ack {
                     let _ = writeln!(
                         s,
