@@ -10,6 +10,7 @@ import pytest
 
 import incast
 from conftest import INCAST_SCENARIO, TINY_TOML
+from incast import _core
 from incast.results import TABLE_SCHEMAS, TABLES
 from test_api import CM_TOML
 from test_edge import EDGE_TOML
@@ -31,6 +32,8 @@ def raw_runs() -> list[dict]:
 
 def test_tables_are_the_cores(raw_runs):
     assert set(TABLE_SCHEMAS) == set(TABLES)
+    # The core's one list (`Results::TABLE_NAMES`, which the digest and the binding use).
+    assert set(_core.RESULT_TABLES) == set(TABLES)
     for raw in raw_runs:
         tables = {
             name

@@ -10,6 +10,7 @@ from typing import Any, final
 __all__ = [
     "__version__",
     "ScenarioError",
+    "RESULT_TABLES",
     "validate",
     "schema",
     "bundled_cdfs",
@@ -23,6 +24,10 @@ _Path = str | os.PathLike[str]
 
 #: The core's version (the incast-py crate's).
 __version__: str
+
+#: The names of a run's result tables, in the core's order (`Results::TABLE_NAMES`);
+#: `incast.results.TABLES` holds the same names.
+RESULT_TABLES: list[str]
 
 class ScenarioError(ValueError):
     """A scenario could not be parsed or failed validation.

@@ -148,15 +148,9 @@ fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDic
 /// The results of a run as the dict `Simulation.finish()` returns.
 fn results_to_py<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    out.set_item("flows", table_to_py(py, &results.flows)?)?;
-    out.set_item("incasts", table_to_py(py, &results.incasts)?)?;
-    out.set_item("counters", table_to_py(py, &results.counters)?)?;
-    out.set_item("ports", table_to_py(py, &results.ports)?)?;
-    out.set_item("queues", table_to_py(py, &results.queues)?)?;
-    out.set_item("pfc", table_to_py(py, &results.pfc)?)?;
-    out.set_item("owd", table_to_py(py, &results.owd)?)?;
-    out.set_item("cm", table_to_py(py, &results.cm)?)?;
-    out.set_item("hosts", table_to_py(py, &results.hosts)?)?;
+    for (name, table) in results.tables() {
+        out.set_item(name, table_to_py(py, table)?)?;
+    }
     out.set_item("node_names", PyList::new(py, &results.node_names)?)?;
     out.set_item("summary", &results.summary_json)?;
     let stats = serde_json::to_value(results.stats)
@@ -455,6 +449,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
+    // The result tables' names (`Results::TABLE_NAMES`): `incast.results.TABLES` is checked against it.
+    m.add("RESULT_TABLES", Results::TABLE_NAMES.to_vec())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(bundled_cdfs, m)?)?;

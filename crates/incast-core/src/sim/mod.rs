@@ -107,6 +107,31 @@ pub struct Results {
     pub conservation: Conservation,
 }
 
+impl Results {
+    /// Every result table's name, in one order: the digest's (`incast-bench
+    /// --digest`), the Python binding's (`incast._core.RESULT_TABLES`) and so
+    /// the Parquet files'. A new table is a field above plus a name here.
+    pub const TABLE_NAMES: [&'static str; 9] = [
+        "flows", "pfc", "incasts", "counters", "ports", "queues", "owd", "hosts", "cm",
+    ];
+
+    /// The result tables by name, in [`Results::TABLE_NAMES`]' order.
+    pub fn tables(&self) -> [(&'static str, &Table); 9] {
+        let tables = [
+            &self.flows,
+            &self.pfc,
+            &self.incasts,
+            &self.counters,
+            &self.ports,
+            &self.queues,
+            &self.owd,
+            &self.hosts,
+            &self.cm,
+        ];
+        std::array::from_fn(|i| (Self::TABLE_NAMES[i], tables[i]))
+    }
+}
+
 /// Byte accounting for the conservation invariant: every byte sent is
 /// received, dropped or still in the network.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
