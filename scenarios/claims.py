@@ -775,17 +775,6 @@ SERIES_PREFIX = "ts."
 _SERIES_CACHE: dict[tuple[Path, str], float] = {}
 
 
-def _scenario_seconds(value: Any) -> float:
-    """A scenario time ("30ms", or picoseconds as the normalized form has it) in seconds."""
-    if isinstance(value, (int, float)):
-        return float(value) / 1e12
-    m = re.fullmatch(r"([0-9.]+)\s*(ps|ns|us|ms|s)", str(value))
-    if not m:
-        raise ClaimsError(f"cannot read the time {value!r}")
-    scale = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    return float(m.group(1)) * scale[m.group(2)]
-
-
 def series_metric(run_dir: Path, name: str) -> float:
     """One `ts.*` metric of one run (all of a run's are computed together and cached)."""
     key = (run_dir, name)
@@ -804,9 +793,9 @@ def _series_of_run(run_dir: Path) -> dict[str, float]:
 
     scenario = json.loads((run_dir / "scenario.json").read_text())
     hot = scenario["workload"]["hotspot"][0]
-    start = _scenario_seconds(hot["start"])
-    end = start + _scenario_seconds(hot["duration"])
-    stop = _scenario_seconds(scenario["stop"])
+    start = _seconds(hot["start"])
+    end = start + _seconds(hot["duration"])
+    stop = _seconds(scenario["stop"])
     switch = int(scenario["topology"]["hosts"])
     queues = pd.read_parquet(run_dir / "queues.parquet")
     queues = queues[queues["node"] == switch]
