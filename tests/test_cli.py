@@ -261,6 +261,10 @@ def test_ctrl_c_in_a_real_process(tmp_path):
         stderr=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
+        # A suite started in the background (`... &` without job control) ignores SIGINT,
+        # and a child inherits that, so Python would install no KeyboardInterrupt handler:
+        # give the child the default, as a terminal's Ctrl-C finds it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(1.5)
     proc.send_signal(signal.SIGINT)
