@@ -319,14 +319,11 @@ def _factors(sweep: Sweep, claim: dict, point: str, metric: str) -> list[float]:
 
 
 def _seconds(value: Any) -> float:
-    """A scenario time ("30ms", or picoseconds as a number) in seconds."""
-    if isinstance(value, (int, float)):
-        return float(value) / 1e12
-    found = re.fullmatch(r"([0-9.]+)\s*(ps|ns|us|ms|s)", str(value))
-    if not found:
-        raise ClaimsError(f"not a time: {value!r}")
-    scale = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    return float(found.group(1)) * scale[found.group(2)]
+    """A scenario time ("30ms", or picoseconds as a number) in seconds (tables.py's reader)."""
+    try:
+        return _tables_module()._seconds(value)
+    except ValueError as e:
+        raise ClaimsError(str(e)) from None
 
 
 def _mean(values: list[float]) -> float:

@@ -300,6 +300,8 @@ def _seconds(value) -> float:
     if isinstance(value, (int, float)):
         return float(value) / 1e12
     m = re.fullmatch(r"([0-9.]+)\s*(ps|ns|us|ms|s)", str(value))
+    if not m:
+        raise ValueError(f"not a time: {value!r}")
     scale = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
     return float(m.group(1)) * scale[m.group(2)]
 
