@@ -252,3 +252,43 @@ def test_tiny_toml_sweep_of_listed_points(tmp_path):
     points = pd.read_csv(out / "points.csv")
     assert points["point"].tolist() == ["a", "b"]
     assert (out / "plots" / "overall.slowdown.mean_by_point.png").is_file()
+
+
+def test_resumed_sweep_names_runs_of_another_core_build(tmp_path, exp_file):
+    """A sweep resumed after the simulator changed keeps its finished runs but
+    says which came from another build of the core; --rerun-stale runs them again
+    (here the same build, so the files come back byte for byte)."""
+    from incast.rundir import core_build
+
+    exp = load_experiment(exp_file)
+    out = tmp_path / "out"
+    assert sweep(exp, out, jobs=1).complete
+    before = _files(out)
+    for run in exp.runs:
+        meta = json.loads((run_dir(out, run) / "run.json").read_text())
+        assert meta["core_build"] == core_build() and len(core_build()) == 16
+    older = exp.runs[:3]  # as if an older core had made these three
+    for run in older:
+        path = run_dir(out, run) / "run.json"
+        meta = json.loads(path.read_text())
+        meta["core_build"] = "0123456789abcdef"
+        path.write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n")
+
+    base = ["sweep", str(exp_file), "--out", str(out), "-j", "1", "-q"]
+    listed = CliRunner().invoke(cli, [*base, "--dry-run"])
+    assert listed.exit_code == 0, listed.output
+    states = [line.split()[0] for line in listed.output.splitlines()[:-1]]
+    assert states == ["stale"] * 3 + ["done"] * 5
+    kept = CliRunner().invoke(cli, base)
+    assert kept.exit_code == 0, kept.output
+    assert "warning: 3 of the finished runs" in kept.output
+    assert "--rerun-stale" in kept.output
+    # Kept, not rerun: their run.json still names the other build.
+    builds = [json.loads((run_dir(out, r) / "run.json").read_text()) for r in older]
+    assert [meta["core_build"] for meta in builds] == ["0123456789abcdef"] * 3
+
+    rerun = sweep(exp, out, jobs=1, rerun_stale=True)
+    assert sorted(r.index for r in rerun.finished) == [r.index for r in older]
+    assert _files(out) == before
+    again = CliRunner().invoke(cli, base)
+    assert again.exit_code == 0 and "warning" not in again.output

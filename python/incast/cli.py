@@ -548,6 +548,12 @@ def cdfs() -> None:
     help="Run only the runs whose label (point/variant/seedN) matches, e.g. "
     "--only 'long12_*' (repeat for several); the combined outputs cover the finished runs.",
 )
+@click.option(
+    "--rerun-stale",
+    is_flag=True,
+    help="Run again the finished runs that another build of the simulator core made "
+    "(run.json's core_build differs from this one's); without it they are kept, with a warning.",
+)
 @click.option("--dry-run", is_flag=True, help="Validate every run and list them; run nothing.")
 @click.option("--no-plots", is_flag=True, help="Do not draw the sweep's plots.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar; errors only.")
@@ -560,6 +566,7 @@ def sweep(
     seeds: str | None,
     force: bool,
     only: tuple[str, ...],
+    rerun_stale: bool,
     dry_run: bool,
     no_plots: bool,
     quiet: bool,
@@ -592,12 +599,16 @@ def sweep(
         out = Path("incast-out") / bounded_name(_safe_dirname(exp.name))
     if dry_run:
         from .experiment import describe_runs
-        from .rundir import run_damage, run_dir
+        from .rundir import run_damage, run_dir, stale_runs
 
+        stale = {r.index for r in stale_runs(out, exp.runs)}
         for r in exp.runs:
             damage = run_damage(out, r)  # None: finished, or not there yet
             state = "damaged" if damage else "done" if run_dir(out, r).exists() else "todo"
             why = f"  ({damage}: a sweep runs it again)" if damage else ""
+            if not damage and r.index in stale:
+                state = "stale"
+                why = "  (made by another build of the core: --rerun-stale runs it again)"
             click.echo(f"{state:<7}  {r.label:<50} {run_dir(out, r)}{why}")
         click.echo(f"{describe_runs(exp)}, all valid")
         return
@@ -626,6 +637,7 @@ def sweep(
             plots=not no_plots,
             only=only or None,
             fresh=force,
+            rerun_stale=rerun_stale,
         )
     except KeyboardInterrupt:
         from .rundir import is_finished
@@ -646,6 +658,14 @@ def sweep(
     for idx, why in sorted(outcome.damaged.items()):
         then = "removed and run again" if idx in redone else "removed (rerun to redo it)"
         click.echo(f"damaged run {_shown(exp.runs[idx].label)}: {why}; {then}", err=True)
+    if outcome.stale and not rerun_stale:
+        click.echo(
+            f"warning: {len(outcome.stale)} of the finished runs kept in {_shown(out, None)}/ "
+            "were made by another build of the simulator core (their run.json's core_build "
+            "differs from this build's), so their results may differ from what this build "
+            "gives: pass --rerun-stale to run them again, or --force to start afresh.",
+            err=True,
+        )
     from rich.markup import escape
 
     out_console.print(

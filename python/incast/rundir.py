@@ -2,7 +2,9 @@
 finished one is told from a damaged or partial one (`run_damage`,
 `is_finished`), and writing one so that an interrupted sweep never leaves a
 half-written run (`write_run`: a partial directory renamed into place, its
-`run.json` written last with each file's size and SHA-256)."""
+`run.json` written last with each file's size and SHA-256), and which build of
+the core made a run (`core_build`, `stale_runs`), so that a sweep resumed after
+the simulator changed says which of its runs came from the older one."""
 
 from __future__ import annotations
 
@@ -17,6 +19,20 @@ from .experiment import Experiment, Run
 
 RUNS_DIR = "runs"
 PARTIAL_PREFIX = ".partial-"
+
+_core_build: str | None = None
+
+
+def core_build() -> str:
+    """This process's build of the simulator core: the first 16 hex digits of the
+    SHA-256 of the native module's file. Two builds that could give different
+    results have different files; the same build gives the same id on every run."""
+    global _core_build
+    if _core_build is None:
+        from . import _core
+
+        _core_build = _sha256(Path(_core.__file__).read_bytes())[:16]
+    return _core_build
 
 
 def run_dir(out: Path, run: Run) -> Path:
@@ -106,6 +122,8 @@ def write_run(out: Path, run: Run, result: dict, experiment: Experiment) -> Path
         "hash": run.hash,
         "params": run.params,
         "incast_version": __version__,
+        # The core that simulated it (the worker's, which may be another machine's).
+        "core_build": result.get("core_build") or core_build(),
         # Each file's size: a file emptied or cut short later is found on a rerun.
         "files": {name: len(data) for name, data in sorted(files.items())},
         # and its digest: a file overwritten in place, at the same size, is found too.
@@ -120,6 +138,19 @@ def write_run(out: Path, run: Run, result: dict, experiment: Experiment) -> Path
         shutil.rmtree(final)
     os.replace(partial, final)
     return final
+
+
+def stale_runs(out: Path, runs: list[Run]) -> list[Run]:
+    """The finished runs among `runs` made by another build of the core than this
+    process's (or by one that did not record its build): their results may differ
+    from what this build gives."""
+    current = core_build()
+    stale = []
+    for run in runs:
+        meta = read_json(run_dir(out, run) / "run.json")
+        if isinstance(meta, dict) and meta.get("core_build") != current:
+            stale.append(run)
+    return stale
 
 
 def clean_partials(out: Path) -> int:

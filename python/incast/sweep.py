@@ -41,7 +41,15 @@ from .canonical import canonical_json
 from .experiment import Experiment, Run
 from .outdir import LOCK_FILE as LOCK_FILE  # the lock runs and sweeps share
 from .outdir import MARKER, OutDirError, clear, locked, refuse_symlinks
-from .rundir import RUNS_DIR, clean_partials, remove_damaged, run_dir, write_run
+from .rundir import (
+    RUNS_DIR,
+    clean_partials,
+    core_build,
+    remove_damaged,
+    run_dir,
+    stale_runs,
+    write_run,
+)
 
 
 @dataclass
@@ -54,6 +62,9 @@ class SweepOutcome:
     failed: dict[int, str] = field(default_factory=dict)
     #: Run index -> what was wrong with its directory (removed; run again if selected).
     damaged: dict[int, str] = field(default_factory=dict)
+    #: Finished runs kept from an earlier sweep that another build of the core made
+    #: (their results may differ from this build's); rerun when `rerun_stale`.
+    stale: list[Run] = field(default_factory=list)
     wall_seconds: float = 0.0
     interrupted: bool = False
 
@@ -128,7 +139,12 @@ def simulate(
     results = run_to_results(sim, started, on_progress=report)
     wall = time.perf_counter() - started
     files = results.to_bytes()
-    return {"files": files, "wall_seconds": wall, "events": results.stats.get("events")}
+    return {
+        "files": files,
+        "wall_seconds": wall,
+        "events": results.stats.get("events"),
+        "core_build": core_build(),
+    }
 
 
 def require_ray() -> None:
@@ -276,16 +292,19 @@ def sweep(
     plots: bool = True,
     only: list[str] | tuple[str, ...] | None = None,
     fresh: bool = False,
+    rerun_stale: bool = False,
 ) -> SweepOutcome:
     """Run every unfinished run of `experiment` into `out`, then write the
     combined tables, comparisons, plots and report (over every finished run).
     `only` (label globs) restricts which runs are run; `fresh` deletes the runs
-    finished before. Damaged run directories are removed (and run again when
-    selected): `SweepOutcome.damaged` says which and why. Returns a
-    `SweepOutcome`; KeyboardInterrupt propagates after the partial directories
-    are removed. Raises `outdir.OutDirError` when another run or sweep is
-    writing to `out` or a symbolic link is inside it, and RuntimeError when
-    `ray_address` is given without Ray installed (before creating anything)."""
+    finished before; `rerun_stale` runs again the finished runs that another
+    build of the core made (`SweepOutcome.stale` lists them either way).
+    Damaged run directories are removed (and run again when selected):
+    `SweepOutcome.damaged` says which and why. Returns a `SweepOutcome`;
+    KeyboardInterrupt propagates after the partial directories are removed.
+    Raises `outdir.OutDirError` when another run or sweep is writing to `out`
+    or a symbolic link is inside it, and RuntimeError when `ray_address` is
+    given without Ray installed (before creating anything)."""
     out = Path(out)
     if ray_address:
         require_ray()
@@ -306,6 +325,12 @@ def sweep(
         clean_partials(out)
         outcome.damaged = remove_damaged(out, experiment.runs)
         wanted = select(experiment.runs, only) if only else experiment.runs
+        outcome.stale = stale_runs(out, experiment.runs)
+        if rerun_stale:  # the selected ones are run again; the others are kept
+            selected = {r.index for r in wanted}
+            for run in outcome.stale:
+                if run.index in selected:
+                    shutil.rmtree(run_dir(out, run))
         # What is left of the runs' directories is finished.
         done = {r.index for r in experiment.runs if run_dir(out, r).exists()}
         todo = [r for r in wanted if r.index not in done]
