@@ -301,6 +301,7 @@ def _tables_module():
     """scenarios/tables.py (the six-rack figures), loaded by path."""
     spec = importlib.util.spec_from_file_location("incast_scenario_tables", HERE / "tables.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # registered first, as its dataclasses need
     spec.loader.exec_module(module)
     return module
 
@@ -741,7 +742,8 @@ def main(argv: list[str] | None = None) -> int:
 # The talk's claims are about curves over time (aggregate and hot-port throughput, the hot queue)
 # and their trends over burst size, hotspot degree and PAUSE. `ts.*` metrics are read from each
 # run's queues table (every switch port's queue and cumulative tx_bytes, sampled every
-# `queue_sample_interval`); the hotspot's window comes from the run's scenario:
+# `queue_sample_interval`) by scenarios/tables.py (`ibm_series_metrics`, which shares its reader
+# with the README's time-series table); the hotspot's window comes from the run's scenario:
 #
 # - `ts.tp_before`: aggregate throughput (Gb/s) from 20 % of the hotspot's start to its start;
 #   `ts.tp_during`, `ts.tp_after`: over the hotspot's window, and from its end to the run's end;
@@ -776,90 +778,11 @@ def series_metric(run_dir: Path, name: str) -> float:
     """One `ts.*` metric of one run (all of a run's are computed together and cached)."""
     key = (run_dir, name)
     if key not in _SERIES_CACHE:
-        for metric, value in _series_of_run(run_dir).items():
+        for metric, value in _tables_module().ibm_series_metrics(run_dir).items():
             _SERIES_CACHE[(run_dir, metric)] = value
     if key not in _SERIES_CACHE:
         raise ClaimsError(f"no time-series metric `{name}` (the list: scenarios/claims.py, end)")
     return _SERIES_CACHE[key]
-
-
-def _series_of_run(run_dir: Path) -> dict[str, float]:
-    import json
-
-    import numpy as np
-
-    scenario = json.loads((run_dir / "scenario.json").read_text())
-    hot = scenario["workload"]["hotspot"][0]
-    start = _seconds(hot["start"])
-    end = start + _seconds(hot["duration"])
-    stop = _seconds(scenario["stop"])
-    switch = int(scenario["topology"]["hosts"])
-    queues = pd.read_parquet(run_dir / "queues.parquet")
-    queues = queues[queues["node"] == switch]
-    ports = pd.read_parquet(run_dir / "ports.parquet")
-    hot_port = int(ports[(ports["node"] == switch) & (ports["peer"] == 0)]["port"].iloc[0])
-    total = queues.groupby("time_ps")["tx_bytes"].sum()
-    at, sent = total.index.to_numpy() / 1e12, total.to_numpy().astype(float)
-    hot_q = queues[queues["port"] == hot_port].sort_values("time_ps")
-    hot_at, hot_sent = hot_q["time_ps"].to_numpy() / 1e12, hot_q["tx_bytes"].to_numpy()
-    hot_bytes = hot_q["bytes"].to_numpy().astype(float)
-
-    def rate(a: float, b: float, times=at, series=sent) -> float:
-        i = max(int(np.searchsorted(times, a, side="right")) - 1, 0)
-        j = max(int(np.searchsorted(times, b, side="right")) - 1, 0)
-        return (
-            0.0
-            if times[j] <= times[i]
-            else (series[j] - series[i]) * 8 / (times[j] - times[i]) / 1e9
-        )
-
-    before = rate(0.2 * start, start)
-    out = {
-        "ts.tp_before": before,
-        "ts.tp_during": rate(start, end),
-        "ts.tp_after": rate(end, stop),
-        "ts.tp_hot_during": rate(start, end, hot_at, hot_sent),
-    }
-    during = (hot_at >= start) & (hot_at <= end)
-    out["ts.q_hot_mean"] = float(hot_bytes[during].mean()) / 1e3
-    out["ts.q_hot_max"] = float(hot_bytes[during].max()) / 1e3
-    # recovery during the hotspot: the aggregate throughput in 5 ms windows (wide enough that
-    # the bursts' own swings, about 7 % at B = 120 us, stay inside the 90 % band)
-    step = float(np.median(np.diff(at)))
-    k = max(int(round(5e-3 / step)), 1)
-    inside = np.flatnonzero((at >= start) & (at <= end))
-    first, last = int(inside[0]), int(inside[-1])
-    smooth = (sent[first + k : last + 1] - sent[first : last + 1 - k]) * 8 / (k * step) / 1e9
-    below = np.flatnonzero(smooth < 0.9 * before)
-    if not len(below):
-        out["ts.recovery_ms"] = 0.0
-    else:  # the first time back above 90 % after the first time below it
-        back = np.flatnonzero(smooth[int(below[0]) :] >= 0.9 * before)
-        done = at[first + int(below[0]) + int(back[0]) + k] if len(back) else end
-        out["ts.recovery_ms"] = (done - start) * 1e3
-    # the hot queue's first overshoot: from the hotspot's start until the queue (1 ms means)
-    # is back below 80 % of its peak, after the peak; the hotspot's duration if never
-    m = max(int(round(1e-3 / step)), 1)
-    queue = np.convolve(hot_bytes[during], np.ones(m) / m, mode="valid")
-    times = hot_at[during][m - 1 :]
-    top = int(np.argmax(queue))
-    below = np.flatnonzero(queue[top:] < 0.8 * queue[top])
-    settled = times[top + int(below[0])] if len(below) else end
-    out["ts.q_settle_ms"] = (settled - start) * 1e3
-    # the overshoot: the largest throughput in windows of W after the hotspot's start
-    for label, width in (("200us", 200e-6), ("1ms", 1e-3)):
-        k = max(int(round(width / step)), 1)
-        i = int(np.searchsorted(at, start))
-        gbps = (
-            (sent[i + k :] - sent[i : len(sent) - k])
-            * 8
-            / (at[i + k :] - at[i : len(at) - k])
-            / 1e9
-        )
-        out[f"ts.overshoot@{label}"] = (
-            float(gbps.max()) / before if len(gbps) and before else float("nan")
-        )
-    return out
 
 
 def _per_point(sweep: Sweep, metric: str, point: str, variant: str) -> list[float]:

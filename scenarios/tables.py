@@ -27,8 +27,10 @@ import json
 import math
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from incast.combine import comparison_markdown
@@ -306,6 +308,60 @@ def _seconds(value) -> float:
     return float(m.group(1)) * scale[m.group(2)]
 
 
+@dataclass
+class HotspotRun:
+    """One IBM ECM/E2CM run as time series (seconds, cumulative bytes), from its queue
+    series (every port of the one switch, sampled every `queue_sample_interval`) and the
+    hotspot's window in its scenario."""
+
+    start: float  # the hotspot's start
+    end: float  # and end
+    stop: float  # the run's end
+    at: np.ndarray  # the sample times
+    sent: np.ndarray  # bytes sent by every port of the switch, cumulative
+    hot_at: np.ndarray  # the hot port's sample times,
+    hot_sent: np.ndarray  # its cumulative bytes sent
+    hot_bytes: np.ndarray  # and its queue (bytes)
+
+    def rate(self, a: float, b: float, hot: bool = False) -> float:
+        """Throughput (Gb/s) from the last sample at or before `a` to the last at or
+        before `b`, of the whole switch or (`hot`) of the hot port; 0 when they coincide."""
+        times, series = (self.hot_at, self.hot_sent) if hot else (self.at, self.sent)
+        i = max(int(np.searchsorted(times, a, side="right")) - 1, 0)
+        j = max(int(np.searchsorted(times, b, side="right")) - 1, 0)
+        if times[j] <= times[i]:
+            return 0.0
+        return float((series[j] - series[i]) * 8 / (times[j] - times[i]) / 1e9)
+
+    def during(self) -> np.ndarray:
+        """The hot port's samples inside the hotspot's window (a mask)."""
+        return (self.hot_at >= self.start) & (self.hot_at <= self.end)
+
+
+def hotspot_run(d: Path, sc: dict) -> HotspotRun:
+    """Read run directory `d` (scenario `sc`) of the IBM talk's single-switch runs: the
+    switch is node `hosts`, the hot port the one to host 0."""
+    hot = sc["workload"]["hotspot"][0]
+    start = _seconds(hot["start"])
+    switch = int(sc["topology"]["hosts"])
+    queues = pd.read_parquet(d / "queues.parquet")
+    queues = queues[queues["node"] == switch]
+    ports = pd.read_parquet(d / "ports.parquet")
+    hot_port = int(ports[(ports["node"] == switch) & (ports["peer"] == 0)]["port"].iloc[0])
+    total = queues.groupby("time_ps")["tx_bytes"].sum()
+    hot_q = queues[queues["port"] == hot_port].sort_values("time_ps")
+    return HotspotRun(
+        start=start,
+        end=start + _seconds(hot["duration"]),
+        stop=_seconds(sc["stop"]),
+        at=total.index.to_numpy() / 1e12,
+        sent=total.to_numpy().astype(float),
+        hot_at=hot_q["time_ps"].to_numpy() / 1e12,
+        hot_sent=hot_q["tx_bytes"].to_numpy().astype(float),
+        hot_bytes=hot_q["bytes"].to_numpy().astype(float),
+    )
+
+
 def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
     """The IBM talk's time-series metrics, from each run's queue series (bytes and
     cumulative tx_bytes of every switch port): aggregate throughput before, during
@@ -315,7 +371,8 @@ def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
     hotspot's start until the throughput, having fallen below 90 % of that level,
     is back above it (the congestion management restoring the cold flows; "-": not
     before the hotspot ends, "no dip": it never fell); *back after*, from the
-    hotspot's end until it is at 95 % ("-": not within the run)."""
+    hotspot's end until it is at 95 % ("-": not within the run). (claims.py's `ts.*`
+    metrics, `ibm_series_metrics`, read the same series with 5 ms windows.)"""
     lines = [
         "Time series (Gb/s; hot queue in KB; the hotspot's window from the scenario):",
         "",
@@ -325,42 +382,19 @@ def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
     ]
     for point in dict.fromkeys(points["point"]):
         for variant, _seed, d, sc in _runs(points, sweep_dir, point):
-            hot = sc["workload"]["hotspot"][0]
-            start = _seconds(hot["start"])
-            end = start + _seconds(hot["duration"])
-            stop = _seconds(sc["stop"])
-            hosts = int(sc["topology"]["hosts"])
-            q = pd.read_parquet(d / "queues.parquet")
-            q = q[q["node"] == hosts]
-            ports = pd.read_parquet(d / "ports.parquet")
-            hot_port = int(ports[(ports["node"] == hosts) & (ports["peer"] == 0)]["port"].iloc[0])
-            t = q["time_ps"].to_numpy() / 1e12
-            times = sorted(set(t))
-            agg = q.groupby("time_ps")["tx_bytes"].sum()
-            tx = agg.to_numpy()
-            ts = agg.index.to_numpy() / 1e12
-
-            def rate(a: float, b: float, series=tx, at=ts) -> float:
-                i, j = int((at <= a).sum()) - 1, int((at <= b).sum()) - 1
-                i, j = max(i, 0), max(j, 0)
-                return (
-                    0.0 if at[j] <= at[i] else (series[j] - series[i]) * 8 / (at[j] - at[i]) / 1e9
-                )
-
-            hq = q[q["port"] == hot_port]
-            htx, hts = hq["tx_bytes"].to_numpy(), hq["time_ps"].to_numpy() / 1e12
-            during = (hts >= start) & (hts <= end)
-            before = rate(start * 0.2, start)
+            run = hotspot_run(d, sc)
+            start, end, stop = run.start, run.end, run.stop
+            before = run.rate(start * 0.2, start)
             recovery = "-"
-            for t0 in times:
-                if t0 >= end and t0 + 2e-3 <= stop and rate(t0, t0 + 2e-3) >= 0.95 * before:
+            for t0 in run.at:
+                if t0 >= end and t0 + 2e-3 <= stop and run.rate(t0, t0 + 2e-3) >= 0.95 * before:
                     recovery = f"{(t0 - end) * 1e3:.1f}"
                     break
             dipped, during_rec = False, "-"
-            for t0 in times:
+            for t0 in run.at:
                 if t0 < start or t0 + 2e-3 > end:
                     continue
-                level = rate(t0, t0 + 2e-3)
+                level = run.rate(t0, t0 + 2e-3)
                 if not dipped:
                     dipped = level < 0.9 * before
                 elif level >= 0.9 * before:
@@ -369,12 +403,62 @@ def ibm_series(points: pd.DataFrame, sweep_dir: Path) -> str:
             if not dipped:
                 during_rec = "no dip"
             lines.append(
-                f"| {point} | {variant} | {before:.1f} | {rate(start, end):.1f} | "
-                f"{rate(end, stop):.1f} | {rate(start, end, htx, hts):.2f} | "
-                f"{hq['bytes'][during].mean() / 1e3:.0f} | {hq['bytes'].max() / 1e3:.0f} | "
-                f"{during_rec} | {recovery} |"
+                f"| {point} | {variant} | {before:.1f} | {run.rate(start, end):.1f} | "
+                f"{run.rate(end, stop):.1f} | {run.rate(start, end, hot=True):.2f} | "
+                f"{run.hot_bytes[run.during()].mean() / 1e3:.0f} | "
+                f"{run.hot_bytes.max() / 1e3:.0f} | {during_rec} | {recovery} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def ibm_series_metrics(d: Path) -> dict[str, float]:
+    """The `ts.*` metrics of one IBM run (scenarios/claims.py documents each)."""
+    sc = json.loads((d / "scenario.json").read_text())
+    run = hotspot_run(d, sc)
+    start, end, at, sent = run.start, run.end, run.at, run.sent
+    before = run.rate(0.2 * start, start)
+    during = run.during()
+    out = {
+        "ts.tp_before": before,
+        "ts.tp_during": run.rate(start, end),
+        "ts.tp_after": run.rate(end, run.stop),
+        "ts.tp_hot_during": run.rate(start, end, hot=True),
+        "ts.q_hot_mean": float(run.hot_bytes[during].mean()) / 1e3,
+        "ts.q_hot_max": float(run.hot_bytes[during].max()) / 1e3,
+    }
+    # recovery during the hotspot: the aggregate throughput in 5 ms windows (wide enough that
+    # the bursts' own swings, about 7 % at B = 120 us, stay inside the 90 % band)
+    step = float(np.median(np.diff(at)))
+    k = max(int(round(5e-3 / step)), 1)
+    inside = np.flatnonzero((at >= start) & (at <= end))
+    first, last = int(inside[0]), int(inside[-1])
+    smooth = (sent[first + k : last + 1] - sent[first : last + 1 - k]) * 8 / (k * step) / 1e9
+    below = np.flatnonzero(smooth < 0.9 * before)
+    if not len(below):
+        out["ts.recovery_ms"] = 0.0
+    else:  # the first time back above 90 % after the first time below it
+        back = np.flatnonzero(smooth[int(below[0]) :] >= 0.9 * before)
+        done = at[first + int(below[0]) + int(back[0]) + k] if len(back) else end
+        out["ts.recovery_ms"] = (done - start) * 1e3
+    # the hot queue's first overshoot: from the hotspot's start until the queue (1 ms means)
+    # is back below 80 % of its peak, after the peak; the hotspot's duration if never
+    m = max(int(round(1e-3 / step)), 1)
+    queue = np.convolve(run.hot_bytes[during], np.ones(m) / m, mode="valid")
+    times = run.hot_at[during][m - 1 :]
+    top = int(np.argmax(queue))
+    below = np.flatnonzero(queue[top:] < 0.8 * queue[top])
+    settled = times[top + int(below[0])] if len(below) else end
+    out["ts.q_settle_ms"] = (settled - start) * 1e3
+    # the overshoot: the largest throughput in windows of W after the hotspot's start
+    for label, width in (("200us", 200e-6), ("1ms", 1e-3)):
+        k = max(int(round(width / step)), 1)
+        i = int(np.searchsorted(at, start))
+        gbps = (sent[i + k :] - sent[i : len(sent) - k]) * 8 / (at[i + k :] - at[i : len(at) - k])
+        gbps = gbps / 1e9
+        out[f"ts.overshoot@{label}"] = (
+            float(gbps.max()) / before if len(gbps) and before else float("nan")
+        )
+    return out
 
 
 def window_utilization(d: Path, links: pd.DataFrame, window_s: float) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 
 import pandas as pd
 import pytest
@@ -16,6 +17,7 @@ from incast.sweep import sweep
 def _tables_module():
     spec = importlib.util.spec_from_file_location("tables", REPO / "scenarios" / "tables.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # registered first, as its dataclasses need
     spec.loader.exec_module(module)
     return module
 
