@@ -379,8 +379,76 @@ fn print_instructions(v: &serde_json::Value) {
     );
 }
 
+/// `--parallelism P[,P...]`: one run of each scenario, profiled for every
+/// partition count (`Simulation::profile_parallelism`); a row per count.
+fn parallelism(counts: &str, paths: &[String]) -> Result<(), String> {
+    let counts: Vec<u32> = counts
+        .split(',')
+        .map(|c| c.trim().parse::<u32>().ok().filter(|&n| n >= 1))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            format!("--parallelism takes partition counts like 2,8,16, not {counts:?}")
+        })?;
+    println!(
+        "{:<34} {:>4} {:>6} {:>11} {:>10} {:>9} {:>13} {:>9} {:>9} {:>8} {:>12} {:>9}",
+        "scenario",
+        "P",
+        "groups",
+        "hosts/part",
+        "window ns",
+        "windows",
+        "events",
+        "global %",
+        "available",
+        "/ P",
+        "cross frames",
+        "per window"
+    );
+    for path in paths {
+        let sc = load(path)?;
+        let mut sim = Simulation::new(&sc).map_err(|e| format!("{path}: {e}"))?;
+        for profile in sim.profile_parallelism(&counts) {
+            let hosts = format!(
+                "{}-{}",
+                profile.hosts.iter().min().unwrap_or(&0),
+                profile.hosts.iter().max().unwrap_or(&0)
+            );
+            let window = if profile.lookahead == u64::MAX {
+                "-".to_string()
+            } else {
+                format!("{:.1}", profile.lookahead as f64 / 1e3)
+            };
+            let total = profile.total_events();
+            let available = profile.available();
+            println!(
+                "{:<34} {:>4} {:>6} {:>11} {:>10} {:>9} {:>13} {:>9.2} {:>9.2} {:>8.2} {:>12} {:>9.1}",
+                path,
+                profile.partitions,
+                profile.groups,
+                hosts,
+                window,
+                profile.windows,
+                total,
+                100.0 * profile.global_events as f64 / total.max(1) as f64,
+                available,
+                available / profile.partitions as f64,
+                profile.cross_frames,
+                profile.cross_frames as f64 / profile.windows.max(1) as f64,
+            );
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--parallelism") && args.len() >= 3 {
+        if let Err(e) = parallelism(&args[1], &args[2..]) {
+            eprintln!("incast-bench: {e}");
+            std::process::exit(2);
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("--digest") && args.len() >= 2 {
         for path in &args[1..] {
             match digest(path) {
@@ -434,7 +502,7 @@ fn main() {
         }
     };
     if paths.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        eprintln!("usage: incast-bench [--repeat N] [--instructions | --against OTHER_BENCH] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.\n--instructions runs each under valgrind's cachegrind and reports instructions per event and per packet-hop.\n--against OTHER_BENCH runs each in this build and in another incast-bench at the same time, one per core, and compares CPU times.");
+        eprintln!("usage: incast-bench [--repeat N] [--instructions | --against OTHER_BENCH] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n       incast-bench --parallelism P[,P...] SCENARIO.toml|HPCC_CONFIG.txt [...]   (available parallelism over P partitions)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.\n--instructions runs each under valgrind's cachegrind and reports instructions per event and per packet-hop.\n--against OTHER_BENCH runs each in this build and in another incast-bench at the same time, one per core, and compares CPU times.");
         std::process::exit(if paths.is_empty() { 2 } else { 0 });
     }
     let exe = std::env::current_exe().expect("own path");
@@ -572,7 +640,18 @@ fn parse_repeat(args: &[String]) -> Result<(usize, Vec<String>), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{instructions_in, own_lines, parse_repeat, per_hop, split_against};
+    use super::{instructions_in, own_lines, parallelism, parse_repeat, per_hop, split_against};
+
+    #[test]
+    fn parallelism_takes_positive_partition_counts() {
+        for bad in ["0", "2,x", "", "-1"] {
+            let err = parallelism(bad, &[]).unwrap_err();
+            assert!(err.contains("partition counts like 2,8,16"), "{err}");
+        }
+        assert!(parallelism("1,2,16", &[]).is_ok());
+        let missing = parallelism("2", &args(&["no/such/file.toml"])).unwrap_err();
+        assert!(missing.contains("no/such/file.toml"), "{missing}");
+    }
 
     #[test]
     fn counts_per_hop_are_read_from_a_run() {

@@ -53,5 +53,6 @@ pub mod units;
 pub mod workload;
 
 pub use scenario::{Scenario, ScenarioError};
+pub use sim::parallelism::ParallelismProfile;
 pub use sim::{Progress, Results, RunStats, Simulation};
 pub use sim::{KIND_BULK, KIND_INCAST, KIND_LISTED, KIND_POISSON};

@@ -133,7 +133,7 @@ impl Msgs {
 #[repr(C, align(64))]
 pub(crate) struct Rp {
     pub rp: AnyRp,
-    nic: u32,
+    pub nic: u32,
     voq: u32,
     timer: LazyTimer,
 }

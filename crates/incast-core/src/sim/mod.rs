@@ -21,6 +21,7 @@
 
 mod build;
 pub(crate) mod ev;
+pub mod parallelism;
 pub(crate) mod world;
 
 use crate::host::generators::Generators;
