@@ -421,7 +421,7 @@ fn parallelism(counts: &str, paths: &[String]) -> Result<(), String> {
             let total = profile.total_events();
             let available = profile.available();
             println!(
-                "{:<34} {:>4} {:>6} {:>11} {:>10} {:>9} {:>13} {:>9.2} {:>9.2} {:>8.2} {:>12} {:>9.1}",
+                "{:<34} {:>4} {:>6} {:>11} {:>10} {:>9} {:>13} {:>9.2} {:>9.2} {:>8.2} {:>9.2} {:>12} {:>9.1}",
                 path,
                 profile.partitions,
                 profile.groups,
@@ -432,6 +432,7 @@ fn parallelism(counts: &str, paths: &[String]) -> Result<(), String> {
                 100.0 * profile.global_events as f64 / total.max(1) as f64,
                 available,
                 available / profile.partitions as f64,
+                profile.available_adaptive(),
                 profile.cross_frames,
                 profile.cross_frames as f64 / profile.windows.max(1) as f64,
             );

@@ -29,6 +29,11 @@
 //! generator's next event, the queue sampler's tick) are counted apart as
 //! *global*: they are charged in full to every window they fall in, as if
 //! run serially (an upper bound on their cost).
+//!
+//! A second bound assumes load-adaptive scheduling (UNISON's): the network in
+//! its finest units (an edge switch with its hosts, each switch above), dealt
+//! to the threads anew in each window, so a window takes the larger of its
+//! largest unit's events and an even share of all its events.
 
 use super::ev::Ev;
 use super::world::World;
@@ -57,6 +62,12 @@ pub struct ParallelismProfile {
     pub windows: u64,
     /// Sum over windows of the busiest partition's events, plus the global ones.
     pub critical_events: u64,
+    /// Finest units (an edge switch with its hosts, each switch above).
+    pub units: u32,
+    /// The same sum with the units dealt to partitions anew in each window
+    /// (load-adaptive, as UNISON schedules): per window the larger of its
+    /// largest unit's events and an even share of its events.
+    pub adaptive_critical_events: u64,
     /// Frames sent over links between partitions (messages to exchange).
     pub cross_frames: u64,
 }
@@ -73,6 +84,13 @@ impl ParallelismProfile {
         }
         self.total_events() as f64 / self.critical_events as f64
     }
+    /// The same bound for a load-adaptive engine (units dealt anew per window).
+    pub fn available_adaptive(&self) -> f64 {
+        if self.adaptive_critical_events == 0 {
+            return 1.0;
+        }
+        self.total_events() as f64 / self.adaptive_critical_events as f64
+    }
 }
 
 /// The node of every host and switch by the result tables' numbering (hosts
@@ -81,6 +99,10 @@ struct Partition {
     of_node: Vec<u32>,
     groups: u32,
     hosts: Vec<u32>,
+    /// The finest units (UNISON's logical processes): the groups at the
+    /// lowest cut (an edge switch with its hosts) and each switch above it.
+    lp_of_node: Vec<u32>,
+    lps: u32,
 }
 
 impl Partition {
@@ -153,10 +175,25 @@ impl Partition {
                 }
             })
             .collect();
+        // The finest units: the groups without every switch above tier 1,
+        // and each of those switches alone.
+        let finest = top.filter(|&t| t >= 2).map_or(u32::MAX, |_| 2);
+        let (mut lp_of_node, lp_hosts) = Self::groups(&adjacent, &tier, &weight, hosts, finest);
+        let mut lps = lp_hosts.len() as u32;
+        for node in 0..nodes {
+            if node < hosts {
+                lp_of_node[node] = lp_of_node[nic_node(node) as usize];
+            } else if lp_of_node[node] == u32::MAX {
+                lp_of_node[node] = lps;
+                lps += 1;
+            }
+        }
         Partition {
             of_node,
             groups: group_hosts.len() as u32,
             hosts: part_hosts,
+            lp_of_node,
+            lps,
         }
     }
 
@@ -213,32 +250,23 @@ impl Partition {
         self.of_node[w.node_of(w.ports[port as usize].owner()) as usize]
     }
 
-    fn of_host(&self, w: &World, host: u32) -> u32 {
-        self.of_node[w.nics[w.host_nic[host as usize] as usize].node as usize]
-    }
-
-    fn of_nic(&self, w: &World, nic: u32) -> u32 {
-        self.of_node[w.nics[nic as usize].node as usize]
-    }
-
-    /// The partition an event runs in; `None` for a global one.
-    fn of_event(&self, w: &World, ev: Ev) -> Option<u32> {
-        let slot_src = |slot: u32| w.flows.slots[slot as usize].src;
-        let slot_dst = |slot: u32| w.flows.slots[slot as usize].dst;
+    /// The node an event concerns (the result tables' numbering); `None`
+    /// for a global one.
+    fn node_of_event(w: &World, ev: Ev) -> Option<u32> {
+        let port_node = |port: u32| w.node_of(w.ports[port as usize].owner());
+        let host_node = |host: u32| w.nics[w.host_nic[host as usize] as usize].node;
+        let nic_node = |nic: u32| w.nics[nic as usize].node;
+        let slot_src = |slot: u32| host_node(w.flows.slots[slot as usize].src);
+        let slot_dst = |slot: u32| host_node(w.flows.slots[slot as usize].dst);
         Some(match ev {
-            Ev::Arrive(packet) => self.of_port(w, w.arena.get(packet).to_port),
-            Ev::TxDone(port) | Ev::Timer(_, port) => self.of_port(w, port),
-            Ev::Rto(slot) | Ev::CcTimer(slot) | Ev::Gate(slot) | Ev::Pace(slot) => {
-                self.of_host(w, slot_src(slot))
-            }
-            Ev::FlowStop(slot) => self.of_host(w, slot_src(slot)),
-            Ev::DelAck(slot) | Ev::CnpTimer(slot) => self.of_host(w, slot_dst(slot)),
-            Ev::NicWake(nic) | Ev::RxDone(nic) => self.of_nic(w, nic),
-            Ev::PcieDone(host) | Ev::Poisson(_, host) => self.of_host(w, host),
-            Ev::RpTimer(rp) => match w.cm.as_deref() {
-                Some(cm) => self.of_nic(w, cm.rps[rp as usize].nic),
-                None => return None,
-            },
+            Ev::Arrive(packet) => port_node(w.arena.get(packet).to_port),
+            Ev::TxDone(port) | Ev::Timer(_, port) => port_node(port),
+            Ev::Rto(slot) | Ev::CcTimer(slot) | Ev::Gate(slot) | Ev::Pace(slot) => slot_src(slot),
+            Ev::FlowStop(slot) => slot_src(slot),
+            Ev::DelAck(slot) | Ev::CnpTimer(slot) => slot_dst(slot),
+            Ev::NicWake(nic) | Ev::RxDone(nic) => nic_node(nic),
+            Ev::PcieDone(host) | Ev::Poisson(_, host) => host_node(host),
+            Ev::RpTimer(rp) => nic_node(w.cm.as_deref()?.rps[rp as usize].nic),
             Ev::Incast(_)
             | Ev::Listed
             | Ev::Bulk(_)
@@ -257,6 +285,9 @@ struct Profiler {
     window: Option<u64>,
     in_window: Vec<u64>,
     global_in_window: u64,
+    /// Events per finest unit in the open window, and the units touched.
+    lp_in_window: Vec<u64>,
+    lps_touched: Vec<u32>,
 }
 
 impl Profiler {
@@ -278,9 +309,13 @@ impl Profiler {
             lookahead,
             windows: 0,
             critical_events: 0,
+            units: partition.lps,
+            adaptive_critical_events: 0,
             cross_frames: 0,
         };
         Profiler {
+            lp_in_window: vec![0; partition.lps as usize],
+            lps_touched: Vec::new(),
             partition,
             profile,
             window: None,
@@ -295,10 +330,16 @@ impl Profiler {
             self.close_window();
         }
         self.window = Some(k);
-        match self.partition.of_event(w, ev) {
-            Some(p) => {
+        match Partition::node_of_event(w, ev) {
+            Some(node) => {
+                let p = self.partition.of_node[node as usize];
                 self.in_window[p as usize] += 1;
                 self.profile.events[p as usize] += 1;
+                let lp = self.partition.lp_of_node[node as usize];
+                if self.lp_in_window[lp as usize] == 0 {
+                    self.lps_touched.push(lp);
+                }
+                self.lp_in_window[lp as usize] += 1;
             }
             None => {
                 self.global_in_window += 1;
@@ -311,6 +352,21 @@ impl Profiler {
         let busiest = self.in_window.iter().copied().max().unwrap_or(0);
         self.profile.windows += 1;
         self.profile.critical_events += busiest + self.global_in_window;
+        // Load-adaptive: the window's units dealt to the P threads as they
+        // free up, so it takes at least its largest unit and its share.
+        let total: u64 = self.in_window.iter().sum();
+        let parts = self.profile.partitions as u64;
+        let largest_unit = self
+            .lps_touched
+            .iter()
+            .map(|&lp| self.lp_in_window[lp as usize])
+            .max();
+        self.profile.adaptive_critical_events +=
+            largest_unit.unwrap_or(0).max(total.div_ceil(parts)) + self.global_in_window;
+        for &lp in &self.lps_touched {
+            self.lp_in_window[lp as usize] = 0;
+        }
+        self.lps_touched.clear();
         self.in_window.iter_mut().for_each(|c| *c = 0);
         self.global_in_window = 0;
     }
@@ -400,6 +456,7 @@ mod tests {
         let mut profiled = sim(FAT_TREE);
         let profile = profiled.profile_parallelism(&[1]).remove(0);
         assert_eq!(profile.available(), 1.0);
+        assert_eq!(profile.available_adaptive(), 1.0);
         assert_eq!(profile.cross_frames, 0);
         assert_eq!(profile.lookahead, crate::units::Ps::MAX);
         assert_eq!(profile.total_events(), profiled.w.q.events_processed());
@@ -428,6 +485,13 @@ mod tests {
         assert_eq!(profiles[1].hosts, vec![4, 4, 4, 4]);
         assert_eq!(profiles[1].windows, profile.windows);
         assert!(profiles[1].available() > available);
+        // 8 edge switches with their hosts, 8 aggregation and 4 core switches;
+        // dealing them anew each window never does worse than fixed pods.
+        assert_eq!(profile.units, 20);
+        for p in &profiles {
+            assert!(p.available_adaptive() >= p.available(), "{p:?}");
+            assert!(p.available_adaptive() <= p.partitions as f64);
+        }
         assert_eq!(profiles[1].total_events(), profile.total_events());
     }
 }
