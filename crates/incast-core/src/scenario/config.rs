@@ -246,8 +246,9 @@ pub struct TransportConfig {
     pub dupack_threshold: u32,
     /// Delayed ACKs (default: off, every segment is ACKed).
     pub delayed_ack: Option<DelayedAckConfig>,
-    /// Loss recovery: `"newreno"` (cumulative ACKs, RFC 6582; the default) or `"sack"`
-    /// (SACK blocks, RFC 2018; RFC 6675 recovery with RFC 6937 PRR, as Linux and ns-3).
+    /// Loss recovery: `"sack"` (SACK blocks, RFC 2018; RFC 6675 recovery with RFC 6937 PRR;
+    /// the default, as Linux and ns-3, though Linux adds RACK-TLP, RFC 8985, which incast does
+    /// not model) or `"newreno"` (cumulative ACKs only, RFC 6582).
     pub recovery: crate::transport::Recovery,
     /// Priority class of data packets.
     pub class: u8,
@@ -268,7 +269,7 @@ impl Default for TransportConfig {
             rto_max: TimeValue(60 * SEC),
             dupack_threshold: 3,
             delayed_ack: None,
-            recovery: crate::transport::Recovery::Newreno,
+            recovery: crate::transport::Recovery::Sack,
             class: 0,
             ack_class: None,
         }

@@ -64,6 +64,9 @@ pub struct TcpParams {
     /// Delayed ACKs: (segments per ACK, timeout); `None` ACKs every segment.
     pub delayed_ack: Option<(u32, Ps)>,
     /// Loss recovery: NewReno (cumulative ACKs) or SACK ([`sack_recovery`]).
+    /// `TcpParams::default()` keeps NewReno: it is the unit tests' and the
+    /// dumbbell harness's machine, which feed cumulative ACKs only; scenarios
+    /// default to SACK ([`crate::scenario::config::TransportConfig`]).
     pub recovery: Recovery,
 }
 

@@ -51,9 +51,11 @@ use crate::units::Ps;
 pub enum Recovery {
     /// Cumulative ACKs only: fast retransmit and NewReno fast recovery
     /// (RFC 6582, the Impatient timer variant).
-    #[default]
     Newreno,
     /// SACK blocks (RFC 2018), RFC 6675 loss recovery and PRR (RFC 6937).
+    /// The default, as Linux (`net.ipv4.tcp_sack = 1`, PRR since 3.2) and
+    /// ns-3 (`TcpSocketBase::Sack` true, `TcpPrrRecovery`) do.
+    #[default]
     Sack,
 }
 

@@ -46,11 +46,12 @@ fn naming_the_default_cc_changes_nothing() {
 
 /// CUBIC ignores ECN and fills the buffer at the shared port; the DCTCP
 /// flows beside it queue behind it. With every flow on DCTCP the queue stays
-/// near K. Measured (seed 1): DCTCP flows' mean slowdown 17.9 beside CUBIC
-/// against 8.4 with a DCTCP bulk flow (2.1x); time-weighted mean queue at
-/// the shared port 209 KB against 108 KB (about K = 97.5 KB; 1.9x). Before
-/// issue 43's RTO change (RFC 6582 §4's Impatient variant: CUBIC's
-/// multi-loss recoveries now end in a timeout sooner) 28.3 and 278 KB. The
+/// near K. Measured (seed 1, SACK recovery, the default): DCTCP flows' mean
+/// slowdown 29.2 beside CUBIC against 8.4 with a DCTCP bulk flow (3.5x);
+/// time-weighted mean queue at the shared port 286 KB against 108 KB (about
+/// K = 97.5 KB; 2.7x). With `recovery = "newreno"` 17.9 and 209 KB (RFC 6582
+/// §4's Impatient variant ends CUBIC's multi-loss recoveries in a timeout,
+/// which lets the queue drain); before that RTO change 28.3 and 278 KB. The
 /// checks ask for 1.7x and 1.5x, so that seeds and small model changes do
 /// not flip them while a broken per-group CC (1x) would.
 #[test]

@@ -46,12 +46,22 @@ pub fn measure(variant: &str, transport: &str) -> Window {
 }
 
 /// The text of `scenarios/ns3_dumbbell/<variant>.toml` with `transport`
-/// added to its `[transport]` table, after the `cc` line.
+/// added to its `[transport]` table, after the `cc` line. A `recovery = `
+/// line in `transport` replaces the file's (`recovery = "newreno"`, as the
+/// ns-3 runs).
 fn with_transport(variant: &str, transport: &str) -> String {
     let path = scenarios_dir().join(format!("ns3_dumbbell/{variant}.toml"));
-    let toml = std::fs::read_to_string(&path).unwrap();
+    let mut toml = std::fs::read_to_string(&path).unwrap();
     if transport.is_empty() {
         return toml;
+    }
+    if transport.contains("recovery = ") {
+        let own = toml
+            .lines()
+            .find(|l| l.starts_with("recovery = "))
+            .expect("a recovery line")
+            .to_string();
+        toml = toml.replacen(&own, "", 1);
     }
     let line = toml
         .lines()

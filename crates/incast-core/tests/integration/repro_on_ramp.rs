@@ -524,13 +524,13 @@ fn cubic_two_flows_strawman_underutilizes_final_does_not() {
 /// CUBIC and under BBR.
 ///
 /// Measured at 20 ms (base -> On-Ramp, us): seed 1 CUBIC RCT mean
-/// 2695 -> 827, p99 6176 -> 1743, FCT < 10 KB 204.6 -> 79.2; BBR 871 -> 223,
+/// 2711 -> 827, p99 6176 -> 1743, FCT < 10 KB 204.6 -> 79.2; BBR 871 -> 223,
 /// 1836 -> 537, 93.1 -> 41.3. Over seeds 1-3 every one of these fell by
 /// 2.26x or more (the smallest: BBR seed 1 FCT < 10 KB 2.26x, BBR seed 3
 /// FCT 2.34x and p99 2.47x; CUBIC's smallest 2.58x). We require each to at
 /// least halve: 10 % or more under every measured gain, and it fails if the
 /// effect shrinks to a modest one.
-/// The 100 ms runs of the README gain as much (RCT mean 2.8x CUBIC, 6.0x BBR).
+/// The 100 ms runs of the README gain as much (RCT mean 3.0x CUBIC, 6.0x BBR).
 fn cloud_on_ramp_helps(point: &str) {
     let run = |variant: &str| {
         let what = format!("cloud_experiment.toml {point}/{variant}");

@@ -13,6 +13,12 @@ use incast_core::Results;
 /// three quarters of its second half is dropped (a window with dozens of
 /// holes), and slow start's later windows lose more.
 fn lossy_path(recovery: &str) -> Results {
+    lossy_path_with(&format!("recovery = \"{recovery}\""))
+}
+
+/// [`lossy_path`] with `recovery_line` (a `recovery = ...` line, or nothing)
+/// in its `[transport]` table.
+fn lossy_path_with(recovery_line: &str) -> Results {
     run(&format!(
         r#"name = "sack_vs_newreno"
 seed = 1
@@ -32,7 +38,7 @@ ecn = {{ kind = "off" }}
 cc = "newreno"
 init_cwnd = 64
 rto_min = "10ms"
-recovery = "{recovery}"
+{recovery_line}
 [[workload.flows]]
 src = "s"
 dst = "r"
@@ -91,6 +97,25 @@ fn sack_runs_are_deterministic_and_conserve_bytes() {
     assert_finished_and_conserved(&a, "sack");
     assert_eq!(a.flows.u64s("fct_ps"), b.flows.u64s("fct_ps"));
     assert_eq!(a.flows.u32s("retransmits"), b.flows.u32s("retransmits"));
+}
+
+/// Issue 43: the default recovery is SACK, as Linux (`tcp_sack = 1`, PRR)
+/// and ns-3 (`TcpSocketBase::Sack` true, `TcpPrrRecovery`). A scenario
+/// without the key runs exactly as one with `recovery = "sack"` (the same FCT,
+/// retransmits and timeouts), and not as NewReno on this path (fewer timeouts, asserted
+/// above), so the check fails if the default reverts.
+#[test]
+fn a_scenario_without_the_key_runs_sack() {
+    use incast_core::scenario::config::TransportConfig;
+    use incast_core::transport::Recovery;
+    assert_eq!(TransportConfig::default().recovery, Recovery::Sack);
+    assert_eq!(Recovery::default(), Recovery::Sack);
+    let default = lossy_path_with("");
+    let sack = lossy_path("sack");
+    let newreno = lossy_path("newreno");
+    assert_eq!(default.flows.u64s("fct_ps"), sack.flows.u64s("fct_ps"));
+    assert_eq!(outcome(&default), outcome(&sack));
+    assert_ne!(outcome(&default), outcome(&newreno));
 }
 
 #[test]

@@ -108,7 +108,7 @@ pub struct TcpCase {
     /// Delayed ACKs: (count, timeout in us).
     pub delayed_ack: Option<(u32, u32)>,
     pub ack_class: Option<u8>,
-    /// `recovery = "sack"` (else the default, NewReno). The strategy draws
+    /// `recovery = "sack"` (else `"newreno"`, written explicitly). The strategy draws
     /// false; [`Case::with_sack`] sets it.
     pub sack: bool,
 }

@@ -300,9 +300,10 @@ impl Case {
                 if let Some(c) = t.ack_class {
                     let _ = writeln!(s, "ack_class = {c}");
                 }
-                if t.sack {
-                    let _ = writeln!(s, "recovery = \"sack\"");
-                }
+                // Explicit both ways: the default is SACK (issue 43), and the
+                // plain property run must keep exercising NewReno.
+                let recovery = if t.sack { "sack" } else { "newreno" };
+                let _ = writeln!(s, "recovery = \"{recovery}\"");
                 if let Some((count, timeout)) = t.delayed_ack {
                     let _ = writeln!(
                         s,
