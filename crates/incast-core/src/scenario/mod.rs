@@ -52,7 +52,7 @@ mod timing;
 mod transport;
 mod workload;
 
-pub use cm::{HotspotConfig, NicConfig, NicModelName};
+pub use cm::{HotspotConfig, NicConfig};
 pub use config::*;
 pub use files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
 pub use memory::{MemoryEstimate, BYTES_PER_PORT};
