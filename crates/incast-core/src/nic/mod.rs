@@ -16,7 +16,7 @@
 //! Write `nic/mymodel.rs` with a unit type implementing [`NicModel`], and
 //! add one line to the `nic_models!` registry below: it declares the module
 //! and gives the model its `[nic] model` name. The model asks flows for
-//! packets through [`sender::offer_tcp`] and [`sender::offer_qp`], which do
+//! packets through `sender::offer_tcp` and `sender::offer_qp`, which do
 //! what every model must (congestion isolation's ageing, the wait at the
 //! sender, the PCIe charge). Its checks and its state go in the model's own
 //! file ([`NicModel::validate`], [`NicModel::build`]); its per-NIC state in
@@ -142,7 +142,8 @@ macro_rules! nic_models {
 }
 
 // The registry: one line per NIC model (its module, type and `[nic] model`
-// name; the doc comment is the scenario schema's description).
+// name; the doc comment is the scenario schema's description). The example
+// extensions are compiled in tests and with the `examples` feature.
 nic_models! {
     /// Round robin over the host's flows; datagrams and raw frames in one FIFO.
     RoundRobin => round_robin::RoundRobin, "round_robin";
@@ -156,9 +157,7 @@ nic_models! {
     /// or split by congestion control or class, drained by weighted round
     /// robin (`[nic.queues]`; TCP only).
     Queues => queues::Queues, "queues";
-    /// Example extension (tests only): one flow at a time, oldest first.
-    #[cfg(any(test, feature = "examples"))]
-    ExampleFifo => example_fifo::ExampleFifo, "example_fifo";
+    #[cfg(any(test, feature = "examples"))] ExampleFifo => example_fifo::ExampleFifo, "example_fifo";
 }
 
 /// NIC `n` may have something to send: now if its port is idle, else when
