@@ -305,7 +305,7 @@ impl Scenario {
         self.validate_transport()?;
         self.validate_pfc()?;
         self.validate_rdma()?;
-        self.validate_ci()?;
+        crate::mech::ci::validate(self)?;
         self.validate_transport_timers()?;
         self.switch_params()?;
         self.validate_workload()?;
@@ -357,7 +357,7 @@ fn join(a: &str, b: &str) -> String {
     }
 }
 
-fn check_class(c: u8, path: &str) -> Result<(), ScenarioError> {
+pub(crate) fn check_class(c: u8, path: &str) -> Result<(), ScenarioError> {
     if (c as usize) < NUM_CLASSES {
         Ok(())
     } else {
