@@ -6,12 +6,13 @@ schema lacked the four queue-length statistics)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import incast
 from conftest import INCAST_SCENARIO, TINY_TOML
 from incast import _core
-from incast.results import TABLE_SCHEMAS, TABLES
+from incast.results import FLOW_KINDS, TABLE_SCHEMAS, TABLES
 from test_api import CM_TOML
 from test_edge import EDGE_TOML
 
@@ -65,3 +66,15 @@ def test_an_empty_table_has_its_columns():
         column for column, _ in TABLE_SCHEMAS["cm"]
     ]
     assert results.cm["mean_rate_gbps"].dtype == "float64"
+
+
+def test_flow_kinds_are_the_cores(raw_runs):
+    # The core's one list (`FLOW_KINDS`, from its `generators!` registry).
+    assert dict(_core.FLOW_KINDS) == FLOW_KINDS
+    # And every kind a run writes is named (incast and listed flows here).
+    kinds = set()
+    for raw in raw_runs:
+        if raw["flows"]:
+            dtype, data = raw["flows"]["kind"]
+            kinds.update(int(k) for k in np.frombuffer(data, dtype=np.dtype(dtype)))
+    assert kinds and kinds <= set(FLOW_KINDS), kinds

@@ -11,6 +11,7 @@ __all__ = [
     "__version__",
     "ScenarioError",
     "RESULT_TABLES",
+    "FLOW_KINDS",
     "validate",
     "schema",
     "bundled_cdfs",
@@ -28,6 +29,11 @@ __version__: str
 #: The names of a run's result tables, in the core's order (`Results::TABLE_NAMES`);
 #: `incast.results.TABLES` holds the same names.
 RESULT_TABLES: list[str]
+
+#: The flow table's `kind` codes and their names, one per generator kind that
+#: starts flows (the core's `generators!` registry); `incast.results.FLOW_KINDS`
+#: holds the same.
+FLOW_KINDS: dict[int, str]
 
 class ScenarioError(ValueError):
     """A scenario could not be parsed or failed validation.

@@ -133,6 +133,7 @@ FINISHED_STOPPED = 2
 STOPPED_NULL = ("ideal_fct_ps", "slowdown")
 
 #: Integer codes the core uses, as the names the tables show (categorical columns).
+#: FLOW_KINDS is the core's `_core.FLOW_KINDS` (tests/test_result_tables.py).
 FLOW_KINDS = {0: "poisson", 1: "incast", 2: "listed", 3: "bulk"}
 PFC_EVENTS = {0: "resume", 1: "pause", 2: "watchdog_trip", 3: "watchdog_restore"}
 CATEGORIES = {("flows", "kind"): FLOW_KINDS, ("pfc", "event"): PFC_EVENTS}

@@ -451,6 +451,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     // The result tables' names (`Results::TABLE_NAMES`): `incast.results.TABLES` is checked against it.
     m.add("RESULT_TABLES", Results::TABLE_NAMES.to_vec())?;
+    // The flow table's kind codes (`generators!` in the core's host/generators.rs):
+    // `incast.results.FLOW_KINDS` is checked against it.
+    let flow_kinds: std::collections::BTreeMap<u8, &str> =
+        incast_core::FLOW_KINDS.iter().copied().collect();
+    m.add("FLOW_KINDS", flow_kinds)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(bundled_cdfs, m)?)?;

@@ -4,6 +4,14 @@
 //! The generators themselves ([`crate::workload::generators`]) know only
 //! their next arrival time and what it asks for; this file keeps them and
 //! turns their arrivals into flows.
+//!
+//! Every arrival is one event, [`Ev::Gen`], naming a *source*: a generator,
+//! or one member of one (a Poisson generator's host, an on/off source's
+//! member), numbered as their first arrivals are scheduled. The
+//! `generators!` registry below maps a source's kind to its handler, which
+//! does the arrival and returns the source's next arrival time; the kinds
+//! that start flows name their flow kind there (the flow table's `kind`
+//! column, [`FLOW_KINDS`]).
 
 use super::KIND_POISSON;
 use super::{start_flow, start_flow_until, IncastRecord, KIND_BULK, KIND_INCAST, KIND_LISTED};
@@ -33,6 +41,60 @@ pub(crate) struct Generators {
     pub bulk: Vec<BulkGroup>,
     /// Generators with an arrival still pending.
     pub live: u64,
+    /// The sources of [`Ev::Gen`] events, by number.
+    sources: Vec<Source>,
+}
+
+/// A source of arrivals: one generator of a kind, or one of its members.
+#[derive(Clone, Copy, Debug)]
+struct Source {
+    kind: GenKind,
+    gen: u32,
+    member: u32,
+}
+
+/// The registry of generator kinds: each kind's arrival handler (a
+/// `Generators` method `fn(&mut self, &mut World, now, gen, member) ->
+/// Option<Ps>`, the source's next arrival) and, for a kind that starts
+/// flows, its flow kind's code and name.
+macro_rules! generators {
+    ($( $kind:ident => $handler:ident $(, $code:path = $name:literal)? ;)*) => {
+        /// A kind of generator (the source of an [`Ev::Gen`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum GenKind {
+            $( $kind, )*
+        }
+
+        /// The flow table's `kind` codes and their names, one per generator
+        /// kind that starts flows (Python's `FLOW_KINDS` is checked against it).
+        pub const FLOW_KINDS: &[(u8, &str)] = &[$( $(($code, $name),)? )*];
+
+        impl Generators {
+            /// Source `source`'s arrival now; its next one is scheduled.
+            pub fn on_arrival(&mut self, w: &mut World, now: Ps, source: u32) {
+                self.live -= 1;
+                let Source { kind, gen, member } = self.sources[source as usize];
+                let next = match kind {
+                    $( GenKind::$kind => self.$handler(w, now, gen, member), )*
+                };
+                if let Some(t) = next {
+                    w.q.push(t, Ev::Gen(source));
+                    self.live += 1;
+                }
+            }
+        }
+    };
+}
+
+// One line per generator kind, in the order their first arrivals are
+// scheduled ([`Generators::schedule`]).
+generators! {
+    Poisson => on_poisson, KIND_POISSON = "poisson";
+    Incast => on_incast, KIND_INCAST = "incast";
+    Packets => on_packets;
+    Listed => on_listed, KIND_LISTED = "listed";
+    Bulk => on_bulk, KIND_BULK = "bulk";
+    OnOff => on_onoff;
 }
 
 impl Generators {
@@ -52,7 +114,20 @@ impl Generators {
             listed_next: 0,
             bulk: vec![],
             live: 0,
+            sources: vec![],
         }
+    }
+
+    /// A source's first arrival at `t`: numbers it and schedules the event.
+    fn first_arrival(&mut self, w: &mut World, t: Ps, kind: GenKind, gen: usize, member: usize) {
+        let source = self.sources.len() as u32;
+        self.sources.push(Source {
+            kind,
+            gen: gen as u32,
+            member: member as u32,
+        });
+        w.q.push(t, Ev::Gen(source));
+        self.live += 1;
     }
 
     /// Schedules every generator's first arrival.
@@ -60,8 +135,7 @@ impl Generators {
         for (g, cfg) in c.workload.poisson.iter().enumerate() {
             for i in 0..self.poisson[g].hosts.len() {
                 if let Some(t) = self.poisson[g].next_time(i, cfg.start.0) {
-                    w.q.push(t, Ev::Poisson(g as u16, i as u32));
-                    self.live += 1;
+                    self.first_arrival(w, t, GenKind::Poisson, g, i);
                 }
             }
         }
@@ -72,30 +146,25 @@ impl Generators {
                 self.incast[g].next_time(0)
             };
             if let Some(t) = first {
-                w.q.push(t, Ev::Incast(g as u32));
-                self.live += 1;
+                self.first_arrival(w, t, GenKind::Incast, g, 0);
             }
         }
         for (g, cfg) in c.workload.packets.iter().enumerate() {
             if let Some(t) = self.packets[g].next_time(cfg.start.0) {
-                w.q.push(t, Ev::Packets(g as u32));
-                self.live += 1;
+                self.first_arrival(w, t, GenKind::Packets, g, 0);
             }
         }
-        if let Some(f) = self.listed.first() {
-            w.q.push(f.start, Ev::Listed);
-            self.live += 1;
+        if let Some(t) = self.listed.first().map(|f| f.start) {
+            self.first_arrival(w, t, GenKind::Listed, 0, 0);
         }
-        for (g, b) in self.bulk.iter().enumerate() {
+        for g in 0..self.bulk.len() {
             // Validated: every schedule starts before its stop.
-            w.q.push(b.start, Ev::Bulk(g as u32));
-            self.live += 1;
+            self.first_arrival(w, self.bulk[g].start, GenKind::Bulk, g, 0);
         }
-        for (g, gen) in self.onoff.iter_mut().enumerate() {
-            for i in 0..gen.hosts.len() {
-                if let Some(f) = gen.next_frame(i) {
-                    w.q.push(f.at, Ev::OnOff(g as u16, i as u32));
-                    self.live += 1;
+        for g in 0..self.onoff.len() {
+            for i in 0..self.onoff[g].hosts.len() {
+                if let Some(f) = self.onoff[g].next_frame(i) {
+                    self.first_arrival(w, f.at, GenKind::OnOff, g, i);
                 }
             }
         }
@@ -103,8 +172,7 @@ impl Generators {
 
     /// On/off generator `g`'s member `i`: its frame now (no transport, to
     /// its NIC's FIFO), the next one later.
-    pub fn on_onoff(&mut self, w: &mut World, now: Ps, g: u16, i: u32) {
-        self.live -= 1;
+    fn on_onoff(&mut self, w: &mut World, now: Ps, g: u32, i: u32) -> Option<Ps> {
         let (g, i) = (g as usize, i as usize);
         // The frame `next_frame` returned when this event was scheduled.
         let f = self.onoff[g].current(i);
@@ -120,26 +188,18 @@ impl Generators {
             let n = w.host_nic[f.src as usize];
             nic::kick(w, now, n);
         }
-        if let Some(f) = self.onoff[g].next_frame(i) {
-            w.q.push(f.at.max(now), Ev::OnOff(g as u16, i as u32));
-            self.live += 1;
-        }
+        self.onoff[g].next_frame(i).map(|f| f.at.max(now))
     }
 
     /// Poisson generator `g`'s host `i`: a flow now, the next one later.
-    pub fn on_poisson(&mut self, w: &mut World, now: Ps, g: u16, i: u32) {
-        self.live -= 1;
+    fn on_poisson(&mut self, w: &mut World, now: Ps, g: u32, i: u32) -> Option<Ps> {
         let req = self.poisson[g as usize].flow(i as usize);
         start_flow(w, now, req, KIND_POISSON, -1);
-        if let Some(t) = self.poisson[g as usize].next_time(i as usize, now) {
-            w.q.push(t, Ev::Poisson(g, i));
-            self.live += 1;
-        }
+        self.poisson[g as usize].next_time(i as usize, now)
     }
 
     /// Incast generator `g`: its senders' flows start now.
-    pub fn on_incast(&mut self, w: &mut World, now: Ps, g: u32) {
-        self.live -= 1;
+    fn on_incast(&mut self, w: &mut World, now: Ps, g: u32, _: u32) -> Option<Ps> {
         let gen = &mut self.incast[g as usize];
         let ev = gen.event();
         // Bytes per sender: exact for fixed sizes, the event's average for a CDF.
@@ -164,20 +224,14 @@ impl Generators {
             };
             start_flow(w, now, req, KIND_INCAST, id);
         }
-        if let Some(t) = self.incast[g as usize].next_time(now) {
-            w.q.push(t.max(now), Ev::Incast(g));
-            self.live += 1;
-        }
+        self.incast[g as usize].next_time(now).map(|t| t.max(now))
     }
 
     /// The listed flows that start now.
-    pub fn on_listed(&mut self, w: &mut World, now: Ps) {
-        self.live -= 1;
+    fn on_listed(&mut self, w: &mut World, now: Ps, _: u32, _: u32) -> Option<Ps> {
         while let Some(f) = self.listed.get(self.listed_next).copied() {
             if f.start > now {
-                w.q.push(f.start, Ev::Listed);
-                self.live += 1;
-                break;
+                return Some(f.start);
             }
             self.listed_next += 1;
             let req = FlowRequest {
@@ -189,13 +243,13 @@ impl Generators {
             };
             start_flow_until(w, now, req, KIND_LISTED, -1, f.stop);
         }
+        None
     }
 
     /// Bulk schedule `g`: an on-period starts now, a long-lived flow that
     /// stops `on` later (or at the schedule's stop); the next one `on + off`
     /// from now, if that is before the schedule's stop.
-    pub fn on_bulk(&mut self, w: &mut World, now: Ps, g: u32) {
-        self.live -= 1;
+    fn on_bulk(&mut self, w: &mut World, now: Ps, g: u32, _: u32) -> Option<Ps> {
         let b = self.bulk[g as usize];
         let req = FlowRequest {
             src: b.src,
@@ -207,15 +261,11 @@ impl Generators {
         let stop = now.saturating_add(b.on).min(b.stop);
         start_flow_until(w, now, req, KIND_BULK, -1, stop);
         let next = now.saturating_add(b.on).saturating_add(b.off);
-        if next < b.stop {
-            w.q.push(next, Ev::Bulk(g));
-            self.live += 1;
-        }
+        (next < b.stop).then_some(next)
     }
 
     /// Packet generator `g`: a datagram now (no transport), the next later.
-    pub fn on_packets(&mut self, w: &mut World, now: Ps, g: u32) {
-        self.live -= 1;
+    fn on_packets(&mut self, w: &mut World, now: Ps, g: u32, _: u32) -> Option<Ps> {
         let pg = &self.packets[g as usize];
         let pkt = Packet {
             seq: 0,
@@ -241,9 +291,6 @@ impl Generators {
         nic::push_ctrl(w, src, id);
         let n = w.host_nic[src as usize];
         nic::kick(w, now, n);
-        if let Some(t) = self.packets[g as usize].next_time(now) {
-            w.q.push(t, Ev::Packets(g));
-            self.live += 1;
-        }
+        self.packets[g as usize].next_time(now)
     }
 }

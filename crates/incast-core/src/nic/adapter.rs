@@ -52,6 +52,7 @@ use crate::engine::LazyTimer;
 use crate::host::paths;
 use crate::net::switch;
 use crate::net::{Packet, PacketKind, PktId};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::{Ps, Rate};
@@ -78,6 +79,74 @@ impl NicModel for Adapter {
         w.cm.as_ref()
             .is_some_and(|st| st.voqs[nic as usize].total_bytes() > 0)
             || RoundRobin::has_work(w, nic)
+    }
+
+    /// One host per NIC, no PCIe link (the receive buffer drains at the
+    /// hotspot's service rate), at most 4096 hosts, and `[nic.adapter]`.
+    fn validate(sc: &Scenario) -> Result<(), ScenarioError> {
+        let c = &sc.config;
+        if c.nic.hosts > 1 {
+            return Err(ScenarioError::new(
+                "nic.hosts",
+                "the adapter model has one host per NIC; remove nic.hosts or use \"round_robin\" or \"queues\"",
+            ));
+        }
+        if c.nic.pcie_rate.is_some() {
+            return Err(ScenarioError::new(
+                "nic.pcie_rate",
+                "the adapter drains its receive buffer at the hotspot's service rate; remove nic.pcie_rate",
+            ));
+        }
+        let hosts = sc.graph.n_hosts() as u64;
+        if hosts * hosts.saturating_sub(1) > crate::cm::adapter::MAX_TAG as u64 + 1 {
+            return Err(ScenarioError::new(
+                "nic.model",
+                format!("the adapter numbers its flows (one per pair of hosts) in 24 bits: at most 4096 hosts, this topology has {hosts}; use \"round_robin\""),
+            ));
+        }
+        let voqs = sc.graph.n_hosts().saturating_sub(1).max(1);
+        c.nic
+            .adapter
+            .validate(voqs, sc.largest_frame())
+            .map_err(|e| ScenarioError::new(format!("nic.adapter.{}", e.field), e.message))
+    }
+
+    /// The adapters' state ([`CmState`]) and the hotspots' events.
+    fn build(sc: &Scenario, w: &mut World) {
+        let c = &sc.config;
+        let rates: Vec<Rate> = w
+            .nics
+            .iter()
+            .map(|n| w.ports[n.port as usize].rate)
+            .collect();
+        let mut st = CmState::new(
+            &c.cm,
+            &c.nic.adapter,
+            &rates,
+            w.host_nic.len() as u32,
+            sc.data_class(),
+        );
+        let frame = sc.largest_frame();
+        for (i, h) in c.workload.hotspot.iter().enumerate() {
+            let host = sc.host_index(&h.host);
+            let nic = w.host_nic[host as usize];
+            let port = &w.ports[w.nics[nic as usize].port as usize];
+            let headroom = rx_headroom(port.rate, port.delay, frame);
+            st.add_rx(nic, port.rate, &c.nic.adapter, headroom);
+            let rate = Rate((port.rate.bits_per_sec() as f64 * h.service_rate).round() as u64);
+            let end = h.duration.map(|d| h.start.0 + d.0);
+            st.hotspots.push(Hotspot {
+                nic,
+                rate,
+                start: h.start.0,
+                end,
+            });
+            w.q.push(h.start.0, Ev::Hotspot(i as u16, 1));
+            if let Some(e) = end {
+                w.q.push(e, Ev::Hotspot(i as u16, 0));
+            }
+        }
+        w.cm = Some(Box::new(st));
     }
 }
 

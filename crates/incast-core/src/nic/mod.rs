@@ -14,27 +14,27 @@
 //!
 //! # Adding a NIC model
 //! Write `nic/mymodel.rs` with a unit type implementing [`NicModel`], and
-//! add one line to the `nic_models!` registry below. Its per-NIC state goes
-//! in [`Nic`] (or a table of its own in the world).
+//! add one line to the `nic_models!` registry below: it declares the module
+//! and gives the model its `[nic] model` name. The model asks flows for
+//! packets through `sender::offer_tcp` and `sender::offer_qp`, which do
+//! what every model must (congestion isolation's ageing, the wait at the
+//! sender, the PCIe charge). Its checks and its state go in the model's own
+//! file ([`NicModel::validate`], [`NicModel::build`]); its per-NIC state in
+//! [`Nic`] (or a table of its own in the world). The example extension
+//! `nic/example_fifo.rs` (compiled in tests) is such a file.
 //!
 //! The edge gate (Smart-Pause, On-Ramp: [`crate::edge`]) sits on the NIC
 //! side: the model skips a flow whose gate is closed.
 
-pub(crate) mod adapter;
 pub(crate) mod pcie;
-pub(crate) mod queues;
-mod round_robin;
 pub(crate) mod rx;
-
-pub use adapter::Adapter;
-pub use queues::Queues;
-pub use round_robin::RoundRobin;
+mod sender;
 
 use crate::engine::LazyTimer;
-use crate::host::{rdma, tcp, FlowSlot, Flows};
+use crate::host::{rdma, tcp, Flows};
 use crate::mech;
-use crate::mech::ci::Ci;
 use crate::net::{link, PacketKind, PktId};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::World;
 use crate::units::Ps;
 use std::collections::VecDeque;
@@ -77,49 +77,87 @@ pub(crate) trait NicModel {
     fn flow_done(w: &mut World, nic: u32, slot: u32);
     /// Whether the model has flows waiting.
     fn has_work(w: &World, nic: u32) -> bool;
+    /// The scenario's checks that concern this model (its own section of
+    /// `[nic]`, what it cannot serve), once the shared ones passed.
+    fn validate(_sc: &Scenario) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+    /// Its state in the world, and the events it starts with.
+    fn build(_sc: &Scenario, _w: &mut World) {}
 }
 
 macro_rules! nic_models {
-    ($( $variant:ident => $ty:ty, $name:literal ;)*) => {
-        /// The NIC model of a run.
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    ($( $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])?
+        $variant:ident => $module:ident :: $ty:ident, $name:literal ;)*) => {
+        $( $(#[cfg($cfg)])? pub(crate) mod $module; )*
+        $( $(#[cfg($cfg)])? pub use $module::$ty; )*
+
+        /// Which NIC model sends a host's traffic (`[nic] model`).
+        #[derive(
+            Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize,
+            schemars::JsonSchema,
+        )]
         pub enum NicModelKind {
             #[default]
-            $( $variant, )*
+            $( $(#[doc = $doc])* $(#[cfg($cfg)])? #[serde(rename = $name)] $variant, )*
         }
 
         impl NicModelKind {
+            /// Every registered model, in registry order.
+            pub const ALL: &'static [NicModelKind] = &[$( $(#[cfg($cfg)])? NicModelKind::$variant, )*];
+
             /// The model's name in scenario files.
             pub fn name(self) -> &'static str {
-                match self { $( NicModelKind::$variant => $name, )* }
+                match self { $( $(#[cfg($cfg)])? NicModelKind::$variant => $name, )* }
             }
         }
 
         #[inline(always)]
         fn model_next(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
-            match w.nic_model { $( NicModelKind::$variant => <$ty>::next_packet(w, now, nic), )* }
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::next_packet(w, now, nic), )* }
         }
         /// Flow `slot` of a host of NIC `nic` may send: hand it to the model.
         #[inline]
         pub(crate) fn flow_ready(w: &mut World, nic: u32, slot: u32) {
-            match w.nic_model { $( NicModelKind::$variant => <$ty>::flow_ready(w, nic, slot), )* }
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::flow_ready(w, nic, slot), )* }
         }
         /// Flow `slot` of a host of NIC `nic` finished.
         pub(crate) fn flow_done(w: &mut World, nic: u32, slot: u32) {
-            match w.nic_model { $( NicModelKind::$variant => <$ty>::flow_done(w, nic, slot), )* }
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::flow_done(w, nic, slot), )* }
         }
         #[inline(always)]
         fn model_has_work(w: &World, nic: u32) -> bool {
-            match w.nic_model { $( NicModelKind::$variant => <$ty>::has_work(w, nic), )* }
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::has_work(w, nic), )* }
+        }
+        /// The scenario's checks of its NIC model ([`NicModel::validate`]).
+        pub(crate) fn validate_model(sc: &Scenario) -> Result<(), ScenarioError> {
+            match sc.config.nic.model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::validate(sc), )* }
+        }
+        /// The NIC model's state in the world ([`NicModel::build`]).
+        pub(crate) fn build_model(sc: &Scenario, w: &mut World) {
+            w.nic_model = sc.config.nic.model;
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::build(sc, w), )* }
         }
     };
 }
 
-// The registry: one line per NIC model.
+// The registry: one line per NIC model (its module, type and `[nic] model`
+// name; the doc comment is the scenario schema's description). The example
+// extensions are compiled in tests and with the `examples` feature.
 nic_models! {
-    RoundRobin => RoundRobin, "round_robin";
-    Adapter => Adapter, "adapter";
-    Queues => Queues, "queues";
+    /// Round robin over the host's flows; datagrams and raw frames in one FIFO.
+    RoundRobin => round_robin::RoundRobin, "round_robin";
+    /// The IBM talk's adapter: raw frames in a virtual output queue per
+    /// destination (round robin), a rate limiter per flow driven by `[cm]`,
+    /// a partitioned ingress buffer with source quench, and a receive buffer
+    /// drained at the host's service rate that PAUSEs the switch. Transport
+    /// flows are served round robin after the raw frames.
+    Adapter => adapter::Adapter, "adapter";
+    /// Transmit queues filled by the host stack up to a byte limit, shared
+    /// or split by congestion control or class, drained by weighted round
+    /// robin (`[nic.queues]`; TCP only).
+    Queues => queues::Queues, "queues";
+    #[cfg(any(test, feature = "examples"))] ExampleFifo => example_fifo::ExampleFifo, "example_fifo";
 }
 
 /// NIC `n` may have something to send: now if its port is idle, else when
@@ -242,15 +280,4 @@ pub(crate) fn isolate(
         }
     }
     count
-}
-
-/// The NIC's isolation of flow `f` ends when the flow has sent nothing on
-/// the isolated priority (and was not paused on it) for `age`.
-pub(crate) fn ci_age(ci: &mut Ci, f: &mut FlowSlot, now: Ps, paused: u8) {
-    if paused & (1 << f.prio) != 0 {
-        f.ci_last = now;
-    } else if now >= f.ci_last + ci.cfg.age.0 {
-        f.prio = f.class;
-        ci.nic_deisolations += 1;
-    }
 }

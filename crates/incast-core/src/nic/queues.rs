@@ -22,9 +22,10 @@
 //! A queue whose head packet's priority is PAUSEd (PFC) is skipped, keeping
 //! its deficit. TCP only (RDMA queue pairs pace themselves: refused).
 
+use super::sender::{offer_tcp, TcpOffer};
 use super::NicModel;
-use crate::host::tcp;
 use crate::net::PktId;
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::World;
 use crate::units::Ps;
 use schemars::JsonSchema;
@@ -281,6 +282,47 @@ impl NicModel for Queues {
             .iter()
             .any(|q| q.fifo.bytes > 0 || !q.ready.is_empty())
     }
+
+    /// TCP only, and `[nic.queues]`: a limit of at least one packet,
+    /// positive weights.
+    fn validate(sc: &Scenario) -> Result<(), ScenarioError> {
+        let c = &sc.config;
+        if c.rdma.is_some() {
+            return Err(ScenarioError::new(
+                "nic.model",
+                "the transmit-queue NIC serves TCP flows; RDMA queue pairs pace themselves: use \"round_robin\"",
+            ));
+        }
+        let q = &c.nic.queues;
+        if q.limit.bytes() < c.transport.mtu as u64 {
+            return Err(ScenarioError::new(
+                "nic.queues.limit",
+                format!(
+                    "must hold at least one packet ({} B), e.g. \"256KB\"",
+                    c.transport.mtu
+                ),
+            ));
+        }
+        if q.weights.contains(&0) {
+            return Err(ScenarioError::new(
+                "nic.queues.weights",
+                "weights must be positive integers",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every NIC's transmit queues.
+    fn build(sc: &Scenario, w: &mut World) {
+        let c = &sc.config;
+        w.nic_queues = Some(Box::new(NicQueues::new(
+            &c.nic.queues,
+            w.nics.len(),
+            w.ccs.len(),
+            c.nic.hosts as usize,
+            c.transport.mtu as u64,
+        )));
+    }
 }
 
 /// Every queue of NIC `n` below its limit takes segments from its ready
@@ -301,29 +343,11 @@ fn fill(w: &mut World, now: Ps, n: u32) {
             let Some(slot) = txq.ready.pop_front() else {
                 break;
             };
-            let f = &mut w.flows.slots[slot as usize];
-            f.in_ready = false;
-            if !f.active {
-                continue;
-            }
-            if f.prio != f.class {
-                // Congestion isolation: the NIC's isolation ages out (as in the round robin).
-                super::ci_age(&mut w.mechs.ci, f, now, paused);
-            }
-            let (src, pcie_free) = (f.src, super::pcie::free_at(&w.pcie, f.src));
-            if super::round_robin::held_at_sender(&mut w.q, f, now, slot, pcie_free) {
-                continue;
-            }
-            let Some(pkt) = tcp::send_segment(w, now, slot) else {
+            // Segments are queued whatever the pause: `pick` honours it.
+            let TcpOffer::Sent { pkt, again } = offer_tcp(w, now, slot, paused, false) else {
                 continue;
             };
             let size = w.arena.get(pkt).size as u64;
-            super::pcie::charge(&mut w.pcie, now, src, size);
-            let f = &mut w.flows.slots[slot as usize];
-            let again = f.tcp.can_send(&w.tcp);
-            if again {
-                f.in_ready = true;
-            }
             let nq = w.nic_queues.as_deref_mut().expect("the queues model");
             let txq = &mut nq.queues[q];
             txq.track(now);

@@ -23,30 +23,11 @@ use crate::topology::NodeRef;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Which NIC model sends a host's traffic.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum NicModelName {
-    /// Round robin over the host's flows; datagrams and raw frames in one FIFO.
-    #[default]
-    RoundRobin,
-    /// The IBM talk's adapter: raw frames in a virtual output queue per
-    /// destination (round robin), a rate limiter per flow driven by `[cm]`,
-    /// a partitioned ingress buffer with source quench, and a receive buffer
-    /// drained at the host's service rate that PAUSEs the switch. Transport
-    /// flows are served round robin after the raw frames.
-    Adapter,
-    /// Transmit queues filled by the host stack up to a byte limit, shared
-    /// or split by congestion control or class, drained by weighted round
-    /// robin (`[nic.queues]`; TCP only).
-    Queues,
-}
-
 /// `[nic]`.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct NicConfig {
-    pub model: NicModelName,
+    pub model: crate::nic::NicModelKind,
     /// Hosts behind each NIC port (a multi-host NIC): every host of the
     /// topology becomes this many, numbered contiguously, the first keeping
     /// its name and the others named `<name>.1`, `<name>.2`, ...
@@ -69,14 +50,14 @@ pub struct NicConfig {
 impl NicConfig {
     /// Whether the NIC is the IBM talk's adapter (`model = "adapter"`).
     pub fn is_adapter(&self) -> bool {
-        self.model == NicModelName::Adapter
+        self.model == crate::nic::NicModelKind::Adapter
     }
 }
 
 impl Default for NicConfig {
     fn default() -> Self {
         NicConfig {
-            model: NicModelName::default(),
+            model: Default::default(),
             hosts: 1,
             pcie_rate: None,
             adapter: AdapterParams::default(),
@@ -156,31 +137,21 @@ impl Scenario {
         self.validate_hotspots()
     }
 
-    /// `[nic]`: the model against the hosts per NIC, the PCIe rate, the
-    /// congestion-management scheme and the topology's size; the
-    /// transmit-queue model's queues.
+    /// `[nic]`: the PCIe rate, the congestion-management scheme's need of
+    /// the adapter, then the model's own checks (in its module:
+    /// [`crate::nic::NicModel::validate`]).
     fn validate_nic_model(&self) -> Result<(), ScenarioError> {
         let c = &self.config;
         let adapter = c.nic.is_adapter();
-        if adapter && c.nic.hosts > 1 {
+        if c.nic
+            .pcie_rate
+            .is_some_and(|rate| rate.0.bits_per_sec() == 0)
+            && !adapter
+        {
             return Err(ScenarioError::new(
-                "nic.hosts",
-                "the adapter model has one host per NIC; remove nic.hosts or use \"round_robin\" or \"queues\"",
+                "nic.pcie_rate",
+                "must be positive, e.g. \"32Gbps\"",
             ));
-        }
-        if let Some(rate) = c.nic.pcie_rate {
-            if adapter {
-                return Err(ScenarioError::new(
-                    "nic.pcie_rate",
-                    "the adapter drains its receive buffer at the hotspot's service rate; remove nic.pcie_rate",
-                ));
-            }
-            if rate.0.bits_per_sec() == 0 {
-                return Err(ScenarioError::new(
-                    "nic.pcie_rate",
-                    "must be positive, e.g. \"32Gbps\"",
-                ));
-            }
         }
         if !matches!(c.cm, CmConfig::None(_)) && !adapter {
             return Err(ScenarioError::new(
@@ -191,46 +162,7 @@ impl Scenario {
                 ),
             ));
         }
-        if adapter {
-            let hosts = self.graph.n_hosts() as u64;
-            if hosts * hosts.saturating_sub(1) > crate::cm::adapter::MAX_TAG as u64 + 1 {
-                return Err(ScenarioError::new(
-                    "nic.model",
-                    format!("the adapter numbers its flows (one per pair of hosts) in 24 bits: at most 4096 hosts, this topology has {hosts}; use \"round_robin\""),
-                ));
-            }
-            let voqs = self.graph.n_hosts().saturating_sub(1).max(1);
-            let mtu = self.largest_frame();
-            c.nic
-                .adapter
-                .validate(voqs, mtu)
-                .map_err(|e| ScenarioError::new(format!("nic.adapter.{}", e.field), e.message))?;
-        }
-        if c.nic.model == NicModelName::Queues {
-            if c.rdma.is_some() {
-                return Err(ScenarioError::new(
-                    "nic.model",
-                    "the transmit-queue NIC serves TCP flows; RDMA queue pairs pace themselves: use \"round_robin\"",
-                ));
-            }
-            let q = &c.nic.queues;
-            if q.limit.bytes() < c.transport.mtu as u64 {
-                return Err(ScenarioError::new(
-                    "nic.queues.limit",
-                    format!(
-                        "must hold at least one packet ({} B), e.g. \"256KB\"",
-                        c.transport.mtu
-                    ),
-                ));
-            }
-            if q.weights.contains(&0) {
-                return Err(ScenarioError::new(
-                    "nic.queues.weights",
-                    "weights must be positive integers",
-                ));
-            }
-        }
-        Ok(())
+        crate::nic::validate_model(self)
     }
 
     /// `[nic.receive]`: the receive queues and their PCIe link.

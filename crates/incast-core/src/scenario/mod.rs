@@ -52,7 +52,7 @@ mod timing;
 mod transport;
 mod workload;
 
-pub use cm::{HotspotConfig, NicConfig, NicModelName};
+pub use cm::{HotspotConfig, NicConfig};
 pub use config::*;
 pub use files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
 pub use memory::{MemoryEstimate, BYTES_PER_PORT};
@@ -305,7 +305,7 @@ impl Scenario {
         self.validate_transport()?;
         self.validate_pfc()?;
         self.validate_rdma()?;
-        self.validate_ci()?;
+        crate::mech::ci::validate(self)?;
         self.validate_transport_timers()?;
         self.switch_params()?;
         self.validate_workload()?;
@@ -357,7 +357,7 @@ fn join(a: &str, b: &str) -> String {
     }
 }
 
-fn check_class(c: u8, path: &str) -> Result<(), ScenarioError> {
+pub(crate) fn check_class(c: u8, path: &str) -> Result<(), ScenarioError> {
     if (c as usize) < NUM_CLASSES {
         Ok(())
     } else {

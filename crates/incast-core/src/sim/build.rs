@@ -19,14 +19,11 @@ use crate::net::port::Owner;
 use crate::net::switch::Admission;
 use crate::net::switch::Switch;
 use crate::net::{PacketArena, Port, NUM_CLASSES};
-use crate::nic::adapter::{CmState, Hotspot};
 use crate::nic::{Nic, NicModelKind};
 use crate::rdma::cc::{CcCtx, RateCc};
-use crate::scenario::NicModelName;
 use crate::scenario::{
     HostRef, MetricsConfig, Process, QueuePorts, Scenario, ScenarioError, DEFAULT_STOP,
 };
-use crate::sim::ev::Ev;
 use crate::topology::{Graph, NodeRef, Routes};
 use crate::units::{Ps, Rate};
 use crate::workload::generators::{IncastGen, IncastSizes, PacketGen, PoissonGen};
@@ -295,49 +292,6 @@ fn cm_switch(
     cm
 }
 
-/// The adapter NIC model's state ([`crate::nic::adapter`]), and the
-/// hotspots' events.
-fn adapter(sc: &Scenario, w: &mut World) {
-    let c = &sc.config;
-    if !c.nic.is_adapter() {
-        return;
-    }
-    w.nic_model = NicModelKind::Adapter;
-    let rates: Vec<Rate> = w
-        .nics
-        .iter()
-        .map(|n| w.ports[n.port as usize].rate)
-        .collect();
-    let mut st = CmState::new(
-        &c.cm,
-        &c.nic.adapter,
-        &rates,
-        w.host_nic.len() as u32,
-        sc.data_class(),
-    );
-    let frame = sc.largest_frame();
-    for (i, h) in c.workload.hotspot.iter().enumerate() {
-        let host = sc.host_index(&h.host);
-        let nic = w.host_nic[host as usize];
-        let port = &w.ports[w.nics[nic as usize].port as usize];
-        let headroom = crate::nic::adapter::rx_headroom(port.rate, port.delay, frame);
-        st.add_rx(nic, port.rate, &c.nic.adapter, headroom);
-        let rate = Rate((port.rate.bits_per_sec() as f64 * h.service_rate).round() as u64);
-        let end = h.duration.map(|d| h.start.0 + d.0);
-        st.hotspots.push(Hotspot {
-            nic,
-            rate,
-            start: h.start.0,
-            end,
-        });
-        w.q.push(h.start.0, Ev::Hotspot(i as u16, 1));
-        if let Some(e) = end {
-            w.q.push(e, Ev::Hotspot(i as u16, 0));
-        }
-    }
-    w.cm = Some(Box::new(st));
-}
-
 /// When the workload starts offering traffic: the earliest start of a
 /// generator, of an incast's listed times, or of a listed flow (0 without any).
 fn traffic_start(sc: &Scenario) -> Ps {
@@ -454,7 +408,8 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         }
         w.rdma.as_mut().expect("rdma").ctx = ctx;
     }
-    adapter(sc, &mut w);
+    // The NIC model's state and start events (`nic_models!`).
+    crate::nic::build_model(sc, &mut w);
     let n_hosts = g.n_hosts();
     if let Some((r, rate)) = c.nic.receive_path() {
         let mtu = c
@@ -471,16 +426,6 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     }
     if let Some(rate) = c.nic.pcie_rate {
         w.pcie = Some(Box::new(crate::nic::pcie::PcieTx::new(rate.0, n_hosts)));
-    }
-    if c.nic.model == NicModelName::Queues {
-        w.nic_queues = Some(Box::new(crate::nic::queues::NicQueues::new(
-            &c.nic.queues,
-            w.nics.len(),
-            w.ccs.len(),
-            c.nic.hosts as usize,
-            c.transport.mtu as u64,
-        )));
-        w.nic_model = NicModelKind::Queues;
     }
     w.sw.departs = crate::mech::departs(&w);
     w.sw.hooked = crate::mech::hooked(&w);

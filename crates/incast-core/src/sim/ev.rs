@@ -14,20 +14,13 @@ pub(crate) enum Ev {
     Rto(u32),
     /// TCP: a receiver's delayed-ACK timer.
     DelAck(u32),
-    /// Poisson generator `.0`, host `.1`: its next flow arrives.
-    Poisson(u16, u32),
-    /// Incast generator `.0`: its next incast event.
-    Incast(u32),
-    /// The next listed flow(s) start.
-    #[default]
-    Listed,
-    /// Bulk schedule `.0`: its next on-period's flow starts.
-    Bulk(u32),
+    /// A workload generator's next arrival: `.0` is its source (a
+    /// generator, or one member of one: [`crate::host::generators`]).
+    Gen(u32),
     /// The flow in slot `.0` reaches its stop time ([`crate::host::on_flow_stop`]).
     FlowStop(u32),
-    /// Packet generator `.0`: its next datagram.
-    Packets(u32),
     /// Queue-length sampling tick.
+    #[default]
     Sample,
     /// RDMA: a QP's congestion-control timer.
     CcTimer(u32),
@@ -39,8 +32,6 @@ pub(crate) enum Ev {
     Gate(u32),
     /// Pacing: TCP flow `.0` may send its next segment.
     Pace(u32),
-    /// On/off generator `.0`'s member `.1`: its next frame.
-    OnOff(u16, u32),
     /// Adapter NIC `.0`'s receive buffer finished serving a frame.
     RxDone(u32),
     /// Host `.0`'s PCIe link handed it the packet in service.

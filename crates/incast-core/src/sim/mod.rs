@@ -291,18 +291,13 @@ impl Simulation {
             }
             Ev::Gate(slot) => tcp::on_gate(w, now, slot),
             Ev::Pace(slot) => tcp::on_pace(w, now, slot),
-            Ev::OnOff(g, i) => self.gens.on_onoff(w, now, g, i),
+            Ev::Gen(source) => self.gens.on_arrival(w, now, source),
             Ev::RxDone(n) => nic::adapter::on_rx_done(w, now, n),
             Ev::PcieDone(n) => nic::rx::on_done(w, now, n),
             Ev::RpTimer(slot) => nic::adapter::on_rp_timer(w, now, slot),
             Ev::Hotspot(i, on) => nic::adapter::on_hotspot(w, now, i, on == 1),
             Ev::DelAck(slot) => tcp::on_delack(w, now, slot),
-            Ev::Poisson(g, i) => self.gens.on_poisson(w, now, g, i),
-            Ev::Incast(g) => self.gens.on_incast(w, now, g),
-            Ev::Listed => self.gens.on_listed(w, now),
-            Ev::Bulk(g) => self.gens.on_bulk(w, now, g),
             Ev::FlowStop(slot) => host::on_flow_stop(w, now, slot),
-            Ev::Packets(g) => self.gens.on_packets(w, now, g),
             Ev::Sample => {
                 let more = !(self.gens.live == 0 && w.flows.active == 0);
                 self.sampler.on_tick(w, now, more);

@@ -3,18 +3,27 @@
 //! A mechanism's NIC half must work whichever model serves the host's flows:
 //! Congestion Isolation (IEEE 802.1Qcz) moves a flow to its congested-flow
 //! queue's priority when a CIP reaches its NIC and back when the isolation
-//! ages out (`nic::ci_age`); PFC stops a priority at the NIC. Each NIC model
-//! (`nic_models!` in nic/mod.rs) serves the same TCP traffic here, under
-//! PFC with and without CI, and must keep the invariants: every flow
+//! ages out (`ci_age` in nic/sender.rs, which every model's packets pass);
+//! PFC stops a priority at the NIC. Each NIC model (every line of
+//! `nic_models!` in nic/mod.rs) serves the same TCP traffic here, under PFC
+//! with and without CI, and must keep the invariants: every flow
 //! finishes, bytes are conserved, the lossless classes drop nothing, no
 //! flow is reordered, and the NIC's isolations age out.
 
 use crate::common;
 use incast_core::Results;
 
-/// The NIC models of the registry (the adapter serves transport flows as
-/// the round robin does, after its raw frames).
-const NIC_MODELS: [&str; 3] = ["round_robin", "adapter", "queues"];
+/// The NIC models of the registry, the example extensions included (the
+/// tests build the core with its `examples` feature); the adapter serves
+/// transport flows as the round robin does, after its raw frames.
+fn nic_models() -> impl Iterator<Item = &'static str> {
+    let all = incast_core::nic::NicModelKind::ALL;
+    assert!(
+        all.iter().any(|m| m.name() == "example_fifo"),
+        "the tests' build lacks the example extensions (feature `examples`)"
+    );
+    all.iter().map(|m| m.name())
+}
 
 /// DCTCP on a 4-leaf, 2-spine fabric, all flows in lossless class 3 (PFC on
 /// 1-3): WebSearch at 50 % of each host link plus 8-to-1 incasts, 400 us of
@@ -73,7 +82,7 @@ fn check_invariants(r: &Results, what: &str) {
 /// PFC alone: every NIC model keeps the invariants.
 #[test]
 fn every_nic_model_under_pfc() {
-    for nic in NIC_MODELS {
+    for nic in nic_models() {
         let r = common::run(&tcp_churn(nic, ""));
         check_invariants(&r, &format!("PFC, nic {nic}"));
     }
@@ -86,7 +95,7 @@ fn every_nic_model_under_pfc() {
 /// robin).
 #[test]
 fn every_nic_model_with_congestion_isolation() {
-    for nic in NIC_MODELS {
+    for nic in nic_models() {
         let what = format!("CI, nic {nic}");
         let r = common::run(&tcp_churn(nic, CI));
         check_invariants(&r, &what);

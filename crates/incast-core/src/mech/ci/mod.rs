@@ -18,6 +18,9 @@
 //! Decisions: docs/congestion-isolation.md.
 
 pub mod table;
+mod validate;
+
+pub(crate) use validate::validate;
 
 pub use table::*;
 
