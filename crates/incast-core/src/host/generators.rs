@@ -118,6 +118,13 @@ impl Generators {
         }
     }
 
+    /// The host whose arrivals source `source` makes, when it is one host's
+    /// (a Poisson generator's member); `None` for a generator of many.
+    pub fn source_host(&self, source: u32) -> Option<u32> {
+        let Source { kind, gen, member } = *self.sources.get(source as usize)?;
+        (kind == GenKind::Poisson).then(|| self.poisson[gen as usize].hosts[member as usize])
+    }
+
     /// A source's first arrival at `t`: numbers it and schedules the event.
     fn first_arrival(&mut self, w: &mut World, t: Ps, kind: GenKind, gen: usize, member: usize) {
         let source = self.sources.len() as u32;

@@ -26,7 +26,8 @@
 //!    partition with the fewest hosts so far, the largest groups first.
 //!
 //! Events that concern no single node (a listed flow's start, an incast
-//! generator's next event, the queue sampler's tick) are counted apart as
+//! generator's next arrival, the queue sampler's tick; a Poisson
+//! generator's arrivals at a host are that host's) are counted apart as
 //! *global*: they are charged in full to every window they fall in, as if
 //! run serially (an upper bound on their cost).
 //!
@@ -38,6 +39,7 @@
 use super::ev::Ev;
 use super::world::World;
 use super::Simulation;
+use crate::host::generators::Generators;
 use crate::units::Ps;
 use std::collections::VecDeque;
 
@@ -252,7 +254,7 @@ impl Partition {
 
     /// The node an event concerns (the result tables' numbering); `None`
     /// for a global one.
-    fn node_of_event(w: &World, ev: Ev) -> Option<u32> {
+    fn node_of_event(w: &World, gens: &Generators, ev: Ev) -> Option<u32> {
         let port_node = |port: u32| w.node_of(w.ports[port as usize].owner());
         let host_node = |host: u32| w.nics[w.host_nic[host as usize] as usize].node;
         let nic_node = |nic: u32| w.nics[nic as usize].node;
@@ -265,15 +267,10 @@ impl Partition {
             Ev::FlowStop(slot) => slot_src(slot),
             Ev::DelAck(slot) | Ev::CnpTimer(slot) => slot_dst(slot),
             Ev::NicWake(nic) | Ev::RxDone(nic) => nic_node(nic),
-            Ev::PcieDone(host) | Ev::Poisson(_, host) => host_node(host),
+            Ev::PcieDone(host) => host_node(host),
+            Ev::Gen(source) => host_node(gens.source_host(source)?),
             Ev::RpTimer(rp) => nic_node(w.cm.as_deref()?.rps[rp as usize].nic),
-            Ev::Incast(_)
-            | Ev::Listed
-            | Ev::Bulk(_)
-            | Ev::Packets(_)
-            | Ev::OnOff(..)
-            | Ev::Hotspot(..)
-            | Ev::Sample => return None,
+            Ev::Hotspot(..) | Ev::Sample => return None,
         })
     }
 }
@@ -324,13 +321,13 @@ impl Profiler {
         }
     }
 
-    fn observe(&mut self, w: &World, t: Ps, ev: Ev) {
+    fn observe(&mut self, w: &World, gens: &Generators, t: Ps, ev: Ev) {
         let k = t / self.profile.lookahead;
         if self.window.is_some_and(|open| open != k) {
             self.close_window();
         }
         self.window = Some(k);
-        match Partition::node_of_event(w, ev) {
+        match Partition::node_of_event(w, gens, ev) {
             Some(node) => {
                 let p = self.partition.of_node[node as usize];
                 self.in_window[p as usize] += 1;
@@ -394,14 +391,16 @@ impl Simulation {
             .map(|&p| Profiler::new(&self.w, p))
             .collect();
         while !self.done {
-            self.step(|w, t, ev| profilers.iter_mut().for_each(|p| p.observe(w, t, ev)));
+            self.step(|w, gens, t, ev| {
+                profilers.iter_mut().for_each(|p| p.observe(w, gens, t, ev))
+            });
         }
         profilers.into_iter().map(|p| p.finish(&self.w)).collect()
     }
 
     /// One event, shown to `observe` (with the world as it is before the
     /// event runs) and then run, as [`Simulation::advance`] runs it.
-    fn step(&mut self, mut observe: impl FnMut(&World, Ps, Ev)) {
+    fn step(&mut self, mut observe: impl FnMut(&World, &Generators, Ps, Ev)) {
         let Some((t, ev)) = self.w.q.pop() else {
             self.done = true;
             return;
@@ -411,7 +410,7 @@ impl Simulation {
             self.done = true;
             return;
         }
-        observe(&self.w, t, ev);
+        observe(&self.w, &self.gens, t, ev);
         self.dispatch(t, ev);
         if self.w.arena.live() == 0 && self.gens.live == 0 && self.w.flows.active == 0 {
             self.done = true;
