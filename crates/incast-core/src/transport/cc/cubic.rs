@@ -280,7 +280,8 @@ impl State {
             }
         });
         let t = (a.now - ep.start) as f64 / SEC as f64;
-        let acked = a.acked as f64 / mss; // segments_acked
+        // segments_acked
+        let acked = a.acked as f64 / mss;
         // §4.3 Figure 4: W_est += α·segments_acked/cwnd. α = 1 once W_est reaches
         // cwnd_prior only with `rfc9438_alpha_one` (§4.3 SHOULD); otherwise α_cubic
         // throughout, as Linux's bictcp_update (beta_scale) and ns-3's TcpCubic.
