@@ -76,6 +76,7 @@ def _tables():
         "incast_scenario_tables", HERE.parent / "tables.py"
     )
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # registered first, as its dataclasses need (as claims.py)
     spec.loader.exec_module(module)
     return module
 

@@ -279,12 +279,13 @@ fn shares(d: &mut Dumbbell, t1: Ps, t2: Ps) -> Vec<f64> {
 /// while loss cycles last milliseconds, so CUBIC's window is W_est, the
 /// AIMD(3(1 − β)/(1 + β), β) that RFC 9438 §4.3 sizes to get Reno's average
 /// window at the same loss rate. Two CUBIC and two NewReno flows over 4 s
-/// (40,000 RTTs). CUBIC is allowed to be somewhat ahead: once W_est passes
-/// cwnd_prior its α becomes 1 (§4.3), the same increase as Reno's with a
-/// gentler decrease, so its share exceeds Reno's by the ratio of the average
-/// windows of AIMD(1, 0.7) and AIMD(1, 0.5) in the late part of each cycle.
-/// Tolerance: each algorithm's total share within 20 % of one half, and the
-/// two flows of each algorithm within 10 % of each other.
+/// (40,000 RTTs). With α = 0.53 for the whole stage (Linux's and ns-3's
+/// choice, the default) the two AIMDs have equal average windows under
+/// synchronized losses; drop-tail losses are not synchronized, and CUBIC is
+/// measurably ahead: 59.9 % against 40.1 % (not traced; it was 53 % with
+/// RFC 9438's α = 1 past cwnd_prior). Tolerance: each algorithm's total share within
+/// 10 points of one half (the measured figure is at its edge), and the two
+/// flows of each algorithm within 10 % of each other.
 #[test]
 fn cubic_and_newreno_share_a_short_rtt_bottleneck() {
     let path = Path {

@@ -16,7 +16,9 @@
 //! `cwnd` a fraction of the way toward `W_cubic(t + RTT)`, clamped to
 //! `[cwnd, 1.5·cwnd]`. In parallel CUBIC estimates what Reno would have
 //! (`W_est`, growing by `α = 3(1 − β)/(1 + β)` segments per round trip, §4.3)
-//! and never does worse: at the small RTTs and windows of a data center the
+//! and never does worse (α stays so for the whole stage, as Linux's
+//! `bictcp_update` and ns-3's `TcpCubic::Update` do; `rfc9438_alpha_one = true`
+//! switches to α = 1 once W_est reaches cwnd_prior, as §4.3 says SHOULD): at the small RTTs and windows of a data center the
 //! cubic curve is nearly flat for seconds, so CUBIC runs in this Reno-friendly
 //! region almost all the time, as AIMD(0.53, 0.7).
 //!
@@ -60,6 +62,10 @@ pub struct Params {
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 §4.3: SHOULD).
     pub reno_friendly: bool,
+    /// Reno-friendly α = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3:
+    /// SHOULD). Off by default: Linux (`tcp_cubic.c`, `beta_scale`) and ns-3
+    /// (`TcpCubic::Update`) keep α = 3(1 − β)/(1 + β) for the whole stage.
+    pub rfc9438_alpha_one: bool,
     /// Send ECN-capable packets and react to ECN-Echo (RFC 3168). Off by
     /// default, as for a Linux host that does not request ECN.
     pub ecn: bool,
@@ -89,6 +95,7 @@ impl Default for Params {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            rfc9438_alpha_one: false,
             ecn: false,
             hystart: false,
             hystart_min_rtt_thresh: TimeValue(4 * MS),
@@ -114,6 +121,13 @@ impl Params {
             return Err(ParamError::new(
                 "beta",
                 format!("must be in (0, 1) (RFC 9438: 0.7), got {}", self.beta),
+            ));
+        }
+        if self.rfc9438_alpha_one && !self.reno_friendly {
+            return Err(ParamError::new(
+                "rfc9438_alpha_one",
+                "sets the Reno-friendly region's α, so it needs reno_friendly = true \
+                 (remove rfc9438_alpha_one or set reno_friendly = true)",
             ));
         }
         if self.hystart_min_rtt_thresh.0 > self.hystart_max_rtt_thresh.0 {
@@ -266,9 +280,12 @@ impl State {
             }
         });
         let t = (a.now - ep.start) as f64 / SEC as f64;
-        let acked = a.acked as f64 / mss; // segments_acked
-                                          // §4.3 Figure 4, with α = 1 once W_est reaches cwnd_prior.
-        let alpha = if ep.w_est >= cwnd_prior {
+        // segments_acked
+        let acked = a.acked as f64 / mss;
+        // §4.3 Figure 4: W_est += α·segments_acked/cwnd. α = 1 once W_est reaches
+        // cwnd_prior only with `rfc9438_alpha_one` (§4.3 SHOULD); otherwise α_cubic
+        // throughout, as Linux's bictcp_update (beta_scale) and ns-3's TcpCubic.
+        let alpha = if self.p.rfc9438_alpha_one && ep.w_est >= cwnd_prior {
             1.0
         } else {
             alpha_cubic
