@@ -3,7 +3,9 @@
 //! its scenario key's errors, and the ns-3 dumbbells with SACK.
 
 use crate::common::*;
-use crate::ns3_dumbbell::{interval_goodput_of, measure, print_window};
+use crate::ns3_dumbbell::{
+    assert_bottleneck_busy_from_40ms, interval_goodput_of, measure, print_window,
+};
 use incast_core::units::*;
 use incast_core::Results;
 
@@ -169,20 +171,12 @@ fn sack_dumbbells_keep_the_bottleneck_busy() {
         assert_eq!(w.retransmits, vec![0; 4], "{v}");
         assert!(w.jain() >= 0.95, "{v}: Jain {}", w.jain());
     }
-    let capacity = 10.0 * 1460.0 / 1500.0;
     for v in ["cubic_40g_nic_queues", "cubic_40g", "cubic_10g"] {
         let w = measure(v, "recovery = \"sack\"");
         print_window(&format!("{v} recovery = sack"), &w);
         assert_eq!(w.timeouts, vec![0; 4], "{v}");
         let g = interval_goodput_of(v, "recovery = \"sack\"", 20 * MS, 200 * MS);
         eprintln!("{v} recovery = sack: goodput per 20 ms {g:.2?} Gb/s");
-        for (k, x) in g.iter().enumerate().skip(2) {
-            assert!(
-                *x > 0.9 * capacity,
-                "{v}: {x:.3} Gb/s over {}-{} ms",
-                20 * k,
-                20 * k + 20
-            );
-        }
+        assert_bottleneck_busy_from_40ms(v, &g);
     }
 }
