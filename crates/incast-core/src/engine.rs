@@ -517,6 +517,24 @@ impl<E: Copy + Default> EventQueue<E> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Every pending event, in no particular order (for accounts taken at
+    /// the end of a run: the hot path keeps none).
+    pub fn pending(&self) -> impl Iterator<Item = &E> + '_ {
+        let wheel = (0..=self.slot_mask).flat_map(move |k| {
+            let (word, bit) = (k / 64, 1u64 << (k % 64));
+            let single = (self.occupied[word] & !self.several[word] & bit != 0)
+                .then(|| &self.single[k].event);
+            single
+                .into_iter()
+                .chain(self.slots[k].iter().map(|e| &e.event))
+        });
+        self.cur[self.head..]
+            .iter()
+            .map(|e| &e.event)
+            .chain(wheel)
+            .chain(self.buckets.iter().flatten().map(|e| &e.event))
+            .chain(self.overflow.iter().map(|e| &e.event))
+    }
     /// Events popped so far.
     pub fn events_processed(&self) -> u64 {
         self.popped
@@ -767,6 +785,14 @@ mod tests {
             assert_eq!(self.q.pop(), Some(want));
             want.0
         }
+        /// The pending events are the reference's, each once.
+        fn check_pending(&self) {
+            let mut pending: Vec<u64> = self.q.pending().copied().collect();
+            pending.sort_unstable();
+            let mut want: Vec<u64> = self.reference.iter().map(|&(_, e)| e).collect();
+            want.sort_unstable();
+            assert_eq!(pending, want);
+        }
         /// Pops everything left, checking the order, then that nothing is.
         fn drain(&mut self) {
             while !self.reference.is_empty() {
@@ -804,7 +830,10 @@ mod tests {
             let slots = [SLOTS, 2 * SLOTS, MAX_SLOTS][seed as usize % 3];
             let mut checked = Checked::new(EventQueue::with_slots(slots));
             let mut now = 0u64;
-            for _ in 0..50_000 {
+            for i in 0..50_000 {
+                if i % 1000 == 0 {
+                    checked.check_pending();
+                }
                 if rng.uniform() < 0.55 || checked.reference.is_empty() {
                     // Within a slot, the wheel, its edge, the far buckets, their
                     // edge and beyond (the overflow heap).

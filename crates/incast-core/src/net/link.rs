@@ -37,7 +37,6 @@ pub(crate) fn transmit(w: &mut World, now: Ps, p: u32, pkt: PktId) {
     };
     let size = packet.size;
     let arrival = port.transmit(now, size);
-    w.counters.wire_bytes += size as u64;
     w.q.push(arrival, Ev::Arrive(pkt));
 }
 
@@ -56,7 +55,6 @@ pub(crate) fn want_tx_done(w: &mut World, p: u32) {
 /// The `TxDone` of port `p`: its owner sends the next packet.
 #[inline(always)]
 pub(crate) fn tx_done(w: &mut World, now: Ps, p: u32) {
-    w.counters.tx_done_events += 1;
     let port = &mut w.ports[p as usize];
     port.tx_event = false;
     match port.owner() {
@@ -84,10 +82,8 @@ pub(crate) fn kick(w: &mut World, now: Ps, gp: u32) {
 /// goes to the mechanism that owns its kind, anything else to the node.
 #[inline(always)]
 pub(crate) fn arrive(w: &mut World, now: Ps, pkt: PktId) {
-    w.counters.packet_hops += 1;
     let p = w.arena.get(pkt);
     let (to, kind, local) = (p.to_port, p.kind, p.in_port);
-    w.counters.wire_bytes -= p.size as u64;
     if kind.is_link_control() {
         mech::on_frame(w, now, to, pkt, kind);
         return;

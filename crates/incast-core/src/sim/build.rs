@@ -440,6 +440,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         horizon,
         stop: c.stop.map_or(DEFAULT_STOP, |s| s.0),
         stopped_at: None,
+        beyond_stop: None,
         traffic_start: traffic_start(sc),
         done: false,
         name: c.name.clone(),

@@ -155,6 +155,9 @@ pub struct Simulation {
     stop: Ps,
     /// Set when the run reached `stop` (its results end there).
     stopped_at: Option<Ps>,
+    /// The event popped beyond `stop`, which ended the run unrun (still
+    /// pending, for the accounts taken at the end).
+    beyond_stop: Option<Ev>,
     /// Start of the window in which the workload offers traffic (the
     /// earliest start of any generator or listed flow): utilization is
     /// measured from there to the end.
@@ -190,6 +193,7 @@ impl Simulation {
             if t > self.stop {
                 // Nothing happens after `stop`: the run ends there.
                 self.stopped_at = Some(self.stop);
+                self.beyond_stop = Some(ev);
                 self.done = true;
                 return true;
             }
@@ -269,6 +273,7 @@ impl Simulation {
     #[inline(never)]
     fn dispatch_other(&mut self, now: Ps, ev: Ev) {
         let w = &mut self.w;
+        w.counters.other_events += 1;
         match ev {
             Ev::Arrive(pkt) => link::arrive(w, now, pkt),
             Ev::TxDone(p) => link::tx_done(w, now, p),
@@ -376,10 +381,31 @@ impl Simulation {
         self.w.ports[gp as usize].tx_bytes
     }
 
+    /// The packets on wires now: each is a pending arrival (or the event
+    /// the run stopped before). Their number and bytes.
+    fn on_wires(&self) -> (u64, u64) {
+        let arrivals = self.w.q.pending().chain(&self.beyond_stop);
+        arrivals.fold((0, 0), |(n, bytes), ev| match *ev {
+            Ev::Arrive(pkt) => (n + 1, bytes + self.w.arena.get(pkt).size as u64),
+            _ => (n, bytes),
+        })
+    }
+
+    /// The run's packet-hops and ends of transmission, derived: every
+    /// packet a port sent has arrived unless it is still on a wire, and
+    /// every event run is an arrival, an end of transmission or one of the
+    /// others, which are counted.
+    fn hops_and_tx_dones(&self) -> (u64, u64) {
+        let sent: u64 = self.w.ports.iter().map(|p| p.tx_pkts).sum();
+        let hops = sent - self.on_wires().0;
+        let run = self.w.q.events_processed() - self.beyond_stop.is_some() as u64;
+        (hops, run - hops - self.w.counters.other_events)
+    }
+
     /// Bytes still in the network: on wires, in queues, in NIC FIFOs.
     fn in_network_bytes(&self) -> u64 {
         let w = &self.w;
-        let mut b = w.counters.wire_bytes;
+        let mut b = self.on_wires().1;
         for p in &w.ports {
             for id in p.ctrl_frames() {
                 b += w.arena.get(id).size as u64;
@@ -419,6 +445,7 @@ impl Simulation {
         }
         let mut cons = self.w.counters.cons;
         cons.in_network_bytes = self.in_network_bytes();
+        let (packet_hops, tx_done_events) = self.hops_and_tx_dones();
         let w = &mut self.w;
         let flows = std::mem::take(&mut w.flows.records).into_table();
         let window = (self.traffic_start.min(end), end);
@@ -454,8 +481,8 @@ impl Simulation {
         let hosts = tables::hosts(w.host_nic.len(), &flows);
         let stats = RunStats {
             events: w.q.events_processed(),
-            packet_hops: w.counters.packet_hops,
-            tx_done_events: w.counters.tx_done_events,
+            packet_hops,
+            tx_done_events,
             sim_time_ps: end,
             wall_seconds: self.started.elapsed().as_secs_f64(),
             peak_packets: w.arena.peak() as u64,

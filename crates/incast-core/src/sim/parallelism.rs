@@ -407,6 +407,7 @@ impl Simulation {
         };
         if t > self.stop {
             self.stopped_at = Some(self.stop);
+            self.beyond_stop = Some(ev);
             self.done = true;
             return;
         }

@@ -82,12 +82,11 @@ pub(crate) struct Rdma {
 /// Counters every element may bump.
 #[derive(Default)]
 pub(crate) struct Counters {
-    pub packet_hops: u64,
-    /// [`crate::sim::ev::Ev::TxDone`] events run: a port that had more to
-    /// send finished a transmission.
-    pub tx_done_events: u64,
-    /// Bytes of the packets on wires (in flight between two ports).
-    pub wire_bytes: u64,
+    /// Events other than packet arrivals and ends of transmission (timers,
+    /// generators, samples), counted on their own path: the arrivals and
+    /// the ends of transmission are derived from them at the end of the run
+    /// ([`super::Simulation::finish`]), so a hop counts nothing.
+    pub other_events: u64,
     pub cons: Conservation,
     /// Data packets that arrived ahead of their receiver's next expected
     /// byte (reordering or an earlier loss).
