@@ -55,10 +55,18 @@ JAIN_TOL = 0.05
 BBR_QUEUE_FACTOR = 2.0
 
 
-def dumbbell_toml(case: str) -> str:
-    """The incast scenario of dumbbell `case`, recovery explicit, queue sampled every 10 us."""
+def dumbbell_toml(case: str, skew_ps: int = 0) -> str:
+    """The incast scenario of dumbbell `case`, recovery explicit, queue sampled every 10 us;
+    sender i's link delay 1 us + i x `skew_ps` (phase_skew.py; as tcp-dumbbell's --delaySkew),
+    or 1 us + (3 - i) x |skew_ps| when it is negative (the order reversed)."""
     cc, rate, sack = case.split("_")
     text = (HERE / f"{cc}_{rate}.toml").read_text()
+    for i in range(4 if skew_ps else 0):
+        link = re.compile(rf'(\{{ a = "s{i}", b = "sw", rate = "\w+", delay = )"1us"')
+        offset = i * skew_ps if skew_ps > 0 else (3 - i) * -skew_ps
+        text, n = link.subn(rf'\g<1>"{1_000_000 + offset}ps"', text)
+        if n != 1:
+            sys.exit(f"compare: {cc}_{rate}.toml has no 1us link from s{i} to skew")
     line = f'recovery = "{RECOVERY[sack]}"'
     if re.search(r"(?m)^recovery = .*$", text):
         text = re.sub(r"(?m)^recovery = .*$", line, text)
@@ -70,11 +78,11 @@ def dumbbell_toml(case: str) -> str:
     return text
 
 
-def incast_dumbbell(case: str, stop_ms: int = 200) -> dict:
+def incast_dumbbell(case: str, stop_ms: int = 200, skew_ps: int = 0) -> dict:
     """incast's figures over [100 ms, stop_ms) for dumbbell `case` (the module's docstring)."""
     import incast
 
-    text = dumbbell_toml(case)
+    text = dumbbell_toml(case, skew_ps)
     if text.count('stop = "200ms"') != 5:
         sys.exit(f"compare: {case}: expected the run and its 4 flows to stop at 200ms")
     end = incast.run(text.replace('stop = "200ms"', f'stop = "{stop_ms}ms"'))

@@ -78,6 +78,7 @@ uint64_t g_bottleneckTxBytesAtFrom = 0;
 double g_queueSum = 0;
 uint64_t g_queueSamples = 0;
 Ptr<Queue<Packet>> g_bottleneckQueue;
+std::ofstream g_cwndTrace; // --cwndTrace: `time_ns,flow,what,value` lines
 
 /// Payload bytes of flow `i` cumulatively acknowledged (the SYN takes sequence number 0).
 uint64_t
@@ -175,6 +176,32 @@ OnHighestRxAck(uint32_t i, SequenceNumber32, SequenceNumber32 ack)
         flow.finished = true;
         flow.finish = Simulator::Now();
     }
+}
+
+/// --cwndTrace: one line per change of a flow's cwnd or ssthresh (bytes) or congestion state.
+void
+TraceValue(uint32_t i, const char* what, uint32_t, uint32_t value)
+{
+    g_cwndTrace << Simulator::Now().GetNanoSeconds() << "," << i << "," << what << "," << value
+                << "\n";
+}
+
+void
+OnCwnd(uint32_t i, uint32_t before, uint32_t after)
+{
+    TraceValue(i, "cwnd", before, after);
+}
+
+void
+OnSsthresh(uint32_t i, uint32_t before, uint32_t after)
+{
+    TraceValue(i, "ssthresh", before, after);
+}
+
+void
+OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t after)
+{
+    TraceValue(i, "state", 0, static_cast<uint32_t>(after));
 }
 
 void
@@ -277,6 +304,8 @@ main(int argc, char* argv[])
     Time sample = MicroSeconds(10);
     bool timestamps = false;
     bool limitedTransmit = false;
+    std::string cwndTrace;
+    Time delaySkew = Seconds(0);
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("tcp", "TCP variant: TcpCubic or TcpBbr", tcp);
@@ -289,6 +318,12 @@ main(int argc, char* argv[])
     cmd.AddValue("sample", "bottleneck queue sampling interval", sample);
     cmd.AddValue("timestamps", "TCP timestamps (MSS 1448 then, for 1500-byte packets)", timestamps);
     cmd.AddValue("limitedTransmit", "RFC 3042 Limited Transmit (ns-3's default: on)", limitedTransmit);
+    cmd.AddValue("cwndTrace",
+                 "write every cwnd, ssthresh and congestion-state change to this file",
+                 cwndTrace);
+    cmd.AddValue("delaySkew",
+                 "sender i's link delay is 1 us + i x this (phase effects; default 0)",
+                 delaySkew);
     cmd.Parse(argc, argv);
     if (tcp != "TcpCubic" && tcp != "TcpBbr")
     {
@@ -348,6 +383,7 @@ main(int argc, char* argv[])
     std::vector<NetDeviceContainer> accessDevices;
     for (uint32_t s = 0; s < senders; ++s)
     {
+        access.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1) + delaySkew * s));
         accessDevices.push_back(access.Install(senderNodes.Get(s), router.Get(0)));
     }
 
@@ -418,6 +454,13 @@ main(int argc, char* argv[])
         socket->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnRetransmission, i));
         socket->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
         socket->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnHighestRxAck, i));
+        if (!cwndTrace.empty())
+        {
+            socket->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+            socket->TraceConnectWithoutContext("SlowStartThreshold",
+                                               MakeBoundCallback(&OnSsthresh, i));
+            socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+        }
         socket->SetConnectCallback(MakeBoundCallback(&OnConnected, i),
                                    MakeBoundCallback(&OnConnectFailed, i));
         socket->SetSendCallback(MakeBoundCallback(&OnSendSpace, i));
@@ -429,6 +472,11 @@ main(int argc, char* argv[])
     {
         Simulator::Schedule(from, &MarkWindowStart);
         Simulator::Schedule(from, &SampleQueue, sample, stop);
+    }
+    if (!cwndTrace.empty())
+    {
+        g_cwndTrace.open(cwndTrace);
+        g_cwndTrace << "time_ns,flow,what,value\n";
     }
     Simulator::Stop(stop);
     Simulator::Run();

@@ -23,7 +23,8 @@
 //! region almost all the time, as AIMD(0.53, 0.7).
 //!
 //! On a congestion event (three duplicate ACKs, or ECN-Echo if the flow is
-//! ECN-capable) `ssthresh = β·FlightSize` (§4.6); with fast convergence
+//! ECN-capable) `ssthresh = β·min(cwnd, FlightSize)` (§4.6 with FlightSize; Linux
+//! and ns-3 with cwnd; `State::reduced`); with fast convergence
 //! (§4.7) a flow that lost below its previous `W_max` remembers an even lower
 //! one, releasing bandwidth to newer flows. ECN-Echo cuts at most once per
 //! window of data (RFC 3168 §6.1.2). After a retransmission timeout the
@@ -254,6 +255,21 @@ impl State {
         self.hystart = None;
     }
 
+    /// The window after a multiplicative decrease, bytes: β × min(cwnd, FlightSize).
+    ///
+    /// RFC 9438 §4.6 sets `ssthresh = flight_size × β` and lets implementations
+    /// use cwnd instead if cwnd cannot grow while the flight is below it. Linux
+    /// (`tcp_cubic.c`, `bictcp_recalc_ssthresh`: `snd_cwnd * beta / BICTCP_BETA_SCALE`)
+    /// and ns-3 (`TcpCubic::GetSsThresh`: `segCwnd * m_beta`) use cwnd. The two
+    /// differ at a SACK recovery's start: the segments sent on the first
+    /// duplicate ACKs (the SACKed ones leave the pipe) are in FlightSize but not
+    /// in cwnd, so β × FlightSize cut about β × DupThresh segments less than
+    /// Linux. The minimum is Linux's value whenever the flow is cwnd-limited, and
+    /// never more than the RFC's FlightSize when it is not (§4.6's condition).
+    fn reduced(&self, cwnd: u64, flight: u64) -> u64 {
+        (cwnd.min(flight) as f64 * self.p.beta) as u64
+    }
+
     /// One congestion-avoidance ACK (RFC 9438 §4.2-4.5).
     fn avoid(&mut self, w: &mut Window, a: &AckEvent) {
         let mss = w.mss as f64;
@@ -327,7 +343,7 @@ impl CongestionControl for Cubic {
         // decrease, at most once per window of data, not during loss recovery.
         if s.p.ecn && a.ece && s.cwr_end.is_none() && !a.in_recovery {
             s.congestion_event(w.cwnd, w.mss);
-            let ssthresh = (a.prior_flight() as f64 * s.p.beta) as u64; // §4.6: FlightSize × β
+            let ssthresh = s.reduced(w.cwnd, a.prior_flight());
             w.cwnd = ssthresh.max(w.mss); // §4.6: cwnd = max(ssthresh, 1) on ECE
             w.ssthresh = ssthresh.max(2 * w.mss); // §4.6: ssthresh at least 2 segments
             w.ca_acked = 0;
@@ -365,8 +381,8 @@ impl CongestionControl for Cubic {
         s.congestion_event(w.cwnd, w.mss);
         // One reduction per window: no ECN cut for data sent before the loss.
         s.cwr_end = Some(s.snd_nxt);
-        // §4.6: ssthresh = FlightSize × β_cubic, at least 2 segments.
-        ((flight as f64 * s.p.beta) as u64).max(2 * w.mss)
+        // §4.6: ssthresh at least 2 segments.
+        s.reduced(w.cwnd, flight).max(2 * w.mss)
     }
 
     fn on_timeout(&mut self, w: &mut Window, t: &TimeoutEvent) {

@@ -417,3 +417,40 @@ fn params_are_validated() {
     assert_eq!(e.field, "rfc9438_alpha_one");
     assert!(e.message.contains("reno_friendly = true"));
 }
+
+/// The decrease is based on cwnd, as Linux's `bictcp_recalc_ssthresh`
+/// (`max(snd_cwnd * beta / 1024, 2)`) and ns-3's `TcpCubic::GetSsThresh`
+/// (`max(segCwnd * 0.7, 2)`), not on a FlightSize that holds the segments
+/// sent on the first duplicate ACKs of a SACK recovery: cwnd 100, three
+/// segments SACKed and three new ones sent, FlightSize 103 -> ssthresh 70
+/// (RFC 9438's FlightSize x β gave 72.1). When the flow is not cwnd-limited
+/// (FlightSize 50 < cwnd 100) it stays FlightSize x β, as RFC 9438 §4.6
+/// requires of cwnd-based implementations.
+#[test]
+fn ssthresh_is_beta_times_cwnd_as_linux_or_flightsize_below_it() {
+    let mut cc = Cubic::new(&Params::default());
+    let mut w = Window::new(100, MSS);
+    assert_eq!(
+        cc.ssthresh_on_loss(&w, 103 * MSS),
+        70 * MSS,
+        "Linux: 0.7 x cwnd"
+    );
+    assert_eq!(cc.w_max(), Some(100.0));
+    let mut cc = Cubic::new(&Params::default());
+    assert_eq!(
+        cc.ssthresh_on_loss(&w, 50 * MSS),
+        35 * MSS,
+        "§4.6: 0.7 x FlightSize"
+    );
+    // ECN-Echo: the same rule (Linux's tcp_enter_cwr calls the same ssthresh).
+    let mut cc = Cubic::new(&Params {
+        ecn: true,
+        ..Params::default()
+    });
+    w.cwnd = 100 * MSS;
+    let mut e = ack(0, MSS, MSS, 104 * MSS, MS);
+    e.ece = true;
+    assert!(cc.on_ack_any(&mut w, &e));
+    assert_eq!(w.ssthresh, 70 * MSS);
+    assert_eq!(w.cwnd, 70 * MSS);
+}
