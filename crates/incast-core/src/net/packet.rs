@@ -32,16 +32,21 @@ pub enum PacketKind {
     /// source, say. Routed like data; the NIC hands it to the switch
     /// mechanism that owns notifications.
     Notify = 8,
+    /// A link-local control frame of a switch mechanism without a kind of
+    /// its own: `flow` is the mechanism's id ([`crate::mech::SwitchMechanism::ID`]),
+    /// the other fields its own ([`Packet::control_frame`]).
+    Control = 9,
 }
 
 impl PacketKind {
-    /// A frame for the neighbour only (PAUSE, CIP, CIP-ACK): handled by the
-    /// switch mechanism that owns its kind where it arrives.
+    /// A frame for the neighbour only (PAUSE, CIP, CIP-ACK, a mechanism's
+    /// `Control`): handled by the switch mechanism that owns it where it
+    /// arrives.
     #[inline(always)]
     pub fn is_link_control(self) -> bool {
         matches!(
             self,
-            PacketKind::Pause | PacketKind::Cip | PacketKind::CipAck
+            PacketKind::Pause | PacketKind::Cip | PacketKind::CipAck | PacketKind::Control
         )
     }
 }
@@ -124,6 +129,17 @@ impl Packet {
             in_port: 0,
             to_port: 0,
             tag: 0,
+        }
+    }
+
+    /// A link-local control frame of switch mechanism `mech` (its id) on
+    /// priority `class`, carrying `seq` and `payload` (the mechanism's to
+    /// read): a [`PacketKind::Control`] frame, which the registry hands to
+    /// the mechanism's [`crate::mech::SwitchMechanism::on_frame`].
+    pub fn control_frame(mech: u8, now: Ps, class: u8, seq: u64, payload: u32) -> Packet {
+        Packet {
+            flow: mech as u32,
+            ..Packet::link_frame(PacketKind::Control, now, class, seq, payload)
         }
     }
 

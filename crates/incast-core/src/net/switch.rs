@@ -515,7 +515,7 @@ impl Switch {
         port.nonempty == 0
             && port.is_idle(now)
             && !port.has_ctrl()
-            && (port.paused | port.ci_blocked | port.storm) & (1 << c) == 0
+            && (port.paused | port.held | port.storm) & (1 << c) == 0
             && params.scheduler == Scheduler::StrictPriority
     }
 
@@ -603,7 +603,7 @@ fn dwrr_pick(params: &SwitchParams, port: &mut Port, arena: &PacketArena) -> usi
     loop {
         let c = (port.dwrr_next & 0x7) as usize;
         let visited = port.dwrr_next & FRESH != 0;
-        if (port.paused | port.ci_blocked) & (1 << c) != 0 {
+        if (port.paused | port.held) & (1 << c) != 0 {
             // Paused by PFC (or held by congestion isolation's order rule):
             // skip without a quantum, keep the deficit (docs/mechanisms.md, Scheduling).
             port.dwrr_next = ((c + 1) % NUM_CLASSES) as u8;
