@@ -120,7 +120,7 @@ impl SwitchMechanism for Beacon {
         let (period, count) = (cfg.period.0, cfg.count as u64);
         let n = state.sent[gp as usize];
         state.sent[gp as usize] = n + 1;
-        queue_link_frame(w, gp, Packet::control_frame(Beacon::ID, now, 0, n, 0));
+        queue_link_frame(w, gp, Packet::control_frame(Beacon::ID, 0, now, 0, n, 0));
         link::kick(w, now, gp);
         if n + 1 < count {
             w.q.push(now + period, Ev::timer(Beacon::ID, BEACON, gp));

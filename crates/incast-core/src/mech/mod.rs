@@ -426,8 +426,8 @@ macro_rules! mechanisms {
         /// [`PacketKind::Control`] frame: the mechanism it names).
         pub(crate) fn on_frame(w: &mut World, now: Ps, port: u32, pkt: PktId, kind: PacketKind) {
             if kind == PacketKind::Control {
-                let id = w.arena.get(pkt).flow;
-                $( $(#[$attr])* if <$ty>::ID as u32 == id { return <$ty>::on_frame(w, now, port, pkt); } )*
+                let id = w.arena.get(pkt).control_mech();
+                $( $(#[$attr])* if <$ty>::ID == id { return <$ty>::on_frame(w, now, port, pkt); } )*
                 unreachable!("no mechanism {id}")
             }
             $( $(#[$attr])* if <$ty>::owns_frame(kind) { return <$ty>::on_frame(w, now, port, pkt); } )*

@@ -228,9 +228,8 @@ pub struct Port {
     /// ignored, the queue dropped) after a trip with `drop = true`.
     pub storm: u8,
     /// Bit c set while a switch mechanism holds class queue c's head (the
-    /// scheduler skips it): congestion isolation while a congested-flow
-    /// queue's head must wait for its flow's packets in the non-congested
-    /// queue to leave.
+    /// scheduler skips it; [`crate::mech`]: a queue whose head must wait
+    /// for packets of its flow in another queue to leave, say).
     pub held: u8,
     /// `ctrl` is not empty (read on every hop; the queue itself is not).
     has_ctrl: bool,
@@ -405,7 +404,7 @@ impl Port {
         self.busy_extra + self.tx_bytes * self.ps_per_byte as Ps
     }
 
-    /// Queues a control frame (PFC, CIP-ACK): sent before any class queue.
+    /// Queues a control frame (PAUSE, a mechanism's): sent before any class queue.
     pub fn push_ctrl(&mut self, id: PktId) {
         self.ctrl.push_back(id);
         self.has_ctrl = true;

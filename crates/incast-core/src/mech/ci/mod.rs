@@ -184,11 +184,6 @@ impl SwitchMechanism for Ci {
         exit(w, hop.out, hop.queue, key);
     }
 
-    #[inline(always)]
-    fn owns_frame(kind: PacketKind) -> bool {
-        matches!(kind, PacketKind::Cip | PacketKind::CipAck)
-    }
-
     fn on_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
         on_cip(w, now, gp, id);
     }
@@ -216,21 +211,21 @@ fn enqueued(w: &mut World, out: u32, queue: u8) {
     cp.refresh_blocked(order, cfq, queues, &w.arena, held);
 }
 
+/// A Congestion Isolation Packet (IEEE 802.1Qcz), link-local: `seq` is the
+/// flow key (5-tuple hash), `payload` its CI class, `flow` and `flow_uid`
+/// its flow slot (for the counters). The kind of a [`PacketKind::Control`]
+/// frame of [`Ci`].
+const CIP: u8 = 0;
+/// The acknowledgement of a CIP (reliability option `ack`), same fields.
+const CIP_ACK: u8 = 1;
+
 /// Queues a link-local CI frame (CIP or CIP-ACK) on port `gp`'s control FIFO.
-fn send_frame(
-    w: &mut World,
-    now: Ps,
-    gp: u32,
-    kind: PacketKind,
-    key: u64,
-    base: u8,
-    flow: (u32, u32),
-) {
-    let mut frame = Packet::link_frame(kind, now, base, key, base as u32);
+fn send_frame(w: &mut World, now: Ps, gp: u32, kind: u8, key: u64, base: u8, flow: (u32, u32)) {
+    let mut frame = Packet::control_frame(Ci::ID, kind, now, base, key, base as u32);
     (frame.flow, frame.flow_uid) = flow;
     let r = &mut w.mechs.ci;
     match kind {
-        PacketKind::Cip => r.cips_sent += 1,
+        CIP => r.cips_sent += 1,
         _ => r.acks_sent += 1,
     }
     switch::queue_link_frame(w, gp, frame);
@@ -374,7 +369,7 @@ fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
             e.confirmed = true;
         }
         for _ in 0..n {
-            send_frame(w, now, up, PacketKind::Cip, key, base, flow);
+            send_frame(w, now, up, CIP, key, base, flow);
         }
     }
 }
@@ -475,7 +470,7 @@ fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
     r.resends += resend.len() as u64;
     for (ing, key, base, flow) in resend {
         let up = w.switches[s as usize].port(ing);
-        send_frame(w, now, up, PacketKind::Cip, key, base, flow);
+        send_frame(w, now, up, CIP, key, base, flow);
     }
     // A de-isolation may have unblocked a CFQ.
     link::kick(w, now, gp);
@@ -496,7 +491,7 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
     }
     w.counters.cons.delivered_bytes += pkt.size as u64;
     let (key, base, flow) = (pkt.seq, pkt.payload as u8, (pkt.flow, pkt.flow_uid));
-    if pkt.kind == PacketKind::CipAck {
+    if pkt.control_kind() == CIP_ACK {
         r.acks_received += 1;
         // Confirms the entry whose CIPs went out of this port.
         if let Owner::Switch(s) = w.ports[gp as usize].owner() {
@@ -546,7 +541,7 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
         }
     }
     if ack {
-        send_frame(w, now, gp, PacketKind::CipAck, key, base, flow);
+        send_frame(w, now, gp, CIP_ACK, key, base, flow);
     }
 }
 
