@@ -30,7 +30,7 @@ pub enum PacketKind {
     /// A link-local control frame of a switch mechanism: `tag` names the
     /// mechanism ([`crate::mech::SwitchMechanism::ID`]) and its frame kind
     /// ([`Packet::control_frame`]), the other fields are the mechanism's.
-    Control = 9,
+    Control = 6,
 }
 
 impl PacketKind {
@@ -82,8 +82,9 @@ pub struct Packet {
     /// The flow's priority class 0..8 (7 is the highest under strict priority).
     pub class: u8,
     /// The priority the packet travels on over its current link: the class
-    /// of the queue it left (a congested-flow queue when isolated, IEEE
-    /// 802.1Qcz), else `class`. PFC charges it at the next ingress.
+    /// of the queue it left (another than its own when a mechanism picked
+    /// it: `mech::on_classify`), else `class`. PFC charges it at
+    /// the next ingress.
     pub prio: u8,
     pub flags: u8,
     /// Local index of the switch port the packet entered its current switch by

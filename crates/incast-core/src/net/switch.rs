@@ -355,7 +355,7 @@ pub struct SwitchParams {
     /// ingress accounting of [`super::pfc`] decides.
     pub lossless: u8,
     /// Bit c set when a mechanism picks the queue of class c's packets
-    /// ([`crate::mech::on_classify`]): they never pass straight through.
+    /// (`mech::on_classify`): they never pass straight through.
     pub classified: u8,
     /// Some mechanism's depart hook can run ([`crate::mech`]): set once the
     /// world is built; without one the depart hook site is a single test.
