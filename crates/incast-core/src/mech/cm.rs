@@ -27,8 +27,9 @@
 //! and QCN's CPID carry it).
 
 use super::{DropCause, Hop, SwitchMechanism, Verdict};
-use crate::cm::input_buffer::{Admission, InputBuffers};
+use crate::cm::input_buffer::{Admission, InputBufferParams, InputBuffers};
 use crate::cm::scheme::{AnyCp, CpFrame};
+use crate::cm::CmConfig;
 use crate::cm::PauseChange;
 use crate::metrics_table::Table;
 use crate::net::switch::{self, Switch, NO_INGRESS};
@@ -55,11 +56,52 @@ pub(crate) struct CmSwitch {
     pub partitioned: bool,
 }
 
+/// `[switch.input_buffer]`.
+pub type Config = InputBufferParams;
+
 /// The mechanism.
 pub(crate) struct Cm;
 
 impl SwitchMechanism for Cm {
     const ID: u8 = 4;
+    type Config = InputBufferParams;
+    type State = CmSwitch;
+
+    /// The switches' congestion points (`[cm]`) and input partitions
+    /// (`[switch.input_buffer]`).
+    fn build(cfg: Option<&InputBufferParams>, net: &mut super::Network) -> CmSwitch {
+        let sc = net.sc;
+        let c = &sc.config;
+        let mut cm = CmSwitch {
+            data_class: sc.data_class(),
+            first_port: net.switches.first().map_or(0, |s| s.ports.start),
+            ..Default::default()
+        };
+        if !matches!(c.cm, CmConfig::None(_)) {
+            for sw in net.switches.iter() {
+                for gp in sw.ports.clone() {
+                    let id = sw.id << 16 | (gp - sw.ports.start);
+                    cm.cps.push(c.cm.build_cp(id, c.seed).expect("a scheme"));
+                }
+            }
+            cm.ingress_mask |= 1 << cm.data_class;
+        }
+        if let Some(ib) = cfg {
+            let mut largest = 0;
+            for sw in net.switches.iter() {
+                cm.inputs.push(InputBuffers::new(sw.ports.len(), ib));
+                largest = largest.max(sw.ports.len() as u64);
+            }
+            cm.ingress_mask = 0xFF;
+            cm.partitioned = true;
+            // No per-output limit: the partitions bound the memory.
+            net.params.buffer = ib.memory_per_port.bytes() * largest;
+            net.params.admission = [crate::net::switch::Admission::Static {
+                limit: net.params.buffer,
+            }; crate::net::NUM_CLASSES];
+        }
+        cm
+    }
 
     #[inline(always)]
     fn wants_ingress(w: &World, prio: u8) -> bool {

@@ -17,6 +17,8 @@ pub(crate) struct Int;
 
 impl SwitchMechanism for Int {
     const ID: u8 = 3;
+    type Config = ();
+    type State = ();
 
     #[inline(always)]
     fn wants_depart(w: &World, hop: &Hop, kind: PacketKind) -> bool {

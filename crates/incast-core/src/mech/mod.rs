@@ -25,37 +25,61 @@
 //! to the run's summary ([`SwitchMechanism::report`]).
 //!
 //! A mechanism is a type implementing [`SwitchMechanism`]: its hooks are
-//! associated functions over the [`World`] (mechanism state lives in the
-//! world: per switch, per port, or in [`Mechs`]), all defaulting to doing
+//! associated functions over the [`World`], all defaulting to doing
 //! nothing, and a `wants_*` predicate per hook site that is a mask test on
 //! the packet's class (so a switched-off mechanism costs one mask test per
 //! hook site and nothing else; where none is on, an arrival skips the
 //! ingress and classify sites with one test, and a departure the depart
-//! site with one more). Dispatch is static: the `mechanisms!`
-//! registry below expands each hook site into the registered mechanisms'
-//! calls, in registry order.
+//! site with one more). Dispatch is static: the registry below expands each
+//! hook site into the registered mechanisms' calls, in registry order.
+//!
+//! The registry also generates the rest: the `[switch.KEY]` section
+//! (a field of [`crate::scenario::SwitchConfig`] and its schema entry, of
+//! the module's `Config` type), its checks ([`SwitchMechanism::validate`],
+//! in the mechanism's module, run by [`validate`]), its construction
+//! ([`SwitchMechanism::build`], run by [`build`] once the ports and
+//! switches exist), its state (`State`: the field of [`Mechs`] named after
+//! its module, `w.mechs.MODULE`; per-port state is the mechanism's own,
+//! indexed by port id: `Port` keeps only generic bits, [`crate::net::Port::held`]),
+//! its first timers ([`SwitchMechanism::start`]) and its summary section
+//! ([`SwitchMechanism::report`]).
 //!
 //! ## Adding a mechanism
-//! 1. Write `mech/mymech.rs`: its configuration (serde + schemars,
-//!    `deny_unknown_fields`, a `validate()` naming keys), its state, and a
-//!    unit type implementing [`SwitchMechanism`] (override only the hooks
-//!    you need, each with its `wants_*` mask test, and say in `departs`
-//!    whether its depart hook can run at all).
-//! 2. Add one line to the `mechanisms!` registry below (its position is the
-//!    order its hooks run in, relative to the others).
+//! 1. Write `mech/mymech.rs`: its `Config` (serde + schemars,
+//!    `deny_unknown_fields`), its state, and a unit type implementing
+//!    [`SwitchMechanism`] (override only the hooks you need, each with its
+//!    `wants_*` mask test, and say in `departs` whether its depart hook can
+//!    run at all; `validate` names the keys it refuses).
+//! 2. Declare the module (`pub mod mymech;`) and add one line to
+//!    `switch_mechanisms!` below: `mymech::MyMech = mymech "its schema
+//!    description"` (its position is the order its hooks run in, relative
+//!    to the others; leave out `= key "..."` for a mechanism without a
+//!    section). The module is declared outside the registry so that
+//!    rustfmt, which does not expand macros, formats it.
 //!
-//! A mechanism that needs to reach a host (a congestion notification, say)
-//! sends a routed frame with [`crate::net::switch::send_routed`]; a frame
-//! for the neighbour goes out of a port's control queue
-//! ([`crate::net::switch::queue_link_frame`]).
+//! Example: [`example_beacon`] (a timer per port and a control frame;
+//! compiled in tests and with the `examples` feature), run in a simulation
+//! by its test.
+//!
+//! A mechanism's link-local frames are [`PacketKind::Control`] frames
+//! ([`crate::net::Packet::control_frame`] with its id), which the registry
+//! hands to its [`SwitchMechanism::on_frame`], queued on a port's control
+//! FIFO with [`crate::net::switch::queue_link_frame`]. A mechanism that
+//! needs to reach a host (a congestion notification, say) sends a routed
+//! frame with [`crate::net::switch::send_routed`].
 
 pub mod ci;
 pub(crate) mod cm;
+#[cfg(any(test, feature = "examples"))]
+pub(crate) mod example_beacon;
 pub mod int;
 pub mod pfc;
 
 use crate::metrics_table::Table;
-use crate::net::{PacketKind, PktId};
+use crate::net::switch::{Switch, SwitchParams};
+use crate::net::{PacketKind, PktId, Port};
+use crate::nic::Nic;
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::World;
 use crate::units::{Bytes, Ps};
 
@@ -143,8 +167,27 @@ pub(crate) type TimerKind = u8;
 
 /// A switch mechanism's hooks (module docs). All default to nothing.
 pub(crate) trait SwitchMechanism {
-    /// The mechanism's number in [`crate::sim::ev::Ev::Timer`] events.
+    /// The mechanism's number in [`crate::sim::ev::Ev::Timer`] events and
+    /// [`PacketKind::Control`] frames.
     const ID: u8;
+    /// Its `[switch.KEY]` section, when its registry line names a key (the
+    /// module's `Config`); `()` without one.
+    type Config;
+    /// Its state: the field of [`Mechs`] named after its module.
+    type State: Default;
+    /// Checks its `[switch.KEY]` section against the rest of the scenario
+    /// (run only when the section is there). Errors name the key.
+    fn validate(_cfg: &Self::Config, _sc: &Scenario) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+    /// Its state for this run (`cfg`: its section, if given), built once the
+    /// ports and switches exist; may set the switches' parameters and ports.
+    fn build(_cfg: Option<&Self::Config>, _net: &mut Network) -> Self::State {
+        Self::State::default()
+    }
+    /// Called once the world is built, before the first event (schedules
+    /// its first timers, say).
+    fn start(_w: &mut World) {}
     /// Whether `on_ingress` runs for a packet arriving on priority `prio`.
     /// Like `wants_classify`, it depends on the configuration alone: both
     /// are also read once, when the world is built (`SwitchParams::hooked`).
@@ -179,7 +222,9 @@ pub(crate) trait SwitchMechanism {
     /// departs skips the depart hook site with one test. Required, so that
     /// no mechanism with a depart hook can leave it out.
     fn departs(w: &World) -> bool;
-    /// Whether control frames of `kind` are this mechanism's.
+    /// Whether control frames of `kind` are this mechanism's (a mechanism
+    /// without a kind of its own sends [`PacketKind::Control`] frames,
+    /// [`crate::net::Packet::control_frame`]: they come to it by its id).
     #[inline(always)]
     fn owns_frame(_kind: PacketKind) -> bool {
         false
@@ -197,22 +242,130 @@ pub(crate) trait SwitchMechanism {
     fn report(_w: &World, _flows: &Table, _summary: &mut serde_json::Value) {}
 }
 
-/// The mechanisms' shared state (configuration, counters, logs). Their
-/// per-switch and per-port state lives in [`crate::net::switch::Switch`]
-/// and [`crate::net::Port`], where the hot path finds it.
-#[derive(Default)]
-pub(crate) struct Mechs {
-    pub pfc: pfc::Pfc,
-    pub ci: ci::Ci,
-    pub cm: cm::CmSwitch,
+/// What a mechanism's [`SwitchMechanism::build`] sees of the run being
+/// built: the scenario, the network's ports, switches and NICs, and the
+/// switches' parameters.
+pub(crate) struct Network<'a> {
+    pub sc: &'a Scenario,
+    pub ports: &'a mut [Port],
+    pub switches: &'a mut [Switch],
+    pub nics: &'a [Nic],
+    pub params: &'a mut SwitchParams,
 }
 
+/// A mechanism's `[switch.KEY]` section in a registry expansion: the
+/// scenario's, or `None` for a mechanism without a key.
+macro_rules! section {
+    ($sc:expr;) => {
+        None
+    };
+    ($sc:expr; $key:ident) => {
+        $sc.config.switch.$key.as_ref()
+    };
+}
+
+/// The registry's list, handed to the macro `$callback` (after the tokens
+/// `$args`, in brackets). Entries: `module::Type`, then `= key "doc"` for a
+/// mechanism with a `[switch.key]` section (the module's `Config`, `doc` its
+/// description in the schema); attributes (a `#[cfg]`) apply to every
+/// item the entry generates.
+macro_rules! switch_mechanisms {
+    ($callback:ident; $($args:tt)*) => {
+        $callback! { [$($args)*]
+            // One line per mechanism, in the order their hooks run.
+            ci::Ci = ci "Congestion isolation (IEEE 802.1Qcz) on every switch port.",
+            pfc::Pfc = pfc "Priority flow control (IEEE 802.1Qbb) for the lossless classes.",
+            int::Int,
+            cm::Cm = input_buffer "The IBM talk's switch memory: a partition per input port, PAUSE per input (802.3x) at watermarks or a drop when the partition is full; no per-output limit (`buffer` and `admission` then do not apply).",
+            #[cfg(any(test, feature = "examples"))] example_beacon::Beacon = example_beacon "Example: every switch port sends beacons to its neighbour (tests and the `examples` feature).",
+        }
+    };
+}
+pub(crate) use switch_mechanisms;
+
+/// `[switch]`'s configuration struct: the fixed fields given (each with its
+/// default after `=`), then one `Option` field per registered mechanism with
+/// a key (its module's `Config`). Also its `Default`.
+macro_rules! switch_config {
+    ([$(#[$meta:meta])* pub struct $name:ident {
+        $( $(#[$fmeta:meta])* pub $field:ident : $fty:ty = $default:expr ),* $(,)?
+    }] $($list:tt)*) => {
+        $crate::mech::switch_config! { @munch
+            [$(#[$meta])* pub struct $name { $( $(#[$fmeta])* pub $field : $fty = $default ),* }]
+            [] [] $($list)*
+        }
+    };
+    // A mechanism with a key: a field and its default.
+    (@munch $head:tt [$($fields:tt)*] [$($defaults:tt)*]
+        $(#[$attr:meta])* $module:ident :: $ty:ident = $key:ident $doc:literal , $($rest:tt)*) => {
+        $crate::mech::switch_config! { @munch $head
+            [$($fields)* $(#[$attr])* #[doc = $doc] pub $key: Option<$crate::mech::$module::Config>,]
+            [$($defaults)* $(#[$attr])* $key: None,]
+            $($rest)*
+        }
+    };
+    // A mechanism without one.
+    (@munch $head:tt $fields:tt $defaults:tt
+        $(#[$attr:meta])* $module:ident :: $ty:ident , $($rest:tt)*) => {
+        $crate::mech::switch_config! { @munch $head $fields $defaults $($rest)* }
+    };
+    (@munch [$(#[$meta:meta])* pub struct $name:ident {
+        $( $(#[$fmeta:meta])* pub $field:ident : $fty:ty = $default:expr ),*
+    }] [$($fields:tt)*] [$($defaults:tt)*]) => {
+        $(#[$meta])*
+        pub struct $name {
+            $( $(#[$fmeta])* pub $field: $fty, )*
+            $($fields)*
+        }
+        impl Default for $name {
+            fn default() -> Self {
+                $name {
+                    $( $field: $default, )*
+                    $($defaults)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use switch_config;
+
 macro_rules! mechanisms {
-    ($( $ty:path ),* $(,)?) => {
+    ([] $( $(#[$attr:meta])* $module:ident :: $ty:ident $(= $key:ident $doc:literal)? ),* $(,)?) => {
+        $( $(#[$attr])* use $module::$ty; )*
+
+        /// The mechanisms' state, one field per registered mechanism, named
+        /// after its module ([`SwitchMechanism::State`]).
+        #[derive(Default)]
+        #[allow(dead_code)] // a mechanism without state (INT) has a unit field
+        pub(crate) struct Mechs {
+            $( $(#[$attr])* pub $module: <$ty as SwitchMechanism>::State, )*
+        }
+
+        /// Checks every mechanism's `[switch.KEY]` section, in registry order.
+        pub(crate) fn validate(sc: &Scenario) -> Result<(), ScenarioError> {
+            $( $(#[$attr])* if let Some(cfg) = section!(sc; $($key)?) {
+                <$ty>::validate(cfg, sc)?;
+            } )*
+            Ok(())
+        }
+
+        /// Every mechanism's state for this run, in registry order.
+        pub(crate) fn build(net: &mut Network) -> Mechs {
+            let sc = net.sc;
+            $( $(#[$attr])* let $module = <$ty>::build(section!(sc; $($key)?), net); )*
+            Mechs { $( $(#[$attr])* $module, )* }
+        }
+
+        /// Every mechanism's start, once the world is built.
+        pub(crate) fn start(w: &mut World) {
+            $( $(#[$attr])* <$ty>::start(w); )*
+        }
+
         /// Ingress hooks: `Dropped` as soon as one drops the packet.
         #[inline(always)]
         pub(crate) fn on_ingress(w: &mut World, now: Ps, hop: &mut Hop) -> Verdict {
             $(
+                $(#[$attr])*
                 if <$ty>::wants_ingress(w, hop.prio)
                     && <$ty>::on_ingress(w, now, hop) == Verdict::Dropped
                 {
@@ -224,75 +377,79 @@ macro_rules! mechanisms {
         /// Whether a mechanism picks the queue of packets of `class`.
         #[inline(always)]
         pub(crate) fn classifies(w: &World, class: u8) -> bool {
-            false $( || <$ty>::wants_classify(w, class) )*
+            $( $(#[$attr])* if <$ty>::wants_classify(w, class) { return true; } )*
+            false
         }
         #[inline(always)]
         pub(crate) fn on_classify(w: &mut World, now: Ps, mut hop: Hop) -> Hop {
-            $( if <$ty>::wants_classify(w, hop.class) { hop = <$ty>::on_classify(w, now, hop); } )*
+            $( $(#[$attr])* if <$ty>::wants_classify(w, hop.class) { hop = <$ty>::on_classify(w, now, hop); } )*
             hop
         }
         #[inline(always)]
         pub(crate) fn on_enqueue(w: &mut World, now: Ps, hop: Hop) {
-            $( if <$ty>::wants_classify(w, hop.class) { <$ty>::on_enqueue(w, now, hop); } )*
+            $( $(#[$attr])* if <$ty>::wants_classify(w, hop.class) { <$ty>::on_enqueue(w, now, hop); } )*
         }
         #[inline(always)]
         pub(crate) fn on_drop(w: &mut World, now: Ps, hop: Hop, cause: DropCause) {
-            $( <$ty>::on_drop(w, now, hop, cause); )*
+            $( $(#[$attr])* <$ty>::on_drop(w, now, hop, cause); )*
         }
         #[inline(always)]
         pub(crate) fn on_depart(w: &mut World, now: Ps, hop: &Hop, kind: PacketKind) {
             if !w.sw.departs {
-                debug_assert!(
-                    true $( && !<$ty>::wants_depart(w, hop, kind) )*,
-                    "a mechanism wants a departure but its `departs` is false"
-                );
+                $( $(#[$attr])* debug_assert!(
+                    !<$ty>::wants_depart(w, hop, kind),
+                    "{} wants a departure but its `departs` is false",
+                    stringify!($ty)
+                ); )*
                 return;
             }
-            $( if <$ty>::wants_depart(w, hop, kind) { <$ty>::on_depart(w, now, hop); } )*
+            $( $(#[$attr])* if <$ty>::wants_depart(w, hop, kind) { <$ty>::on_depart(w, now, hop); } )*
         }
         /// The priorities and classes some mechanism's ingress or classify
         /// hook wants ([`crate::net::switch::SwitchParams::hooked`]).
         pub(crate) fn hooked(w: &World) -> u8 {
             let mut mask = 0;
             for c in 0..8u8 {
-                if false $( || <$ty>::wants_ingress(w, c) || <$ty>::wants_classify(w, c) )* {
+                $( $(#[$attr])* if <$ty>::wants_ingress(w, c) || <$ty>::wants_classify(w, c) {
                     mask |= 1 << c;
-                }
+                } )*
             }
             mask
         }
         /// Whether any mechanism's depart hook can run in this run
         /// ([`crate::net::switch::SwitchParams::departs`]).
         pub(crate) fn departs(w: &World) -> bool {
-            false $( || <$ty>::departs(w) )*
+            $( $(#[$attr])* if <$ty>::departs(w) { return true; } )*
+            false
         }
-        /// Hands a control frame to the mechanism that owns its kind.
+        /// Hands a control frame to the mechanism that owns its kind (a
+        /// [`PacketKind::Control`] frame: the mechanism it names).
         pub(crate) fn on_frame(w: &mut World, now: Ps, port: u32, pkt: PktId, kind: PacketKind) {
-            $( if <$ty>::owns_frame(kind) { return <$ty>::on_frame(w, now, port, pkt); } )*
+            if kind == PacketKind::Control {
+                let id = w.arena.get(pkt).control_mech();
+                $( $(#[$attr])* if <$ty>::ID == id { return <$ty>::on_frame(w, now, port, pkt); } )*
+                unreachable!("no mechanism {id}")
+            }
+            $( $(#[$attr])* if <$ty>::owns_frame(kind) { return <$ty>::on_frame(w, now, port, pkt); } )*
             unreachable!("no mechanism owns {kind:?} frames")
         }
         /// A routed notification ([`PacketKind::Notify`]) reached NIC `nic`:
         /// to the mechanism that owns notifications (freed if none does).
         pub(crate) fn on_notify(w: &mut World, now: Ps, nic: u32, pkt: PktId) {
-            $( if <$ty>::owns_frame(PacketKind::Notify) { return <$ty>::on_notify(w, now, nic, pkt); } )*
+            $( $(#[$attr])* if <$ty>::owns_frame(PacketKind::Notify) { return <$ty>::on_notify(w, now, nic, pkt); } )*
             w.arena.free(pkt);
         }
         /// Dispatches a mechanism timer event.
         pub(crate) fn on_timer(w: &mut World, now: Ps, id: u8, kind: TimerKind, port: u32) {
-            $( if <$ty>::ID == id { return <$ty>::on_timer(w, now, port, kind); } )*
+            $( $(#[$attr])* if <$ty>::ID == id { return <$ty>::on_timer(w, now, port, kind); } )*
             unreachable!("no mechanism {id}")
         }
         /// Every mechanism's summary section.
         pub(crate) fn report(w: &World, flows: &Table, summary: &mut serde_json::Value) {
-            $( <$ty>::report(w, flows, summary); )*
+            $( $(#[$attr])* <$ty>::report(w, flows, summary); )*
         }
     };
 }
 
-// The registry: one line per mechanism, in the order their hooks run.
-mechanisms! {
-    ci::Ci,
-    pfc::Pfc,
-    int::Int,
-    cm::Cm,
-}
+// The registry (its list: `switch_mechanisms!`).
+switch_mechanisms!(mechanisms;);

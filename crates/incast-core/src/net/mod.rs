@@ -6,7 +6,7 @@
 //!   a time at the link rate; each packet in flight is one arrival event.
 //! * [`link`] moves a packet from a port to the far end of its link.
 //! * A [`switch`] is output-queued with a shared buffer; its mechanisms
-//!   (PFC, congestion isolation, INT) are in [`crate::mech`]. NICs are in
+//!   (PFC, INT, ...) are in [`crate::mech`]. NICs are in
 //!   [`crate::nic`].
 
 pub mod link;
@@ -15,7 +15,7 @@ pub mod port;
 pub mod switch;
 
 /// Where these lived before they became switch mechanisms ([`crate::mech`]).
-pub use crate::mech::{ci, pfc};
+pub use crate::mech::pfc;
 
 pub use packet::{Packet, PacketArena, PacketKind, PktId};
 pub use port::Port;

@@ -22,27 +22,23 @@ pub enum PacketKind {
     Cnp = 4,
     /// IEEE 802.1Qbb PFC frame: `payload` is the class, `seq` the pause quanta (0 = XON).
     Pause = 5,
-    /// IEEE 802.1Qcz Congestion Isolation Packet, link-local: `seq` is the
-    /// flow key (5-tuple hash), `payload` its CI class.
-    Cip = 6,
-    /// Acknowledgement of a CIP (reliability option `ack`), link-local, same fields.
-    CipAck = 7,
     /// A notification a switch sends to a host through the network
     /// ([`crate::net::switch::send_routed`]): congestion feedback to a
     /// source, say. Routed like data; the NIC hands it to the switch
     /// mechanism that owns notifications.
     Notify = 8,
+    /// A link-local control frame of a switch mechanism: `tag` names the
+    /// mechanism ([`crate::mech::SwitchMechanism::ID`]) and its frame kind
+    /// ([`Packet::control_frame`]), the other fields are the mechanism's.
+    Control = 6,
 }
 
 impl PacketKind {
-    /// A frame for the neighbour only (PAUSE, CIP, CIP-ACK): handled by the
-    /// switch mechanism that owns its kind where it arrives.
+    /// A frame for the neighbour only (PAUSE, a mechanism's `Control`):
+    /// handled by the switch mechanism that owns it where it arrives.
     #[inline(always)]
     pub fn is_link_control(self) -> bool {
-        matches!(
-            self,
-            PacketKind::Pause | PacketKind::Cip | PacketKind::CipAck
-        )
+        matches!(self, PacketKind::Pause | PacketKind::Control)
     }
 }
 
@@ -86,8 +82,9 @@ pub struct Packet {
     /// The flow's priority class 0..8 (7 is the highest under strict priority).
     pub class: u8,
     /// The priority the packet travels on over its current link: the class
-    /// of the queue it left (a congested-flow queue when isolated, IEEE
-    /// 802.1Qcz), else `class`. PFC charges it at the next ingress.
+    /// of the queue it left (another than its own when a mechanism picked
+    /// it: `mech::on_classify`), else `class`. PFC charges it at
+    /// the next ingress.
     pub prio: u8,
     pub flags: u8,
     /// Local index of the switch port the packet entered its current switch by
@@ -99,12 +96,13 @@ pub struct Packet {
     /// link-local frame, the port at the far end of the link.
     pub to_port: u32,
     /// A measurement's mark, 0 when none: data packets carry their cell of
-    /// the OWD-versus-drop curve ([`crate::edge::drop_curve`]).
+    /// the OWD-versus-drop curve ([`crate::edge::drop_curve`]); a
+    /// [`PacketKind::Control`] frame its mechanism and frame kind.
     pub tag: u16,
 }
 
 impl Packet {
-    /// A link-local control frame (PFC, CIP) of `kind` on priority `class`:
+    /// A link-local control frame (PAUSE, a mechanism's) of `kind` on priority `class`:
     /// a minimum Ethernet frame, sent at `now`, addressed to no host.
     pub fn link_frame(kind: PacketKind, now: Ps, class: u8, seq: u64, payload: u32) -> Packet {
         Packet {
@@ -125,6 +123,30 @@ impl Packet {
             to_port: 0,
             tag: 0,
         }
+    }
+
+    /// A link-local control frame of switch mechanism `mech` (its id), of
+    /// its frame kind `kind`, on priority `class`, carrying `seq` and
+    /// `payload` (and `flow`, `flow_uid` if it sets them: the mechanism's
+    /// to read): a [`PacketKind::Control`] frame, which the registry hands
+    /// to the mechanism's [`crate::mech::SwitchMechanism::on_frame`].
+    pub fn control_frame(mech: u8, kind: u8, now: Ps, class: u8, seq: u64, payload: u32) -> Packet {
+        Packet {
+            tag: (kind as u16) << 8 | mech as u16,
+            ..Packet::link_frame(PacketKind::Control, now, class, seq, payload)
+        }
+    }
+
+    /// A [`PacketKind::Control`] frame's mechanism id.
+    #[inline]
+    pub fn control_mech(&self) -> u8 {
+        self.tag as u8
+    }
+
+    /// A [`PacketKind::Control`] frame's kind, among its mechanism's frames.
+    #[inline]
+    pub fn control_kind(&self) -> u8 {
+        (self.tag >> 8) as u8
     }
 
     /// A raw frame (no transport) of `size` bytes from host `src` to `dst`,

@@ -227,9 +227,10 @@ pub struct Port {
     /// PFC watchdog: bit c set while class c's PFC is disabled (pauses
     /// ignored, the queue dropped) after a trip with `drop = true`.
     pub storm: u8,
-    /// Congestion isolation: bit c set while congested-flow queue c's head
-    /// must wait for the flow's packets in its non-congested queue to leave.
-    pub ci_blocked: u8,
+    /// Bit c set while a switch mechanism holds class queue c's head (the
+    /// scheduler skips it; [`crate::mech`]: a queue whose head must wait
+    /// for packets of its flow in another queue to leave, say).
+    pub held: u8,
     /// `ctrl` is not empty (read on every hop; the queue itself is not).
     has_ctrl: bool,
     /// The switch at the far end of the link (`None`: a NIC), set when the
@@ -245,8 +246,6 @@ pub struct Port {
     ctrl: VecDeque<PktId>,
     /// Boxed: cold state, kept out of the hot part of the port.
     pub pfc: Box<PortPfc>,
-    /// Congestion isolation state (switch ports, with `[switch.ci]`).
-    pub ci: Option<Box<super::ci::CiPort>>,
     /// Per-class egress queues (used on switch ports).
     pub queues: [ClassQueue; NUM_CLASSES],
     /// ECN marking of each class at this port (its rule may depend on the
@@ -345,7 +344,7 @@ impl Port {
             dwrr_next: 0,
             ecn_at_dequeue: 0,
             storm: 0,
-            ci_blocked: 0,
+            held: 0,
             has_ctrl: false,
             peer_switch: None,
             owner: 0,
@@ -353,7 +352,6 @@ impl Port {
             busy_extra: 0,
             ctrl: VecDeque::new(),
             pfc: Box::default(),
-            ci: None,
             queues: Default::default(),
             ecn: [Ecn::Off; NUM_CLASSES],
         }
@@ -406,7 +404,7 @@ impl Port {
         self.busy_extra + self.tx_bytes * self.ps_per_byte as Ps
     }
 
-    /// Queues a control frame (PFC, CIP-ACK): sent before any class queue.
+    /// Queues a control frame (PAUSE, a mechanism's): sent before any class queue.
     pub fn push_ctrl(&mut self, id: PktId) {
         self.ctrl.push_back(id);
         self.has_ctrl = true;
@@ -436,20 +434,10 @@ impl Port {
     }
 
     /// Classes the scheduler may serve now: non-empty, not paused by PFC,
-    /// not held back by congestion isolation's order rule.
+    /// not held by a mechanism.
     #[inline]
     pub fn sendable(&self) -> u8 {
-        self.nonempty & !self.paused & !self.ci_blocked
-    }
-
-    /// Congestion isolation: the port's CI state, its queues and its
-    /// blocked-CFQ mask, borrowed together (the order rule reads all three).
-    pub fn ci_parts(&mut self) -> (&mut super::ci::CiPort, &[ClassQueue; NUM_CLASSES], &mut u8) {
-        (
-            self.ci.as_deref_mut().expect("a CI port"),
-            &self.queues,
-            &mut self.ci_blocked,
-        )
+        self.nonempty & !self.paused & !self.held
     }
 
     /// Total bytes queued over all classes.

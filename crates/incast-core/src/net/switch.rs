@@ -7,16 +7,16 @@
 //! [`link::transmit`]) and walks it through the switch
 //! mechanisms' hook sites ([`crate::mech`]): *ingress* (PFC charges a
 //! lossless packet to the port and priority it arrived on, and may send
-//! PAUSE upstream), then *classify* (congestion isolation may pick a
-//! congested-flow queue). A packet whose egress is idle with nothing queued
+//! PAUSE upstream), then *classify* (a mechanism may pick the class queue
+//! it joins). A packet whose egress is idle with nothing queued
 //! passes straight through ([`Switch::pass_through`]: the same admission
 //! and counters as a queue-and-dequeue, without touching the queue);
 //! otherwise the buffer admits it ([`admit`], [`Switch::enqueue`]) or
 //! refuses it ([`refuse`]). [`transmit_next`] serves the port's control
 //! frames first, then the scheduler's pick ([`Switch::dequeue`]); [`depart`]
 //! runs the *depart* hooks (PFC releases the ingress charge and may send
-//! XON, congestion isolation tracks the queue's exits, INT stamps the
-//! port's state) and puts the packet on the wire ([`crate::net::link`]).
+//! XON, a mechanism may track the queue's exits, INT stamps the port's
+//! state) and puts the packet on the wire ([`crate::net::link`]).
 //!
 //! # The buffer and the queues
 //!
@@ -223,7 +223,7 @@ pub(crate) fn flush_class(w: &mut World, now: Ps, gp: u32, c: usize) -> u64 {
     n
 }
 
-/// Queues a link-local control frame (PAUSE, CIP) on port `gp`'s control
+/// Queues a link-local control frame (PAUSE, a mechanism's) on port `gp`'s control
 /// FIFO, ahead of every class queue. The caller kicks the port
 /// ([`link::kick`]) when its own bookkeeping is done.
 pub(crate) fn queue_link_frame(w: &mut World, gp: u32, frame: Packet) -> PktId {
@@ -355,7 +355,7 @@ pub struct SwitchParams {
     /// ingress accounting of [`super::pfc`] decides.
     pub lossless: u8,
     /// Bit c set when a mechanism picks the queue of class c's packets
-    /// (congestion isolation): they never pass straight through.
+    /// (`mech::on_classify`): they never pass straight through.
     pub classified: u8,
     /// Some mechanism's depart hook can run ([`crate::mech`]): set once the
     /// world is built; without one the depart hook site is a single test.
@@ -515,7 +515,7 @@ impl Switch {
         port.nonempty == 0
             && port.is_idle(now)
             && !port.has_ctrl()
-            && (port.paused | port.ci_blocked | port.storm) & (1 << c) == 0
+            && (port.paused | port.held | port.storm) & (1 << c) == 0
             && params.scheduler == Scheduler::StrictPriority
     }
 
@@ -603,8 +603,8 @@ fn dwrr_pick(params: &SwitchParams, port: &mut Port, arena: &PacketArena) -> usi
     loop {
         let c = (port.dwrr_next & 0x7) as usize;
         let visited = port.dwrr_next & FRESH != 0;
-        if (port.paused | port.ci_blocked) & (1 << c) != 0 {
-            // Paused by PFC (or held by congestion isolation's order rule):
+        if (port.paused | port.held) & (1 << c) != 0 {
+            // Paused by PFC (or held by a mechanism, `Port::held`):
             // skip without a quantum, keep the deficit (docs/mechanisms.md, Scheduling).
             port.dwrr_next = ((c + 1) % NUM_CLASSES) as u8;
             continue;

@@ -5,7 +5,7 @@
 //! # How a host sends
 //!
 //! The NIC *pulls*. When its port is free ([`transmit_next`]) it sends, in
-//! this order: a link-local control frame (a CIP-ACK), the oldest packet of
+//! this order: a link-local control frame (a mechanism's), the oldest packet of
 //! its FIFO of ready-made packets (ACKs, CNPs, datagrams) unless PFC pauses
 //! its priority, then whatever the NIC model picks from its hosts' flows
 //! ([`NicModel::next_packet`]). A flow that has something it may send is
@@ -181,7 +181,7 @@ pub(crate) fn transmit_next(w: &mut World, now: Ps, n: u32) {
         return;
     }
     if let Some(id) = port.pop_ctrl() {
-        // Link-local control frames (CIP-ACKs) are never paused.
+        // Link-local control frames (a mechanism's) are never paused.
         link::transmit(w, now, p, id);
         link::want_tx_done(w, p);
         return;

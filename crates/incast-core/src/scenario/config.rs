@@ -4,7 +4,7 @@
 //! sibling modules when a [`super::Scenario`] is built.
 
 use crate::config_types::{RateValue, SizeValue, TimeValue};
-use crate::net::pfc::PfcConfig;
+use crate::mech::switch_config;
 use crate::rdma::RdmaConfig;
 use crate::topology::TopologyConfig;
 use crate::transport::cc::{deserialize_cc, deserialize_cc_opt, CcConfig};
@@ -159,46 +159,24 @@ fn default_buffer() -> SizeValue {
     SizeValue(12_000_000)
 }
 
-/// Every switch of the scenario.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct SwitchConfig {
-    /// Shared buffer per switch.
-    pub buffer: SizeValue,
-    /// Default admission rule of every class queue.
-    pub admission: AdmissionConfig,
-    /// Default ECN marking of every class.
-    pub ecn: EcnConfig,
-    pub scheduler: SchedulerKind,
-    /// DWRR base quantum (default: the MTU).
-    pub dwrr_quantum: Option<SizeValue>,
-    /// Per-class overrides.
-    pub classes: Vec<ClassConfig>,
-    /// Priority flow control (IEEE 802.1Qbb) for the lossless classes.
-    pub pfc: Option<PfcConfig>,
-    /// Congestion isolation (IEEE 802.1Qcz) on every switch port.
-    pub ci: Option<crate::net::ci::CiConfig>,
-    /// The IBM talk's switch memory: a partition per input port, PAUSE per
-    /// input (802.3x) at watermarks or a drop when the partition is full;
-    /// no per-output limit (`buffer` and `admission` then do not apply).
-    pub input_buffer: Option<crate::cm::input_buffer::InputBufferParams>,
-}
-
-impl Default for SwitchConfig {
-    fn default() -> Self {
-        SwitchConfig {
-            buffer: default_buffer(),
-            admission: AdmissionConfig::default(),
-            ecn: EcnConfig::Off,
-            scheduler: SchedulerKind::Strict,
-            dwrr_quantum: None,
-            classes: vec![],
-            pfc: None,
-            ci: None,
-            input_buffer: None,
-        }
+crate::mech::switch_mechanisms!(switch_config;
+    /// Every switch of the scenario.
+    #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct SwitchConfig {
+        /// Shared buffer per switch.
+        pub buffer: SizeValue = default_buffer(),
+        /// Default admission rule of every class queue.
+        pub admission: AdmissionConfig = AdmissionConfig::default(),
+        /// Default ECN marking of every class.
+        pub ecn: EcnConfig = EcnConfig::Off,
+        pub scheduler: SchedulerKind = SchedulerKind::Strict,
+        /// DWRR base quantum (default: the MTU).
+        pub dwrr_quantum: Option<SizeValue> = None,
+        /// Per-class overrides.
+        pub classes: Vec<ClassConfig> = vec![],
     }
-}
+);
 
 /// Delayed ACKs.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]

@@ -303,9 +303,8 @@ impl Scenario {
     fn validate(&mut self) -> Result<(), ScenarioError> {
         self.validate_name()?;
         self.validate_transport()?;
-        self.validate_pfc()?;
         self.validate_rdma()?;
-        crate::mech::ci::validate(self)?;
+        crate::mech::validate(self)?;
         self.validate_transport_timers()?;
         self.switch_params()?;
         self.validate_workload()?;

@@ -1,5 +1,5 @@
 //! Checks of `[switch]`: admission, ECN, the scheduler, per-class overrides,
-//! PFC (`[switch.pfc]`), and their translation into the switches' [`SwitchParams`]. Whether the buffer
+//! and their translation into the switches' [`SwitchParams`]. Whether the buffer
 //! leaves every class room is `buffer.rs`.
 
 use super::{
@@ -13,84 +13,6 @@ use crate::net::NUM_CLASSES;
 const MAX_QUANTUM: u64 = 1_000_000_000;
 
 impl Scenario {
-    /// `[switch.pfc]`: classes, thresholds, pause quanta and the watchdog.
-    pub(super) fn validate_pfc(&self) -> Result<(), ScenarioError> {
-        if let Some(pc) = &self.config.switch.pfc {
-            if pc.classes.is_empty() {
-                return Err(ScenarioError::new(
-                    "switch.pfc.classes",
-                    "list at least one lossless class, e.g. classes = [3]",
-                ));
-            }
-            for (i, c) in pc.classes.iter().enumerate() {
-                check_class(*c, &format!("switch.pfc.classes[{i}]"))?;
-                if pc.classes[..i].contains(c) {
-                    return Err(ScenarioError::new(
-                        format!("switch.pfc.classes[{i}]"),
-                        format!("class {c} is listed twice; list each lossless class once"),
-                    ));
-                }
-            }
-            if let Some(crate::mech::pfc::Headroom::Fixed(h)) = pc.headroom {
-                // The largest data packet (as `Simulation::new` sizes the headroom formula).
-                let packet = match &self.config.rdma {
-                    Some(r) => r.payload as u64 + r.header as u64,
-                    None => self.config.transport.mtu as u64,
-                };
-                if h.0 < packet {
-                    return Err(ScenarioError::new(
-                        "switch.pfc.headroom",
-                        format!(
-                            "a headroom of {} B cannot hold one {packet} B packet: every packet \
-                             still arriving after a PAUSE would be dropped, which PFC exists to \
-                             prevent; omit headroom to size it from each port's rate and delay \
-                             (2 packets + the bytes on the wire and more)",
-                            h.0
-                        ),
-                    ));
-                }
-            }
-            match pc.threshold {
-                crate::net::pfc::PfcThreshold::Dynamic { alpha, .. }
-                    if !(alpha > 0.0 && alpha.is_finite()) =>
-                {
-                    return Err(ScenarioError::new(
-                        "switch.pfc.threshold.alpha",
-                        format!("alpha must be positive, got {alpha}"),
-                    ));
-                }
-                crate::net::pfc::PfcThreshold::Static { xoff } if xoff.0 == 0 => {
-                    return Err(ScenarioError::new(
-                        "switch.pfc.threshold.xoff",
-                        "the XOFF threshold must be positive",
-                    ));
-                }
-                _ => {}
-            }
-            if pc.pause_quanta == 0 {
-                return Err(ScenarioError::new(
-                    "switch.pfc.pause_quanta",
-                    "an XOFF must carry at least 1 quantum (0 means XON)",
-                ));
-            }
-            if let Some(w) = pc.watchdog {
-                if w.limit.0 == 0 {
-                    return Err(ScenarioError::new(
-                        "switch.pfc.watchdog.limit",
-                        "the watchdog limit must be positive",
-                    ));
-                }
-                if w.restore.is_some_and(|r| r.0 == 0) {
-                    return Err(ScenarioError::new(
-                        "switch.pfc.watchdog.restore",
-                        "the restore time must be positive (omit it to use the limit)",
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// The switch parameters, checked.
     pub fn switch_params(&self) -> Result<SwitchParams, ScenarioError> {
         let s = &self.config.switch;
@@ -143,20 +65,6 @@ impl Scenario {
             }
             if let Some(a) = &c.admission {
                 p.admission[k] = admission(a, &format!("{path}.admission"))?;
-            }
-        }
-        // A congested-flow queue marks, admits and weighs like its
-        // non-congested queue unless `switch.classes` sets it.
-        if let Some(ci) = &s.ci {
-            for q in &ci.queues {
-                for &c in &q.cfq {
-                    if !s.classes.iter().any(|x| x.class == c) {
-                        let (b, c) = (q.class as usize, c as usize);
-                        p.ecn[c] = p.ecn[b].clone();
-                        p.admission[c] = p.admission[b];
-                        p.quantum[c] = p.quantum[b];
-                    }
-                }
             }
         }
         Ok(p)

@@ -3,21 +3,14 @@
 
 use super::world::{Counters, Rdma, World};
 use super::Simulation;
-use crate::cm::input_buffer::InputBuffers;
-use crate::cm::CmConfig;
 use crate::edge::EdgeRuntime;
 use crate::engine::EventQueue;
 use crate::host::generators::Generators;
 use crate::host::{paths, Flows};
-use crate::mech::ci::Ci;
-use crate::mech::cm::CmSwitch;
-use crate::mech::pfc::PauseMode;
-use crate::mech::pfc::Pfc;
 use crate::mech::Mechs;
 use crate::metrics::sampler::{name_matches, QueueSampler};
 use crate::net::port::Owner;
-use crate::net::switch::Admission;
-use crate::net::switch::Switch;
+use crate::net::switch::{Switch, SwitchParams};
 use crate::net::{PacketArena, Port, NUM_CLASSES};
 use crate::nic::{Nic, NicModelKind};
 use crate::rdma::cc::{CcCtx, RateCc};
@@ -201,95 +194,15 @@ fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
     gens
 }
 
-/// The switch mechanisms: PFC (which also marks the lossless classes in
-/// the switches' parameters) and congestion isolation.
-fn mechanisms(
-    sc: &Scenario,
-    fabric: &mut Fabric,
-    w_sw: &mut crate::net::switch::SwitchParams,
-) -> Mechs {
-    let c = &sc.config;
-    let pfc = match &c.switch.pfc {
-        Some(pc) => {
-            let mtu = match &c.rdma {
-                Some(r) => r.data_wire(r.payload),
-                None => c.transport.mtu,
-            };
-            let min_host_rate = fabric
-                .nics
-                .iter()
-                .map(|n| fabric.ports[n.port as usize].rate)
-                .min()
-                .unwrap_or(Rate(1));
-            Pfc::configure(
-                pc,
-                &mut fabric.switches,
-                &fabric.ports,
-                w_sw,
-                mtu,
-                min_host_rate,
-            )
-        }
-        None => Pfc::default(),
-    };
-    let ci = match &c.switch.ci {
-        Some(cfg) => {
-            for sw in &fabric.switches {
-                for gp in sw.ports.clone() {
-                    fabric.ports[gp as usize].ci = Some(Box::default());
-                }
-            }
-            let ci = Ci::new(cfg.clone(), c.seed, true);
-            w_sw.classified = ci.any;
-            ci
-        }
-        None => Ci::default(),
-    };
-    let cm = cm_switch(sc, fabric, w_sw);
-    let mut mechs = Mechs { pfc, ci, cm };
-    if c.switch.pfc.is_none() {
-        // PAUSE from the adapter's receive buffers and the input partitions
-        // holds until its resume (802.3x with a refreshed pause).
-        mechs.pfc.cfg.mode = PauseMode::UntilResume;
-    }
-    mechs
-}
-
-/// The switches' congestion points and input partitions
-/// ([`crate::mech::cm`]).
-fn cm_switch(
-    sc: &Scenario,
-    fabric: &Fabric,
-    w_sw: &mut crate::net::switch::SwitchParams,
-) -> CmSwitch {
-    let c = &sc.config;
-    let mut cm = CmSwitch {
-        data_class: sc.data_class(),
-        first_port: fabric.switches.first().map_or(0, |s| s.ports.start),
-        ..Default::default()
-    };
-    if !matches!(c.cm, CmConfig::None(_)) {
-        for sw in &fabric.switches {
-            for gp in sw.ports.clone() {
-                let id = sw.id << 16 | (gp - sw.ports.start);
-                cm.cps.push(c.cm.build_cp(id, c.seed).expect("a scheme"));
-            }
-        }
-        cm.ingress_mask |= 1 << cm.data_class;
-    }
-    if let Some(ib) = &c.switch.input_buffer {
-        let mut largest = 0;
-        for sw in &fabric.switches {
-            cm.inputs.push(InputBuffers::new(sw.ports.len(), ib));
-            largest = largest.max(sw.ports.len() as u64);
-        }
-        cm.ingress_mask = 0xFF;
-        cm.partitioned = true;
-        // No per-output limit: the partitions bound the memory.
-        w_sw.buffer = ib.memory_per_port.bytes() * largest;
-        w_sw.admission = [Admission::Static { limit: w_sw.buffer }; NUM_CLASSES];
-    }
-    cm
+/// The switch mechanisms' state, from the registry ([`crate::mech::build`]).
+fn mechanisms(sc: &Scenario, fabric: &mut Fabric, params: &mut SwitchParams) -> Mechs {
+    crate::mech::build(&mut crate::mech::Network {
+        sc,
+        ports: &mut fabric.ports,
+        switches: &mut fabric.switches,
+        nics: &fabric.nics,
+        params,
+    })
 }
 
 /// When the workload starts offering traffic: the earliest start of a
@@ -337,6 +250,9 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let mut node_names = g.host_names.clone();
     node_names.extend(g.switch_names.iter().cloned());
     let mut sw = sc.switch_params()?;
+    // The mechanisms may set the switches' parameters (a congested-flow
+    // queue's ECN rule), so the ports' ECN follows them.
+    let mechs = mechanisms(sc, &mut fabric, &mut sw);
     for p in &mut fabric.ports {
         if let Owner::Switch(_) = p.owner() {
             let bps = p.rate.bits_per_sec();
@@ -345,7 +261,6 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             }
         }
     }
-    let mechs = mechanisms(sc, &mut fabric, &mut sw);
     let ccs = sc.ccs.clone();
     let rdma = c.rdma.as_ref().map(|r| Rdma {
         cfg: r.clone(),
@@ -433,6 +348,8 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     gens.schedule(&mut w, c);
     let sampler = queue_sampler(&w, &c.metrics, &node_names);
     sampler.start(&mut w);
+    // The mechanisms' first timers, after every other start event.
+    crate::mech::start(&mut w);
     Ok(Simulation {
         w,
         gens,

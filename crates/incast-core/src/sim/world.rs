@@ -53,7 +53,7 @@ pub(crate) struct World {
     pub ack_class: Option<u8>,
     /// RDMA transport (when the scenario has `[rdma]`).
     pub rdma: Option<Rdma>,
-    /// Switch mechanisms (PFC, congestion isolation, INT).
+    /// The switch mechanisms' state ([`crate::mech::Mechs`]).
     pub mechs: Mechs,
     /// Edge pausing: clocks, gated senders, OWD samples.
     pub edge: Option<Box<EdgeRuntime>>,

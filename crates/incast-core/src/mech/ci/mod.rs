@@ -9,7 +9,7 @@
 //!   class's queue; new isolations send CIPs upstream;
 //! * **enqueue** / **depart**: the port counts each queue's arrivals and
 //!   exits, which the order rule (markers or per-flow counters) reads to
-//!   block a CFQ's head ([`crate::net::Port::ci_blocked`]);
+//!   block a CFQ's head ([`crate::net::Port::held`]);
 //! * **frames** ([`Ci::on_frame`]): a CIP isolates the flow at the egress
 //!   towards its sender (a switch) or moves the flow to the CFQ's priority
 //!   (a NIC, [`crate::nic::isolate`]); a CIP-ACK confirms;
@@ -20,9 +20,10 @@
 pub mod table;
 mod validate;
 
-pub(crate) use validate::validate;
-
 pub use table::*;
+
+/// `[switch.ci]`.
+pub type Config = CiConfig;
 
 use super::{Hop, SwitchMechanism, TimerKind};
 use crate::metrics_table::Table;
@@ -48,6 +49,8 @@ pub(crate) struct Ci {
     /// The table entry of the packet being classified, when it joins its
     /// flow's CFQ (from `on_classify` to `on_enqueue`).
     entry: Option<usize>,
+    /// Every switch port's table and order state (empty without CI).
+    pub ports: CiPorts,
     pub cips_sent: u64,
     pub cips_received: u64,
     pub cips_lost: u64,
@@ -80,6 +83,7 @@ impl Ci {
             cfq,
             any: base | cfq,
             entry: None,
+            ports: CiPorts::default(),
             cips_sent: 0,
             cips_received: 0,
             cips_lost: 0,
@@ -100,6 +104,46 @@ impl Ci {
 
 impl SwitchMechanism for Ci {
     const ID: u8 = 2;
+    type Config = CiConfig;
+    type State = Ci;
+
+    fn validate(
+        cfg: &CiConfig,
+        sc: &crate::scenario::Scenario,
+    ) -> Result<(), crate::scenario::ScenarioError> {
+        validate::validate(cfg, sc)
+    }
+
+    /// Every switch port's CI state, and the classes CI classifies in the
+    /// switches' parameters. A congested-flow queue marks, admits and
+    /// weighs like its non-congested queue unless `switch.classes` sets it.
+    fn build(cfg: Option<&CiConfig>, net: &mut super::Network) -> Ci {
+        let Some(cfg) = cfg else {
+            return Ci::default();
+        };
+        let classes = &net.sc.config.switch.classes;
+        let p = &mut *net.params;
+        for q in &cfg.queues {
+            for &c in &q.cfq {
+                if !classes.iter().any(|x| x.class == c) {
+                    let (b, c) = (q.class as usize, c as usize);
+                    p.ecn[c] = p.ecn[b].clone();
+                    p.admission[c] = p.admission[b];
+                    p.quantum[c] = p.quantum[b];
+                }
+            }
+        }
+        let mut ci = Ci::new(cfg.clone(), net.sc.config.seed, true);
+        let first = net.switches.first().map_or(0, |s| s.ports.start);
+        ci.ports = CiPorts {
+            first,
+            ports: (first..net.ports.len() as u32)
+                .map(|_| CiPort::default())
+                .collect(),
+        };
+        p.classified = ci.any;
+        ci
+    }
 
     #[inline(always)]
     fn wants_classify(w: &World, class: u8) -> bool {
@@ -140,11 +184,6 @@ impl SwitchMechanism for Ci {
         exit(w, hop.out, hop.queue, key);
     }
 
-    #[inline(always)]
-    fn owns_frame(kind: PacketKind) -> bool {
-        matches!(kind, PacketKind::Cip | PacketKind::CipAck)
-    }
-
     fn on_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
         on_cip(w, now, gp, id);
     }
@@ -167,26 +206,26 @@ impl SwitchMechanism for Ci {
 fn enqueued(w: &mut World, out: u32, queue: u8) {
     let (order, cfq) = (w.mechs.ci.cfg.order, w.mechs.ci.cfq);
     let entry = std::mem::take(&mut w.mechs.ci.entry);
-    let (cp, queues, ci_blocked) = w.ports[out as usize].ci_parts();
+    let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, out);
     cp.on_enqueue(queue, entry);
-    cp.refresh_blocked(order, cfq, queues, &w.arena, ci_blocked);
+    cp.refresh_blocked(order, cfq, queues, &w.arena, held);
 }
 
+/// A Congestion Isolation Packet (IEEE 802.1Qcz), link-local: `seq` is the
+/// flow key (5-tuple hash), `payload` its CI class, `flow` and `flow_uid`
+/// its flow slot (for the counters). The kind of a [`PacketKind::Control`]
+/// frame of [`Ci`].
+const CIP: u8 = 0;
+/// The acknowledgement of a CIP (reliability option `ack`), same fields.
+const CIP_ACK: u8 = 1;
+
 /// Queues a link-local CI frame (CIP or CIP-ACK) on port `gp`'s control FIFO.
-fn send_frame(
-    w: &mut World,
-    now: Ps,
-    gp: u32,
-    kind: PacketKind,
-    key: u64,
-    base: u8,
-    flow: (u32, u32),
-) {
-    let mut frame = Packet::link_frame(kind, now, base, key, base as u32);
+fn send_frame(w: &mut World, now: Ps, gp: u32, kind: u8, key: u64, base: u8, flow: (u32, u32)) {
+    let mut frame = Packet::control_frame(Ci::ID, kind, now, base, key, base as u32);
     (frame.flow, frame.flow_uid) = flow;
     let r = &mut w.mechs.ci;
     match kind {
-        PacketKind::Cip => r.cips_sent += 1,
+        CIP => r.cips_sent += 1,
         _ => r.acks_sent += 1,
     }
     switch::queue_link_frame(w, gp, frame);
@@ -210,13 +249,13 @@ fn classify(
     let (key, base, size) = (p.hash, p.class, p.size as Bytes);
     let cfg = &&w.mechs.ci.cfg;
     let (age, order, threshold) = (cfg.age.0, cfg.order, cfg.threshold.0);
-    let (cp, queues, ci_blocked) = w.ports[out as usize].ci_parts();
+    let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, out);
     let mut idx = cp.find(key);
     if let Some(i) = idx {
         if cp.aged(i, now, age, order) {
             // Not seen for `age` and nothing of it in the CFQ: de-isolate.
             cp.remove(i);
-            cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+            cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, held);
             idx = None;
         }
     }
@@ -261,7 +300,7 @@ fn classify(
                         created.push((flow, uid));
                     }
                 }
-                cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+                cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, held);
             }
             cp.find(key)
         }
@@ -300,12 +339,7 @@ fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
             cfg.cip.interval.0,
             cfg.nic,
         );
-        let ing = w.ports[out as usize]
-            .ci
-            .as_deref()
-            .expect("ci port")
-            .entries[i]
-            .ingress;
+        let ing = w.mechs.ci.ports.get(out).entries[i].ingress;
         if ing == NO_PORT {
             continue;
         }
@@ -314,8 +348,7 @@ fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
             w.ports[w.ports[up as usize].peer as usize].owner(),
             Owner::Nic(_)
         );
-        let cp = w.ports[out as usize].ci.as_deref_mut().expect("ci port");
-        let e = &mut cp.entries[i];
+        let e = &mut w.mechs.ci.ports.get_mut(out).entries[i];
         if e.cip_sent {
             continue;
         }
@@ -336,7 +369,7 @@ fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
             e.confirmed = true;
         }
         for _ in 0..n {
-            send_frame(w, now, up, PacketKind::Cip, key, base, flow);
+            send_frame(w, now, up, CIP, key, base, flow);
         }
     }
 }
@@ -346,7 +379,7 @@ fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
 fn exit(w: &mut World, p: u32, queue: u8, key: u64) {
     let r = &w.mechs.ci;
     let (order, drain) = (r.cfg.order, r.cfg.release_on_drain);
-    let (cp, queues, ci_blocked) = w.ports[p as usize].ci_parts();
+    let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, p);
     cp.on_exit(queue, key, w.mechs.ci.cfq);
     if drain && w.mechs.ci.cfq & (1 << queue) != 0 && queues[queue as usize].pkts.is_empty() {
         // `release_on_drain`: the CFQ is empty, its locally detected flows go back.
@@ -360,7 +393,7 @@ fn exit(w: &mut World, p: u32, queue: u8, key: u64) {
             }
         }
     }
-    cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+    cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, held);
 }
 
 /// Arms port `gp`'s CI timer for its earliest resend or aging deadline.
@@ -370,7 +403,7 @@ fn arm(w: &mut World, now: Ps, gp: u32) {
         cfg.age.0,
         matches!(cfg.cip.reliability, Reliability::Ack | Reliability::Marked),
     );
-    let cp = w.ports[gp as usize].ci.as_deref_mut().expect("ci port");
+    let cp = w.mechs.ci.ports.get_mut(gp);
     let mut next = Ps::MAX;
     for e in &cp.entries {
         // Aged but with packets still in its CFQ: look again in `age`.
@@ -393,7 +426,7 @@ fn arm(w: &mut World, now: Ps, gp: u32) {
 
 /// Port `gp`'s CI timer: ages entries out and resends unconfirmed CIPs.
 fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
-    let cp = w.ports[gp as usize].ci.as_deref_mut().expect("ci port");
+    let cp = w.mechs.ci.ports.get_mut(gp);
     if !w.q.fire(&mut cp.timer, now, Ev::timer(Ci::ID, 0, gp)) {
         return;
     }
@@ -410,7 +443,7 @@ fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
     let mut resend = vec![];
     let mut gave_up = 0;
     {
-        let (cp, queues, ci_blocked) = w.ports[gp as usize].ci_parts();
+        let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, gp);
         let mut i = 0;
         while i < cp.len() {
             if cp.aged(i, now, age, order) {
@@ -430,14 +463,14 @@ fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
             }
             i += 1;
         }
-        cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+        cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, held);
     }
     let r = &mut w.mechs.ci;
     r.gave_up += gave_up;
     r.resends += resend.len() as u64;
     for (ing, key, base, flow) in resend {
         let up = w.switches[s as usize].port(ing);
-        send_frame(w, now, up, PacketKind::Cip, key, base, flow);
+        send_frame(w, now, up, CIP, key, base, flow);
     }
     // A de-isolation may have unblocked a CFQ.
     link::kick(w, now, gp);
@@ -458,13 +491,13 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
     }
     w.counters.cons.delivered_bytes += pkt.size as u64;
     let (key, base, flow) = (pkt.seq, pkt.payload as u8, (pkt.flow, pkt.flow_uid));
-    if pkt.kind == PacketKind::CipAck {
+    if pkt.control_kind() == CIP_ACK {
         r.acks_received += 1;
         // Confirms the entry whose CIPs went out of this port.
         if let Owner::Switch(s) = w.ports[gp as usize].owner() {
             let local = w.ports[gp as usize].local;
             for p in w.switches[s as usize].ports.clone() {
-                let cp = w.ports[p as usize].ci.as_deref_mut().expect("ci port");
+                let cp = w.mechs.ci.ports.get_mut(p);
                 if let Some(i) = cp.find(key) {
                     if cp.entries[i].ingress == local {
                         cp.entries[i].confirmed = true;
@@ -487,9 +520,8 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
             w.mechs.ci.nic_isolations += isolated;
         }
         Owner::Switch(_) => {
-            let r = &w.mechs.ci;
-            let cfg = &r.cfg;
-            let (cp, queues, ci_blocked) = w.ports[gp as usize].ci_parts();
+            let cfg = &w.mechs.ci.cfg;
+            let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, gp);
             match cp.find(key) {
                 Some(i) => cp.entries[i].last_seen = now,
                 None => {
@@ -500,7 +532,7 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
                         .isolate(cfg, queues, &w.arena, key, base, NO_PORT, now, false, flow)
                         .is_some()
                     {
-                        cp.refresh_blocked(cfg.order, w.mechs.ci.cfq, queues, &w.arena, ci_blocked);
+                        cp.refresh_blocked(cfg.order, w.mechs.ci.cfq, queues, &w.arena, held);
                         count_isolation(w, flow.0, flow.1);
                     }
                 }
@@ -509,8 +541,43 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
         }
     }
     if ack {
-        send_frame(w, now, gp, PacketKind::CipAck, key, base, flow);
+        send_frame(w, now, gp, CIP_ACK, key, base, flow);
     }
+}
+
+/// Congestion isolation's state of every switch port, by global port id
+/// (switch ports follow the NICs' ports, contiguously).
+#[derive(Default)]
+pub(crate) struct CiPorts {
+    /// The first switch port's global id.
+    first: u32,
+    ports: Vec<CiPort>,
+}
+
+impl CiPorts {
+    /// Switch port `gp`'s state.
+    pub fn get(&self, gp: u32) -> &CiPort {
+        &self.ports[(gp - self.first) as usize]
+    }
+    pub fn get_mut(&mut self, gp: u32) -> &mut CiPort {
+        &mut self.ports[(gp - self.first) as usize]
+    }
+}
+
+/// Switch port `gp`'s CI state, its class queues and its held mask
+/// ([`crate::net::Port::held`]), borrowed together (the order rule reads
+/// all three).
+fn port_parts<'a>(
+    ports: &'a mut [crate::net::Port],
+    ci: &'a mut CiPorts,
+    gp: u32,
+) -> (
+    &'a mut CiPort,
+    &'a [crate::net::port::ClassQueue; NUM_CLASSES],
+    &'a mut u8,
+) {
+    let port = &mut ports[gp as usize];
+    (ci.get_mut(gp), &port.queues, &mut port.held)
 }
 
 /// The summary's `ci` block: CIPs, isolations, and pause frames by queue.
@@ -518,10 +585,10 @@ fn summary_block(w: &World, flows: &Table) -> serde_json::Value {
     let r = &w.mechs.ci;
     let mut st = CiPortStats::default();
     let (mut ncq, mut cfq, mut to_nics) = (0u64, 0u64, 0u64);
-    for p in &w.ports {
+    for (gp, p) in w.ports.iter().enumerate() {
         match p.owner() {
             Owner::Switch(_) => {
-                let s = p.ci.as_deref().expect("ci port").stats;
+                let s = w.mechs.ci.ports.get(gp as u32).stats;
                 st.detected += s.detected;
                 st.by_cip += s.by_cip;
                 st.deisolated += s.deisolated;

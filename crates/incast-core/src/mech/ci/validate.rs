@@ -6,10 +6,7 @@
 use crate::scenario::{check_class, Scenario, ScenarioError, SchedulerKind};
 
 /// `[switch.ci]`: classes, queue order and the CIP options.
-pub(crate) fn validate(sc: &Scenario) -> Result<(), ScenarioError> {
-    let Some(ci) = &sc.config.switch.ci else {
-        return Ok(());
-    };
+pub(crate) fn validate(ci: &super::CiConfig, sc: &Scenario) -> Result<(), ScenarioError> {
     if ci.queues.is_empty() {
         return Err(ScenarioError::new(
             "switch.ci.queues",

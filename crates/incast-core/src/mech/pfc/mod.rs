@@ -30,9 +30,13 @@ use crate::metrics_table::Table;
 use crate::net::port::{Owner, Port};
 use crate::net::switch::{self, Switch, NO_INGRESS};
 use crate::net::{link, PacketKind, PktId, NUM_CLASSES};
+use crate::scenario::{check_class, Scenario, ScenarioError};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::{ps_to_us, Bytes, Ps, Rate};
+
+/// `[switch.pfc]`.
+pub type Config = PfcConfig;
 
 /// `event` of a PFC log row: the class was paused.
 pub const PFC_PAUSED: u8 = 1;
@@ -117,6 +121,36 @@ impl Pfc {
 
 impl SwitchMechanism for Pfc {
     const ID: u8 = 1;
+    type Config = PfcConfig;
+    type State = Pfc;
+
+    fn validate(pc: &PfcConfig, sc: &Scenario) -> Result<(), ScenarioError> {
+        validate(pc, sc)
+    }
+
+    /// PFC on every switch (which also marks the lossless classes in the
+    /// switches' parameters); without `[switch.pfc]`, PAUSE from the
+    /// adapter's receive buffers and the input partitions holds until its
+    /// resume (802.3x with a refreshed pause).
+    fn build(cfg: Option<&PfcConfig>, net: &mut super::Network) -> Pfc {
+        let Some(pc) = cfg else {
+            let mut pfc = Pfc::default();
+            pfc.cfg.mode = PauseMode::UntilResume;
+            return pfc;
+        };
+        let c = &net.sc.config;
+        let mtu = match &c.rdma {
+            Some(r) => r.data_wire(r.payload),
+            None => c.transport.mtu,
+        };
+        let min_host_rate = net
+            .nics
+            .iter()
+            .map(|n| net.ports[n.port as usize].rate)
+            .min()
+            .unwrap_or(Rate(1));
+        Pfc::configure(pc, net.switches, net.ports, net.params, mtu, min_host_rate)
+    }
 
     #[inline(always)]
     fn wants_ingress(w: &World, prio: u8) -> bool {
@@ -511,4 +545,79 @@ fn log(w: &mut World, now: Ps, gp: u32, class: u8, event: u8) {
     log.2.push(local);
     log.3.push(class);
     log.4.push(event);
+}
+
+/// `[switch.pfc]`: classes, thresholds, pause quanta and the watchdog.
+fn validate(pc: &PfcConfig, sc: &Scenario) -> Result<(), ScenarioError> {
+    if pc.classes.is_empty() {
+        return Err(ScenarioError::new(
+            "switch.pfc.classes",
+            "list at least one lossless class, e.g. classes = [3]",
+        ));
+    }
+    for (i, c) in pc.classes.iter().enumerate() {
+        check_class(*c, &format!("switch.pfc.classes[{i}]"))?;
+        if pc.classes[..i].contains(c) {
+            return Err(ScenarioError::new(
+                format!("switch.pfc.classes[{i}]"),
+                format!("class {c} is listed twice; list each lossless class once"),
+            ));
+        }
+    }
+    if let Some(Headroom::Fixed(h)) = pc.headroom {
+        // The largest data packet (as `Simulation::new` sizes the headroom formula).
+        let packet = match &sc.config.rdma {
+            Some(r) => r.payload as u64 + r.header as u64,
+            None => sc.config.transport.mtu as u64,
+        };
+        if h.0 < packet {
+            return Err(ScenarioError::new(
+                "switch.pfc.headroom",
+                format!(
+                    "a headroom of {} B cannot hold one {packet} B packet: every packet \
+                     still arriving after a PAUSE would be dropped, which PFC exists to \
+                     prevent; omit headroom to size it from each port's rate and delay \
+                     (2 packets + the bytes on the wire and more)",
+                    h.0
+                ),
+            ));
+        }
+    }
+    match pc.threshold {
+        PfcThreshold::Dynamic { alpha, .. } if !(alpha > 0.0 && alpha.is_finite()) => {
+            return Err(ScenarioError::new(
+                "switch.pfc.threshold.alpha",
+                format!("alpha must be positive, got {alpha}"),
+            ));
+        }
+        PfcThreshold::Static { xoff } if xoff.0 == 0 => {
+            return Err(ScenarioError::new(
+                "switch.pfc.threshold.xoff",
+                "the XOFF threshold must be positive",
+            ));
+        }
+        _ => {}
+    }
+    if pc.pause_quanta == 0 {
+        return Err(ScenarioError::new(
+            "switch.pfc.pause_quanta",
+            "an XOFF must carry at least 1 quantum (0 means XON)",
+        ));
+    }
+    if let Some(w) = pc.watchdog {
+        if w.limit.0 == 0 {
+            return Err(ScenarioError::new(
+                "switch.pfc.watchdog.limit",
+                "the watchdog limit must be positive",
+            ));
+        }
+        if w.restore.is_some_and(|r| r.0 == 0) {
+            return Err(ScenarioError::new(
+                "switch.pfc.watchdog.restore",
+                "the restore time must be positive (omit it to use the limit)",
+            ));
+        }
+    }
+
+    Ok(())
 }
