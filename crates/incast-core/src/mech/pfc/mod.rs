@@ -234,9 +234,11 @@ impl SwitchMechanism for Pfc {
         }
     }
 
+    /// A switch's queued packets leave flagged `charged` whichever class
+    /// they are in; only with a lossless class can PFC have charged one.
     #[inline(always)]
-    fn wants_depart(_w: &World, hop: &Hop, _kind: PacketKind) -> bool {
-        hop.charged
+    fn wants_depart(w: &World, hop: &Hop, _kind: PacketKind) -> bool {
+        hop.charged && w.sw.lossless != 0
     }
 
     /// A packet is charged only on a lossless priority (`release` tests it).
