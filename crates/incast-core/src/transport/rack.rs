@@ -95,7 +95,11 @@ impl Rack {
                 s.lost = false;
             }
             None => {
-                let i = (seq - self.base) / self.mss;
+                // Below the cumulative ACK (already forgotten): nothing to track.
+                let Some(off) = seq.checked_sub(self.base) else {
+                    return;
+                };
+                let i = off / self.mss;
                 while (self.segs.len() as u64) < i {
                     self.segs.push_back(SegState::default());
                 }
