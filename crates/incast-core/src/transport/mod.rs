@@ -34,6 +34,7 @@
 
 pub mod cc;
 pub mod prr;
+pub mod rack;
 pub mod rate_sample;
 pub mod sack;
 pub mod sack_recovery;
