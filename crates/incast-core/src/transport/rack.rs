@@ -1,9 +1,8 @@
 //! RACK-TLP loss detection (RFC 8985): the sender-side state of RACK's
 //! time-based loss rule (§6) and of the Tail Loss Probe (§7).
 //!
-//! Status: the algorithm on its own, tested against the RFC's rules below;
-//! it is NOT yet wired into [`super::TcpFlow`] (no `recovery = "sack_rack"`
-//! option exists yet). See issue 43.
+//! Wired into [`super::TcpFlow`]'s SACK recovery by `recovery = "sack_rack"`
+//! ([`super::sack_rack`]); this file is the algorithm on its own.
 //!
 //! Segments lie on fixed `mss` boundaries from byte 0 (as the scoreboard's),
 //! so a segment is named by its first byte and its state kept in a deque
@@ -23,6 +22,10 @@ use std::collections::VecDeque;
 /// delays ACKs ("WCDelAckT ... 200 ms").
 pub const WC_DEL_ACK_T: Ps = SEC / 5;
 
+/// Linux's TCP_TIMEOUT_MIN, 2 jiffies: 2 ms at HZ = 1000 (include/net/tcp.h),
+/// the floor Linux adds to the PTO's 2 SRTT.
+pub const LINUX_TIMEOUT_MIN: Ps = 2 * crate::units::MS;
+
 /// One segment's RACK state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct SegState {
@@ -33,6 +36,9 @@ struct SegState {
     delivered: bool,
     /// Marked lost by RACK and not retransmitted since.
     lost: bool,
+    /// Marked lost by RACK at some point and not delivered since (its
+    /// original transmission no longer counts as in flight).
+    marked: bool,
     /// Sent at all (a gap filled in the deque is not).
     sent: bool,
 }
@@ -54,6 +60,10 @@ pub struct Rack {
     pub min_rtt: Option<Ps>,
     /// RFC 8985 §7.1 TLP.end_seq: the probe outstanding (None: none).
     pub tlp_end_seq: Option<u64>,
+    /// Segments with `lost` set.
+    pending_lost: usize,
+    /// Segments with `marked` set.
+    marked: usize,
 }
 
 /// What [`Rack::detect_loss`] found.
@@ -92,6 +102,7 @@ impl Rack {
                 s.xmit_ts = now;
                 s.retransmitted = s.sent;
                 s.sent = true;
+                self.pending_lost -= s.lost as usize;
                 s.lost = false;
             }
             None => {
@@ -121,8 +132,8 @@ impl Rack {
         if !s.sent || s.delivered {
             return;
         }
+        self.forget_loss(i);
         self.segs[i].delivered = true;
-        self.segs[i].lost = false;
         // Step 2: "If Segment.retransmitted is TRUE and ACK.ts_option.echo_reply
         // < Segment.xmit_ts" the ACK is for an earlier transmission: no sample.
         if s.retransmitted && echo_ts < s.xmit_ts {
@@ -144,15 +155,35 @@ impl Rack {
         }
     }
 
+    /// [`Rack::on_delivered`] for every segment starting in `[from, to)`.
+    pub fn on_delivered_range(&mut self, from: u64, to: u64, now: Ps, echo_ts: Ps) {
+        let first = from.saturating_sub(self.base).div_ceil(self.mss);
+        let mut seq = self.base + first * self.mss;
+        while seq < to && seq < self.base + self.segs.len() as u64 * self.mss {
+            self.on_delivered(seq, seq + self.mss, now, echo_ts);
+            seq += self.mss;
+        }
+    }
+
     /// RFC 8985 §6.2 RACK_sent_after(t1, seq1, t2, seq2).
     fn sent_after(t1: Ps, seq1: u64, t2: Ps, seq2: u64) -> bool {
         t1 > t2 || (t1 == t2 && seq1 > seq2)
+    }
+
+    /// Segment `i` is no longer lost (delivered or forgotten).
+    fn forget_loss(&mut self, i: usize) {
+        let s = &mut self.segs[i];
+        self.pending_lost -= s.lost as usize;
+        self.marked -= s.marked as usize;
+        s.lost = false;
+        s.marked = false;
     }
 
     /// The cumulative ACK reached `una`: forget the segments below it
     /// (after [`Rack::on_delivered`] has taken their samples).
     pub fn advance(&mut self, una: u64) {
         while !self.segs.is_empty() && self.base + self.mss <= una {
+            self.forget_loss(0);
             self.segs.pop_front();
             self.base += self.mss;
         }
@@ -167,6 +198,10 @@ impl Rack {
     /// RFC 8985 §6.2 step 5, RACK_detect_loss(): every segment not
     /// delivered, not already lost, sent before RACK.xmit_ts (ties by
     /// sequence) and whose `xmit_ts + RACK.rtt + reo_wnd` has passed is lost.
+    ///
+    /// Original transmissions leave in sequence order, and a retransmission
+    /// later than its original: the walk stops at the first original sent
+    /// after RACK.xmit_ts, as every segment above it was sent later still.
     pub fn detect_loss(&mut self, now: Ps, srtt: Ps) -> Detection {
         let reo_wnd = self.reo_wnd(srtt);
         let mut out = Detection::default();
@@ -176,11 +211,17 @@ impl Rack {
                 continue;
             }
             if !Self::sent_after(self.xmit_ts, self.end_seq, s.xmit_ts, seq + self.mss) {
+                if !s.retransmitted {
+                    break;
+                }
                 continue;
             }
             let deadline = s.xmit_ts + self.rtt + reo_wnd;
             if deadline <= now {
                 s.lost = true;
+                self.pending_lost += 1;
+                self.marked += !s.marked as usize;
+                s.marked = true;
                 out.lost.push(seq);
             } else {
                 let remaining = deadline - now;
@@ -192,7 +233,44 @@ impl Rack {
 
     /// Segment `seq` is marked lost by RACK and not retransmitted since.
     pub fn is_lost(&self, seq: u64) -> bool {
-        self.index(seq).is_some_and(|i| self.segs[i].lost)
+        self.pending_lost > 0 && self.index(seq).is_some_and(|i| self.segs[i].lost)
+    }
+
+    /// Some segment is marked lost and not retransmitted since.
+    pub fn has_lost(&self) -> bool {
+        self.pending_lost > 0
+    }
+
+    /// The first byte of the lowest segment below `below` marked lost and
+    /// not retransmitted since.
+    pub fn first_lost(&self, below: u64) -> Option<u64> {
+        if self.pending_lost == 0 {
+            return None;
+        }
+        let i = self.segs.iter().position(|s| s.lost)?;
+        let seq = self.base + i as u64 * self.mss;
+        (seq < below).then_some(seq)
+    }
+
+    /// The segments marked lost and not delivered since, as (first byte,
+    /// not retransmitted since the mark), ascending.
+    pub fn marked_segments(&self) -> impl Iterator<Item = (u64, bool)> + '_ {
+        let any = self.marked > 0;
+        self.segs
+            .iter()
+            .enumerate()
+            .take_while(move |_| any)
+            .filter(|(_, s)| s.marked)
+            .map(|(i, s)| (self.base + i as u64 * self.mss, s.lost))
+    }
+
+    /// RFC 8985 §6.3 / RFC 6298 §5.4: after an RTO every outstanding segment
+    /// is sent again from SND.UNA; RACK's marks and the probe are reset.
+    pub fn on_rto(&mut self) {
+        for i in 0..self.segs.len() {
+            self.forget_loss(i);
+        }
+        self.tlp_end_seq = None;
     }
 
     /// RFC 8985 §7.2 the probe timeout: `2 * SRTT`, plus WCDelAckT when one
@@ -207,6 +285,20 @@ impl Rack {
                 }
                 pto
             }
+            None => SEC,
+        };
+        pto.min(rto_left)
+    }
+
+    /// Linux's probe timeout (`tcp_schedule_loss_probe`, the default with
+    /// `tcp_early_retrans = 3`): `2 * SRTT` plus TCP_TIMEOUT_MIN (2 jiffies,
+    /// [`LINUX_TIMEOUT_MIN`]), or plus TCP_RTO_MIN (200 ms, [`WC_DEL_ACK_T`])
+    /// whatever the receiver's ACK policy when one segment is in flight;
+    /// 1 s without a sample; never later than the RTO would fire.
+    pub fn pto_linux(srtt: Option<Ps>, flight_segments: u64, rto_left: Ps) -> Ps {
+        let pto = match srtt {
+            Some(srtt) if flight_segments == 1 => 2 * srtt + WC_DEL_ACK_T,
+            Some(srtt) => 2 * srtt + LINUX_TIMEOUT_MIN,
             None => SEC,
         };
         pto.min(rto_left)
@@ -352,6 +444,10 @@ mod tests {
         );
         assert_eq!(Rack::pto(None, 5, false, 3 * SEC), SEC);
         assert_eq!(Rack::pto(Some(100 * US), 5, false, 150 * US), 150 * US);
+        let ms = crate::units::MS;
+        assert_eq!(Rack::pto_linux(Some(100 * US), 5, SEC), 200 * US + 2 * ms);
+        assert_eq!(Rack::pto_linux(Some(100 * US), 1, 10 * ms), 10 * ms);
+        assert_eq!(Rack::pto_linux(None, 5, 3 * SEC), SEC);
     }
 
     /// RFC 8985 §7.3: one probe per tail.
