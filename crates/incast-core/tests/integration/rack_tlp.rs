@@ -68,11 +68,12 @@ size = {size}
 
 /// RFC 8985 §7: a burst whose last segments are dropped leaves nothing
 /// behind them to be SACKed. SACK recovery waits for the RTO (10 ms);
-/// TLP's probe (the last segment again, 2 SRTT after the last ACK) is
-/// SACKed, RACK marks the rest of the tail lost, and recovery repairs it
-/// within a few round trips. Asserted for every burst size from 29 to 34
-/// segments that loses its tail with SACK (a timeout): no timeout with
-/// RACK-TLP and an FCT under 1 ms (the RTO floor is 10 ms).
+/// TLP's probe (the last segment again, 2 SRTT + 2 ms after the last ACK,
+/// Linux's PTO) is SACKed, RACK marks the rest of the tail lost, and
+/// recovery repairs it within a round trip. Asserted for every burst size
+/// from 29 to 34 segments that loses its tail with SACK (a timeout): no
+/// timeout with RACK-TLP and an FCT under 5 ms, half the RTO floor
+/// (measured, 29 segments: SACK 10.05 ms with 1 timeout, RACK-TLP 2.09 ms).
 #[test]
 fn tlp_repairs_a_tail_loss_without_an_rto() {
     let mut cases = 0;
@@ -86,7 +87,7 @@ fn tlp_repairs_a_tail_loss_without_an_rto() {
         cases += 1;
         assert_eq!(rack.2, 0, "{segments} segments: {rack:?}");
         assert!(
-            rack.1 > 0 && rack.0 < 1000.0,
+            rack.1 > 0 && rack.0 < 5000.0,
             "{segments} segments: {rack:?}"
         );
     }
