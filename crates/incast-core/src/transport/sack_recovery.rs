@@ -371,7 +371,14 @@ impl TcpFlow {
 
     /// RFC 6675 §5 step (4): fast retransmit and loss recovery.
     pub(super) fn enter_sack_recovery(&mut self, delivered: u64, p: &TcpParams) {
-        let flight = self.snd_nxt - self.snd_una;
+        let mut flight = self.snd_nxt - self.snd_una;
+        if self.uses_rack() {
+            // With RACK a recovery can follow the last at once (a segment sent
+            // after RecoveryPoint marked lost): FlightSize leaves out the SACKed
+            // bytes, as at the RTO ([`TcpFlow::sacked_in_flight`]), or back-to-
+            // back recoveries would halve the same sequence span each time.
+            flight -= self.sacked_in_flight();
+        }
         // (4.1) "RecoveryPoint = HighData".
         self.recover = self.snd_nxt;
         // (4.2) ssthresh per the congestion control (RFC 5681: FlightSize / 2).

@@ -13,8 +13,9 @@ use incast_core::Results;
 /// retransmission is lost again in the still-full queue and the RTO (10 ms)
 /// repairs it. RACK's time rule marks it lost once a segment sent after it
 /// is SACKed and RACK.rtt + min_RTT / 4 has passed, and it is sent again
-/// without a timeout. Measured: see the eprintln (SACK: 1 timeout).
-/// Asserted: SACK has a timeout, RACK-TLP none and a shorter FCT.
+/// without a timeout. Asserted: SACK has a timeout, RACK-TLP none and a
+/// shorter FCT. Measured: SACK 10.1 ms, 135 retransmissions, 134 drops, 1
+/// timeout; RACK-TLP 1.65 ms, 290, 288, no timeout.
 #[test]
 fn rack_repairs_the_lost_retransmission_without_an_rto() {
     let sack = outcome(&lossy_path("sack"));
