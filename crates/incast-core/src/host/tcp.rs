@@ -16,7 +16,7 @@ use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::transport::cc::CongestionControl;
 use crate::transport::sack::{option_bytes, SackBlocks};
-use crate::transport::{AckOut, AckResult, Echo, Recovery, TcpFlow, TcpParams};
+use crate::transport::{AckOut, AckResult, Echo, TcpFlow, TcpParams};
 use crate::units::Ps;
 
 /// The next data segment of the flow in `slot`, as a packet ready for the
@@ -61,7 +61,9 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
         pkt.tag = e.tag(f.gate.as_deref());
     }
     w.counters.cons.sent_bytes += pkt.size as u64;
-    if !f.tcp.rto_timer.is_armed() {
+    if f.tcp.uses_rack() {
+        arm_rack_timer(w, slot);
+    } else if !f.tcp.rto_timer.is_armed() {
         let rto = f.tcp.rtt.current(&w.tcp);
         w.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
     }
@@ -115,7 +117,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
             if let Some(e) = w.edge.as_deref_mut() {
                 edge_reading(e, f, now, pkt);
             }
-            let r = if w.tcp.recovery == Recovery::Sack {
+            let r = if w.tcp.recovery.uses_sack() {
                 sack_ack(&mut f.tcp, w.sack.get(id), now, pkt, &w.tcp)
             } else {
                 f.tcp
@@ -123,6 +125,17 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
             };
             if r.completed {
                 complete_flow(w, now, slot);
+                return;
+            }
+            if f.tcp.uses_rack() {
+                f.tcp.rack_after_ack(now, &r, &w.tcp);
+                arm_rack_timer(w, slot);
+                let f = &mut w.flows.slots[slot as usize];
+                if r.may_send && !f.in_ready {
+                    f.in_ready = true;
+                    let src = f.src;
+                    ready(w, now, src, slot);
+                }
                 return;
             }
             if r.advanced {
@@ -183,7 +196,7 @@ fn send_ack(w: &mut World, slot: u32, a: AckOut, i: usize) {
     let receiver = f.dst;
     w.counters.cons.sent_bytes += pkt.size as u64;
     let id = w.arena.alloc(pkt);
-    if w.tcp.recovery == Recovery::Sack {
+    if w.tcp.recovery.uses_sack() {
         attach_sack(w, slot, i, id);
     }
     nic::push_ctrl(w, receiver, id);
@@ -256,13 +269,31 @@ pub(crate) fn on_rto(w: &mut World, now: Ps, slot: u32) {
     {
         return;
     }
-    f.tcp.on_timeout(&w.tcp);
-    let rto = f.tcp.rtt.current(&w.tcp);
-    w.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
+    if f.tcp.uses_rack() {
+        // RACK-TLP: the timer is the RTO, the reordering timer or the PTO.
+        f.tcp.rack_on_timer(now, &w.tcp);
+        arm_rack_timer(w, slot);
+    } else {
+        f.tcp.on_timeout(&w.tcp);
+        let rto = f.tcp.rtt.current(&w.tcp);
+        w.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
+    }
+    let f = &mut w.flows.slots[slot as usize];
     if !f.in_ready && f.tcp.can_send(&w.tcp) {
         f.in_ready = true;
         let src = f.src;
         ready(w, now, src, slot);
+    }
+}
+
+/// Arms (or disarms) the one timer of RACK-TLP flow `slot` at the earliest
+/// of its RTO, reordering-timer and PTO deadlines
+/// ([`TcpFlow::rack_deadline`]).
+fn arm_rack_timer(w: &mut World, slot: u32) {
+    let f = &mut w.flows.slots[slot as usize];
+    match f.tcp.rack_deadline() {
+        Some(at) => w.q.arm(&mut f.tcp.rto_timer, at, Ev::Rto(slot)),
+        None => f.tcp.rto_timer.disarm(),
     }
 }
 

@@ -225,8 +225,8 @@ pub struct TransportConfig {
     /// Delayed ACKs (default: off, every segment is ACKed).
     pub delayed_ack: Option<DelayedAckConfig>,
     /// Loss recovery: `"sack"` (SACK blocks, RFC 2018; RFC 6675 recovery with RFC 6937 PRR;
-    /// the default, as Linux and ns-3, though Linux adds RACK-TLP, RFC 8985, which incast does
-    /// not model) or `"newreno"` (cumulative ACKs only, RFC 6582).
+    /// the default, as ns-3), `"sack_rack"` (the same with RACK-TLP loss detection, RFC 8985,
+    /// as Linux's defaults) or `"newreno"` (cumulative ACKs only, RFC 6582).
     pub recovery: crate::transport::Recovery,
     /// Priority class of data packets.
     pub class: u8,

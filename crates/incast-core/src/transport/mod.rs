@@ -34,8 +34,10 @@
 
 pub mod cc;
 pub mod prr;
+pub mod rack;
 pub mod rate_sample;
 pub mod sack;
+pub mod sack_rack;
 pub mod sack_recovery;
 pub mod scoreboard;
 
@@ -63,7 +65,8 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     /// Delayed ACKs: (segments per ACK, timeout); `None` ACKs every segment.
     pub delayed_ack: Option<(u32, Ps)>,
-    /// Loss recovery: NewReno (cumulative ACKs) or SACK ([`sack_recovery`]).
+    /// Loss recovery: NewReno (cumulative ACKs), SACK ([`sack_recovery`]) or
+    /// SACK with RACK-TLP ([`sack_rack`]).
     /// `TcpParams::default()` keeps NewReno: it is the unit tests' and the
     /// dumbbell harness's machine, which feed cumulative ACKs only; scenarios
     /// default to SACK ([`crate::scenario::config::TransportConfig`]).
@@ -228,7 +231,8 @@ pub struct TcpFlow {
     pub pace_timer: LazyTimer,
     /// Per-segment delivery state, when the congestion control wants rate samples.
     rate: Option<Box<DeliveryRate>>,
-    /// SACK blocks and scoreboard, with `recovery = "sack"` ([`sack_recovery`]).
+    /// SACK blocks and scoreboard, with `recovery = "sack"` or `"sack_rack"`
+    /// ([`sack_recovery`], [`sack_rack`]).
     sack: Option<Box<SackState>>,
     /// The latest time the flow was told (ACK or data): the send time
     /// [`TcpFlow::next_segment`] records, which is not told the time.
@@ -271,7 +275,10 @@ impl TcpFlow {
             next_send_at: 0,
             pace_timer: LazyTimer::default(),
             rate,
-            sack: (p.recovery == Recovery::Sack).then(Box::default),
+            sack: p
+                .recovery
+                .uses_sack()
+                .then(|| Box::new(SackState::new(p.recovery, p.mss))),
             clock: 0,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -332,7 +339,7 @@ impl TcpFlow {
             return None; // paced, retransmissions included
         }
         let flight = self.snd_nxt - self.snd_una;
-        let seg = self.take_segment(p)?;
+        let seg = self.take_segment(now, p)?;
         if let Some(rate) = pacing {
             // draft-cardwell-iccrg-bbr-congestion-control-00 §4.2.1:
             // next_send_time = Now() + packet.size / pacing_rate (payload bytes,
@@ -352,7 +359,7 @@ impl TcpFlow {
     /// others (BBR) need the NIC to call `next_segment_at`.
     pub fn next_segment(&mut self, p: &TcpParams) -> Option<Segment> {
         let flight = self.snd_nxt - self.snd_una;
-        let seg = self.take_segment(p)?;
+        let seg = self.take_segment(self.clock, p)?;
         if self.rate.is_some() {
             let now = self.clock;
             self.record_send(now, &seg, flight, p);
@@ -360,9 +367,10 @@ impl TcpFlow {
         Some(seg)
     }
 
-    fn take_segment(&mut self, p: &TcpParams) -> Option<Segment> {
+    /// The segment to transmit at `now`, without pacing.
+    fn take_segment(&mut self, now: Ps, p: &TcpParams) -> Option<Segment> {
         if self.sack.is_some() {
-            return self.take_segment_sack(p);
+            return self.take_segment_sack(now, p);
         }
         if let Some(seq) = self.retx_next.take() {
             if seq >= self.snd_una && seq < self.size {

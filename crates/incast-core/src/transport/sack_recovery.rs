@@ -31,6 +31,7 @@
 use super::cc::{AckEvent, CongestionControl};
 use super::prr::Prr;
 use super::sack::{SackBlocks, SackReceiver};
+use super::sack_rack::RackState;
 use super::scoreboard::{Next, Scoreboard};
 use super::{AckResult, Segment, TcpFlow, TcpParams};
 use crate::units::Ps;
@@ -57,6 +58,18 @@ pub enum Recovery {
     /// ns-3 (`TcpSocketBase::Sack` true, `TcpPrrRecovery`) do.
     #[default]
     Sack,
+    /// `Sack` with RACK-TLP loss detection (RFC 8985, [`super::sack_rack`]),
+    /// as Linux's defaults (`net.ipv4.tcp_recovery = 1`,
+    /// `tcp_early_retrans = 3`).
+    SackRack,
+}
+
+impl Recovery {
+    /// Receivers send SACK blocks and senders keep a scoreboard.
+    #[inline]
+    pub fn uses_sack(self) -> bool {
+        matches!(self, Recovery::Sack | Recovery::SackRack)
+    }
 }
 
 /// A flow's SACK state: the receiver's reports and the sender's scoreboard.
@@ -74,6 +87,18 @@ pub struct SackState {
     pipe: u64,
     /// The fast retransmit of the recovery just entered is still to be sent.
     fast_rxt: bool,
+    /// RACK-TLP, with `recovery = "sack_rack"`.
+    pub rack: Option<RackState>,
+}
+
+impl SackState {
+    /// A flow's state for `recovery` (which uses SACK).
+    pub fn new(recovery: Recovery, mss: u64) -> SackState {
+        SackState {
+            rack: (recovery == Recovery::SackRack).then(|| RackState::new(mss)),
+            ..Default::default()
+        }
+    }
 }
 
 /// What the flow sends next with SACK.
@@ -85,6 +110,11 @@ enum Plan {
     Recovery(Next),
     /// Outside recovery: the segment at this byte (past SACKed ranges).
     Send(u64),
+    /// A segment RACK marked lost below HighRxt (in recovery) or SND.NXT
+    /// (after an RTO): HighRxt stays (RFC 8985 §9.3).
+    RackLost(u64),
+    /// RFC 8985 §7.3 the tail loss probe, whatever the window.
+    Probe(u64),
 }
 
 impl TcpFlow {
@@ -117,7 +147,19 @@ impl TcpFlow {
     /// The next segment, if the window allows one.
     fn sack_plan(&self, p: &TcpParams) -> Option<(u64, Plan)> {
         let s = self.sack_state();
+        if s.rack.is_some() {
+            if let Some(seq) = self.rack_probe_seq(p) {
+                return Some((seq, Plan::Probe(seq)));
+            }
+        }
         if !self.in_recovery {
+            if let Some(seq) = self.rack_first_lost(self.snd_nxt) {
+                // After an RTO: a go-back retransmission RACK found lost again.
+                let flight =
+                    (self.snd_nxt - self.snd_una) - s.board.sacked_in(self.snd_una, self.snd_nxt);
+                let fits = flight + self.seg_len(seq, p.mss) as u64 <= self.win.cwnd;
+                return fits.then_some((seq, Plan::RackLost(seq)));
+            }
             // RFC 6675 §5.1: after an RTO, fill in what the scoreboard lacks.
             let seq = if self.snd_nxt < self.high_tx {
                 s.board.first_unsacked(self.snd_nxt)
@@ -133,6 +175,18 @@ impl TcpFlow {
         }
         if s.fast_rxt {
             return Some((self.snd_una, Plan::FastRetransmit));
+        }
+        let seg_fits = |seq: u64| s.pipe + self.seg_len(seq, p.mss) as u64 <= self.win.cwnd;
+        if s.rack.is_some() {
+            // RFC 8985 §9.3: a lost retransmission first, then rule (1) with
+            // RACK's marks as losses.
+            if let Some(seq) = self.rack_first_lost(s.high_rxt) {
+                return seg_fits(seq).then_some((seq, Plan::RackLost(seq)));
+            }
+            let s2 = s.board.first_unsacked(s.high_rxt.max(self.snd_una));
+            if s2 < self.snd_nxt && self.rack_is_lost(s2) {
+                return seg_fits(s2).then_some((s2, Plan::Recovery(Next::Lost(s2))));
+            }
         }
         // RFC 6675 §4 NextSeg().
         let next = s.board.next_seg(
@@ -150,8 +204,7 @@ impl TcpFlow {
             Next::Nothing => return None,
         };
         // RFC 6675 §5 (C): "If cwnd - pipe >= 1 SMSS".
-        (s.pipe + self.seg_len(seq, p.mss) as u64 <= self.win.cwnd)
-            .then_some((seq, Plan::Recovery(next)))
+        seg_fits(seq).then_some((seq, Plan::Recovery(next)))
     }
 
     /// [`TcpFlow::can_send`] with SACK.
@@ -162,7 +215,7 @@ impl TcpFlow {
 
     /// [`TcpFlow::take_segment`] with SACK (RFC 6675 §5 (C.1)-(C.4)).
     #[inline(never)]
-    pub(super) fn take_segment_sack(&mut self, p: &TcpParams) -> Option<Segment> {
+    pub(super) fn take_segment_sack(&mut self, now: Ps, p: &TcpParams) -> Option<Segment> {
         let (seq, plan) = self.sack_plan(p)?;
         let len = self.seg_len(seq, p.mss);
         let end = seq + len as u64;
@@ -183,7 +236,7 @@ impl TcpFlow {
             Plan::Recovery(Next::Lost(_) | Next::Unsacked(_)) => s.high_rxt = end,
             // Rule 4: "RescueRxt set to RecoveryPoint".
             Plan::Recovery(Next::Rescue(_)) => s.rescue_rxt = Some(recover),
-            Plan::Recovery(_) | Plan::Send(_) => {}
+            Plan::Recovery(_) | Plan::Send(_) | Plan::RackLost(_) | Plan::Probe(_) => {}
         }
         if in_recovery {
             // (C.4) "The estimate of pipe MUST be incremented by the number
@@ -191,7 +244,8 @@ impl TcpFlow {
             s.pipe += len as u64;
             s.prr.on_send(len as u64);
         }
-        if matches!(plan, Plan::Send(_) | Plan::Recovery(Next::NewData)) {
+        let new_probe = matches!(plan, Plan::Probe(_)) && new_data;
+        if matches!(plan, Plan::Send(_) | Plan::Recovery(Next::NewData)) || new_probe {
             // (C.3) new data moves HighData; after an RTO, SND.NXT skips the
             // SACKed bytes it passes.
             self.snd_nxt = end;
@@ -200,11 +254,19 @@ impl TcpFlow {
         if !new_data {
             self.retransmits += 1;
         }
-        Some(Segment {
+        let seg = Segment {
             seq,
             len,
             retx: !new_data,
-        })
+        };
+        if self.uses_rack() {
+            let probe = matches!(plan, Plan::Probe(_));
+            if probe {
+                self.rack_probe_sent();
+            }
+            self.rack_on_sent(now, &seg, probe, p);
+        }
+        Some(seg)
     }
 
     /// Processes an ACK carrying SACK `blocks` (RFC 6675 §5).
@@ -223,6 +285,11 @@ impl TcpFlow {
         let s = self.sack.as_deref_mut().expect("a SACK flow");
         let sacked_before = s.board.sacked();
         let acked = ack.saturating_sub(self.snd_una);
+        if s.rack.is_some() {
+            // RFC 8985 §6.2 steps 1-3, before Update() merges the blocks.
+            self.rack_on_ack(self.snd_una, ack, blocks, now, echo_ts);
+        }
+        let s = self.sack.as_deref_mut().expect("a SACK flow");
         if acked > 0 {
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
@@ -262,6 +329,9 @@ impl TcpFlow {
             _ => None,
         };
         let hold = self.cc.on_ack_any(&mut self.win, &ev);
+        // RFC 8985 §6.2 step 5: RACK's marks, after Update() and before
+        // SetPipe () (the marked segments leave pipe).
+        let rack_lost = self.uses_rack() && self.rack_detect(now);
         // RFC 6675 §2 DupAck: the ACK SACKs octets not SACKed before.
         if newly_sacked > 0 {
             self.dupacks += 1;
@@ -280,11 +350,13 @@ impl TcpFlow {
         }
         let s = self.sack.as_deref().expect("a SACK flow");
         if !self.in_recovery
-            && newly_sacked > 0
             && self.snd_una >= self.recover
             // RFC 6675 §5 steps (1)-(2): "If DupAcks >= DupThresh" or
-            // "IsLost (HighACK + 1) returns true".
-            && (self.dupacks >= p.dupack_threshold || s.board.is_lost(self.snd_una))
+            // "IsLost (HighACK + 1) returns true"; with RACK, a segment it
+            // marked lost (Linux's tcp_time_to_recover: lost_out > 0).
+            && ((newly_sacked > 0
+                && (self.dupacks >= p.dupack_threshold || s.board.is_lost(self.snd_una)))
+                || rack_lost)
         {
             self.enter_sack_recovery(delivered, p);
         }
@@ -298,8 +370,15 @@ impl TcpFlow {
     }
 
     /// RFC 6675 §5 step (4): fast retransmit and loss recovery.
-    fn enter_sack_recovery(&mut self, delivered: u64, p: &TcpParams) {
-        let flight = self.snd_nxt - self.snd_una;
+    pub(super) fn enter_sack_recovery(&mut self, delivered: u64, p: &TcpParams) {
+        let mut flight = self.snd_nxt - self.snd_una;
+        if self.uses_rack() {
+            // With RACK a recovery can follow the last at once (a segment sent
+            // after RecoveryPoint marked lost): FlightSize leaves out the SACKed
+            // bytes, as at the RTO ([`TcpFlow::sacked_in_flight`]), or back-to-
+            // back recoveries would halve the same sequence span each time.
+            flight -= self.sacked_in_flight();
+        }
         // (4.1) "RecoveryPoint = HighData".
         self.recover = self.snd_nxt;
         // (4.2) ssthresh per the congestion control (RFC 5681: FlightSize / 2).
@@ -318,9 +397,12 @@ impl TcpFlow {
 
     /// RFC 6675 SetPipe () and RFC 6937's sndcnt for an ACK in recovery:
     /// `cwnd = pipe + sndcnt`.
-    fn sack_recovery_step(&mut self, delivered: u64, p: &TcpParams) {
+    pub(super) fn sack_recovery_step(&mut self, delivered: u64, p: &TcpParams) {
+        let s = self.sack_state();
+        let pipe = s.board.pipe(self.snd_una, self.snd_nxt, s.high_rxt);
+        let pipe = self.rack_pipe(pipe, s.high_rxt, p.mss);
         let s = self.sack.as_deref_mut().expect("a SACK flow");
-        s.pipe = s.board.pipe(self.snd_una, self.snd_nxt, s.high_rxt);
+        s.pipe = pipe;
         let sndcnt = s.prr.on_ack(delivered, s.pipe, self.win.ssthresh, p.mss);
         self.win.cwnd = s.pipe + sndcnt;
     }
@@ -346,6 +428,7 @@ impl TcpFlow {
             s.rescue_rxt = None;
             s.pipe = 0;
         }
+        self.rack_on_rto();
     }
 }
 

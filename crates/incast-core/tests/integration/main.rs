@@ -26,6 +26,7 @@ mod ns3_dumbbell;
 mod onoff_sources;
 mod properties;
 mod queue_stats;
+mod rack_tlp;
 mod rdma_cc;
 mod repro_congestion_isolation;
 mod repro_netronome;

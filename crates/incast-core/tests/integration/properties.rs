@@ -246,11 +246,23 @@ fn generated_scenarios_keep_the_invariants() {
 /// the cases are TCP).
 #[test]
 fn generated_scenarios_keep_the_invariants_with_sack() {
+    invariants_with_recovery("sack");
+}
+
+/// Issue 43: the same with RACK-TLP (`recovery = "sack_rack"`).
+#[test]
+fn generated_scenarios_keep_the_invariants_with_sack_rack() {
+    invariants_with_recovery("sack_rack");
+}
+
+/// The properties on the TCP cases of the default seed with `recovery`.
+fn invariants_with_recovery(recovery: &'static str) {
     let (n, seed) = (cases().div_ceil(2), seed());
     let tally = RefCell::new(Tally::default());
     let mut runner = runner(n, seed);
     let tcp_cases = std::cell::Cell::new(0);
-    let outcome = runner.run(&strategy::case().prop_map(Case::with_sack), |case| {
+    let strategy = strategy::case().prop_map(move |c| c.with_recovery(recovery));
+    let outcome = runner.run(&strategy, |case| {
         if matches!(&case.transport, case::Transport::Tcp(_)) {
             tcp_cases.set(tcp_cases.get() + 1);
         }
@@ -261,14 +273,14 @@ fn generated_scenarios_keep_the_invariants_with_sack() {
     match outcome {
         Ok(()) => {}
         Err(TestError::Fail(why, case)) => panic!(
-            "a generated scenario with SACK breaks a property (proptest seed {seed}):\n{why}\n\n\
-             --- minimal failing scenario ---\n{}",
+            "a generated scenario with recovery = {recovery:?} breaks a property \
+             (proptest seed {seed}):\n{why}\n\n--- minimal failing scenario ---\n{}",
             case.toml()
         ),
         Err(e) => panic!("{e}"),
     }
     let tcp_cases = tcp_cases.get();
-    println!("{n} generated scenarios ({tcp_cases} TCP with SACK) kept every property");
+    println!("{n} generated scenarios ({tcp_cases} TCP with {recovery}) kept every property");
     assert!(tcp_cases > 0, "no TCP case drawn");
 }
 

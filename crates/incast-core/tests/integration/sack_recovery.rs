@@ -14,13 +14,13 @@ use incast_core::Results;
 /// the first window's burst arrives 4x faster than it drains, so about
 /// three quarters of its second half is dropped (a window with dozens of
 /// holes), and slow start's later windows lose more.
-fn lossy_path(recovery: &str) -> Results {
+pub(crate) fn lossy_path(recovery: &str) -> Results {
     lossy_path_with(&format!("recovery = \"{recovery}\""))
 }
 
 /// [`lossy_path`] with `recovery_line` (a `recovery = ...` line, or nothing)
 /// in its `[transport]` table.
-fn lossy_path_with(recovery_line: &str) -> Results {
+pub(crate) fn lossy_path_with(recovery_line: &str) -> Results {
     run(&format!(
         r#"name = "sack_vs_newreno"
 seed = 1
@@ -50,7 +50,7 @@ size = "2MB"
 }
 
 /// What the flow of [`lossy_path`] shows: (FCT in us, retransmits, timeouts).
-fn outcome(r: &Results) -> (f64, u32, u32) {
+pub(crate) fn outcome(r: &Results) -> (f64, u32, u32) {
     let fct = r.flows.u64s("fct_ps")[0] as f64 / US as f64;
     (
         fct,

@@ -108,9 +108,9 @@ pub struct TcpCase {
     /// Delayed ACKs: (count, timeout in us).
     pub delayed_ack: Option<(u32, u32)>,
     pub ack_class: Option<u8>,
-    /// `recovery = "sack"` (else `"newreno"`, written explicitly). The strategy draws
-    /// false; [`Case::with_sack`] sets it.
-    pub sack: bool,
+    /// The `recovery` value, written explicitly. The strategy draws
+    /// `"newreno"`; [`Case::with_recovery`] sets another.
+    pub recovery: &'static str,
 }
 
 #[derive(Clone, Debug)]
@@ -365,11 +365,11 @@ impl Topo {
 }
 
 impl Case {
-    /// The case with SACK loss recovery when its transport is TCP (RDMA
-    /// cases are left as they are).
-    pub fn with_sack(mut self) -> Case {
+    /// The case with loss recovery `recovery` (`"sack"`, `"sack_rack"`)
+    /// when its transport is TCP (RDMA cases are left as they are).
+    pub fn with_recovery(mut self, recovery: &'static str) -> Case {
         if let Transport::Tcp(t) = &mut self.transport {
-            t.sack = true;
+            t.recovery = recovery;
         }
         self
     }

@@ -302,8 +302,7 @@ impl Case {
                 }
                 // Explicit both ways: the default is SACK (issue 43), and the
                 // plain property run must keep exercising NewReno.
-                let recovery = if t.sack { "sack" } else { "newreno" };
-                let _ = writeln!(s, "recovery = \"{recovery}\"");
+                let _ = writeln!(s, "recovery = \"{}\"", t.recovery);
                 if let Some((count, timeout)) = t.delayed_ack {
                     let _ = writeln!(
                         s,

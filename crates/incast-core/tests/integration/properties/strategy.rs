@@ -161,7 +161,7 @@ fn tcp() -> impl Strategy<Value = TcpCase> {
                 ack_class,
                 // Not drawn, so the default seed's cases stay what they were;
                 // `generated_scenarios_keep_the_invariants_with_sack` sets it.
-                sack: false,
+                recovery: "newreno",
             },
         )
 }
