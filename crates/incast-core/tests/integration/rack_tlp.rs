@@ -4,7 +4,7 @@
 //! conserved, the key's error.
 
 use crate::common::*;
-use crate::sack_recovery::{lossy_path, outcome};
+use crate::sack_recovery::{lossy_path, lossy_path_scenario, outcome};
 use incast_core::units::*;
 use incast_core::Results;
 
@@ -38,33 +38,8 @@ fn rack_repairs_the_lost_retransmission_without_an_rto() {
 /// drop-tail queue: the queue fills 3/4 of a packet per packet, so a burst
 /// just past its capacity loses its last segments only (a tail loss).
 fn tail_burst(recovery: &str, segments: u64) -> Results {
-    run(&format!(
-        r#"name = "tail_loss"
-seed = 1
-[topology]
-kind = "explicit"
-hosts = ["s", "r"]
-switches = ["sw"]
-links = [
-  {{ a = "sw", b = "r", rate = "10Gbps", delay = "1us" }},
-  {{ a = "s", b = "sw", rate = "40Gbps", delay = "1us" }},
-]
-[switch]
-buffer = "64MB"
-admission = {{ kind = "static", limit = "30KB" }}
-ecn = {{ kind = "off" }}
-[transport]
-cc = "newreno"
-init_cwnd = 64
-rto_min = "10ms"
-recovery = "{recovery}"
-[[workload.flows]]
-src = "s"
-dst = "r"
-size = {size}
-"#,
-        size = segments * 1460
-    ))
+    let size = (segments * 1460).to_string();
+    lossy_path_scenario("tail_loss", &format!("recovery = \"{recovery}\""), &size)
 }
 
 /// RFC 8985 §7: a burst whose last segments are dropped leaves nothing

@@ -21,8 +21,14 @@ pub(crate) fn lossy_path(recovery: &str) -> Results {
 /// [`lossy_path`] with `recovery_line` (a `recovery = ...` line, or nothing)
 /// in its `[transport]` table.
 pub(crate) fn lossy_path_with(recovery_line: &str) -> Results {
+    lossy_path_scenario("sack_vs_newreno", recovery_line, "\"2MB\"")
+}
+
+/// The scenario of [`lossy_path`], named `name`, with `recovery_line` in its
+/// `[transport]` table and a flow of `size` (a TOML size value).
+pub(crate) fn lossy_path_scenario(name: &str, recovery_line: &str, size: &str) -> Results {
     run(&format!(
-        r#"name = "sack_vs_newreno"
+        r#"name = "{name}"
 seed = 1
 [topology]
 kind = "explicit"
@@ -44,7 +50,7 @@ rto_min = "10ms"
 [[workload.flows]]
 src = "s"
 dst = "r"
-size = "2MB"
+size = {size}
 "#
     ))
 }
