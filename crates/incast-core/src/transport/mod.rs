@@ -676,6 +676,29 @@ impl TcpFlow {
     }
 }
 
+/// What the transport's unit tests share: 1000-byte segments, 40-byte
+/// headers and a NewReno flow.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::cc::CcConfig;
+    use super::{TcpFlow, TcpParams};
+
+    /// Test parameters with initial window `init_cwnd` (other fields default).
+    pub(crate) fn params(init_cwnd: u64) -> TcpParams {
+        TcpParams {
+            mss: 1000,
+            header: 40,
+            init_cwnd,
+            ..Default::default()
+        }
+    }
+
+    /// A NewReno flow of `size` bytes with parameters `p`.
+    pub(crate) fn newreno_flow(size: u64, p: &TcpParams) -> TcpFlow {
+        TcpFlow::new(size, CcConfig::by_name("newreno").unwrap().build(), p)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::cc::CcConfig;
@@ -683,20 +706,11 @@ mod tests {
     use crate::units::US;
 
     fn params() -> TcpParams {
-        TcpParams {
-            mss: 1000,
-            header: 40,
-            init_cwnd: 4,
-            ..Default::default()
-        }
+        fixtures::params(4)
     }
 
     fn flow(size: u64) -> TcpFlow {
-        TcpFlow::new(
-            size,
-            CcConfig::by_name("newreno").unwrap().build(),
-            &params(),
-        )
+        fixtures::newreno_flow(size, &params())
     }
 
     #[test]

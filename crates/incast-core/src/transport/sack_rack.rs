@@ -320,27 +320,20 @@ impl TcpFlow {
 
 #[cfg(test)]
 mod tests {
-    use super::super::cc::CcConfig;
+    use super::super::fixtures;
     use super::super::sack_recovery::Recovery;
     use super::*;
     use crate::units::{MS, US};
 
     fn params() -> TcpParams {
         TcpParams {
-            mss: 1000,
-            header: 40,
-            init_cwnd: 10,
             recovery: Recovery::SackRack,
-            ..Default::default()
+            ..fixtures::params(10)
         }
     }
 
     fn flow(size: u64) -> TcpFlow {
-        TcpFlow::new(
-            size,
-            CcConfig::by_name("newreno").unwrap().build(),
-            &params(),
-        )
+        fixtures::newreno_flow(size, &params())
     }
 
     /// Every segment the window allows at `now`.

@@ -434,26 +434,19 @@ impl TcpFlow {
 
 #[cfg(test)]
 mod tests {
-    use super::super::cc::CcConfig;
+    use super::super::fixtures;
     use super::super::Echo;
     use super::*;
 
     fn params() -> TcpParams {
         TcpParams {
-            mss: 1000,
-            header: 40,
-            init_cwnd: 10,
             recovery: Recovery::Sack,
-            ..Default::default()
+            ..fixtures::params(10)
         }
     }
 
     fn flow(size: u64) -> TcpFlow {
-        TcpFlow::new(
-            size,
-            CcConfig::by_name("newreno").unwrap().build(),
-            &params(),
-        )
+        fixtures::newreno_flow(size, &params())
     }
 
     /// Feeds the sender's segments to its own receiver, dropping those in
