@@ -454,7 +454,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The flow table's kind codes (`generators!` in the core's host/generators.rs):
     // `incast.results.FLOW_KINDS` is checked against it.
     let flow_kinds: std::collections::BTreeMap<u8, &str> =
-        incast_core::FLOW_KINDS.iter().copied().collect();
+        incast_core::flow_kinds().into_iter().collect();
     m.add("FLOW_KINDS", flow_kinds)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;

@@ -459,25 +459,30 @@ pub struct PacketsConfig {
     pub start: TimeValue,
 }
 
-/// Traffic.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct WorkloadConfig {
-    pub flows: Vec<FlowConfig>,
-    /// A CSV file of flows with the header `src,dst,size_bytes,start_ns` (optional 5th column `class`).
-    pub flow_file: Option<String>,
-    pub poisson: Vec<PoissonConfig>,
-    pub incast: Vec<IncastConfig>,
-    pub packets: Vec<PacketsConfig>,
-    /// On/off bulk transfers (iperf-like): a long-lived flow per on-period.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub bulk: Vec<BulkConfig>,
-    /// Raw-frame sources with bursty on/off or Bernoulli arrivals (the IBM
-    /// ECM talk's traffic; `workload::onoff`).
-    pub onoff: Vec<crate::workload::onoff::OnOffConfig>,
-    /// Hosts whose receive side drains slower than their link for a while
-    /// (an output-generated hotspot). Needs `[nic] model = "adapter"`.
-    pub hotspot: Vec<super::cm::HotspotConfig>,
+use crate::host::generators::{workload_config, workload_generators};
+
+workload_generators! { workload_config;
+    /// Traffic. Besides the fields here, one `[[workload.KEY]]` list per
+    /// generator kind of `workload_generators!` (host/generators.rs).
+    #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct WorkloadConfig {
+        pub flows: Vec<FlowConfig>,
+        /// A CSV file of flows with the header `src,dst,size_bytes,start_ns` (optional 5th column `class`).
+        pub flow_file: Option<String>,
+        pub poisson: Vec<PoissonConfig>,
+        pub incast: Vec<IncastConfig>,
+        pub packets: Vec<PacketsConfig>,
+        /// On/off bulk transfers (iperf-like): a long-lived flow per on-period.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub bulk: Vec<BulkConfig>,
+        /// Raw-frame sources with bursty on/off or Bernoulli arrivals (the IBM
+        /// ECM talk's traffic; `workload::onoff`).
+        pub onoff: Vec<crate::workload::onoff::OnOffConfig>,
+        /// Hosts whose receive side drains slower than their link for a while
+        /// (an output-generated hotspot). Needs `[nic] model = "adapter"`.
+        pub hotspot: Vec<super::cm::HotspotConfig>,
+    }
 }
 
 /// Which ports get a queue-length time series (the `queues` table). Every

@@ -191,6 +191,7 @@ fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
         .collect();
     gens.onoff_class = default_class;
     gens.bulk = sc.bulk.clone();
+    gens.registered = crate::host::generators::Registered::build(sc);
     gens
 }
 
@@ -218,12 +219,14 @@ fn traffic_start(sc: &Scenario) -> Ps {
     let onoff = w.onoff.iter().map(|o| o.start.0);
     let listed = sc.listed.first().map(|f| f.start);
     let bulk = sc.bulk.iter().map(|b| b.start);
+    let registered = crate::host::generators::registered_start(w);
     starts
         .chain(incasts)
         .chain(packets)
         .chain(onoff)
         .chain(listed)
         .chain(bulk)
+        .chain(registered)
         .min()
         .unwrap_or(0)
 }
