@@ -131,14 +131,14 @@ struct SwitchNeighbours {
 }
 
 impl SwitchNeighbours {
-    fn of(g: &Graph) -> Self {
-        let ns = g.n_switches();
+    fn of(graph: &Graph) -> Self {
+        let ns = graph.n_switches();
         let mut start = Vec::with_capacity(ns + 1);
         let mut nbr = Vec::new();
         start.push(0usize);
         for s in 0..ns as u32 {
-            for port in 0..g.ports(NodeRef::Switch(s)).len() {
-                nbr.push(match g.peer(NodeRef::Switch(s), port).0 {
+            for port in 0..graph.ports(NodeRef::Switch(s)).len() {
+                nbr.push(match graph.peer(NodeRef::Switch(s), port).0 {
                     NodeRef::Switch(q) => q,
                     NodeRef::Host(_) => NO_SWITCH,
                 });
@@ -267,16 +267,16 @@ impl Routes {
     /// Hosts on the same switch share one search and one table row, so the
     /// cost is one BFS per switch that has hosts, and the table holds one
     /// entry per class of switches ([`super::columns`]) per such switch.
-    pub fn compute(g: &Graph) -> Result<Routes, String> {
-        let (nh, ns) = (g.n_hosts(), g.n_switches());
-        let on_switch = hosts_on_switches(g)?;
+    pub fn compute(graph: &Graph) -> Result<Routes, String> {
+        let (nh, ns) = (graph.n_hosts(), graph.n_switches());
+        let on_switch = hosts_on_switches(graph)?;
         let mut sets = Interner {
             ids: HashMap::new(),
             set_start: vec![0],
             set_ports: Vec::new(),
             set_dist: Vec::new(),
         };
-        let nbr = SwitchNeighbours::of(g);
+        let nbr = SwitchNeighbours::of(graph);
 
         // One edge row per switch that has hosts, in switch order.
         let mut row_of = vec![u32::MAX; ns];
@@ -316,20 +316,23 @@ impl Routes {
             if queue.len() < ns {
                 let s = (0..ns).find(|&s| dist[s] == u32::MAX).unwrap_or(0);
                 let what = if on_switch[s].is_empty() {
-                    format!("{} cannot reach", g.label(NodeRef::Switch(s as u32)))
+                    format!("{} cannot reach", graph.label(NodeRef::Switch(s as u32)))
                 } else {
-                    format!("{} cannot reach", g.label(NodeRef::Host(on_switch[s][0])))
+                    format!(
+                        "{} cannot reach",
+                        graph.label(NodeRef::Host(on_switch[s][0]))
+                    )
                 };
                 return Err(format!(
                     "the network is disconnected: {what} {}; add links so that every host can reach every other host",
-                    g.label(NodeRef::Host(hosts[0]))
+                    graph.label(NodeRef::Host(hosts[0]))
                 ));
             }
             let row = row_of[t];
             nearest[row as usize / ns] = nearest_other_row(t, &row_switches, &dist);
             // The last hop: the port facing each host itself.
-            for (port, _) in g.ports(NodeRef::Switch(t as u32)).iter().enumerate() {
-                if let (NodeRef::Host(d), _) = g.peer(NodeRef::Switch(t as u32), port) {
+            for (port, _) in graph.ports(NodeRef::Switch(t as u32)).iter().enumerate() {
+                if let (NodeRef::Host(d), _) = graph.peer(NodeRef::Switch(t as u32), port) {
                     let last = sets.intern(&[1, port as u32]);
                     hosts_route[d as usize] = HostRoute {
                         att: t as u32,
@@ -352,7 +355,7 @@ impl Routes {
         }
         let merged = merge_switch_columns(table, ns, &row_switches, &nearest, &mut hosts_route);
         // A host behind a multi-host NIC is reached as the NIC's own host.
-        for (d, &owner) in g.nic_hosts().iter().enumerate() {
+        for (d, &owner) in graph.nic_hosts().iter().enumerate() {
             hosts_route[d] = hosts_route[owner as usize];
         }
         let mut routes = Routes {
@@ -474,13 +477,13 @@ mod tests {
 
     /// Forwards a packet from `src` to `dst` with `select` at every switch and
     /// returns the switches it crossed.
-    fn walk(g: &Graph, r: &Routes, src: u32, dst: u32, hash: u64) -> Vec<u32> {
-        let (mut node, _) = g.peer(NodeRef::Host(src), 0);
+    fn walk(graph: &Graph, routes: &Routes, src: u32, dst: u32, hash: u64) -> Vec<u32> {
+        let (mut node, _) = graph.peer(NodeRef::Host(src), 0);
         let mut path = Vec::new();
         while let NodeRef::Switch(s) = node {
             path.push(s);
-            assert!(path.len() <= g.n_switches(), "routing loop {path:?}");
-            node = g.peer(node, r.select(s, dst, hash) as usize).0;
+            assert!(path.len() <= graph.n_switches(), "routing loop {path:?}");
+            node = graph.peer(node, routes.select(s, dst, hash) as usize).0;
         }
         assert_eq!(node, NodeRef::Host(dst));
         path
@@ -534,18 +537,18 @@ mod tests {
     /// The ports of switch `sw` on a shortest path to host `dst`, by a plain
     /// breadth-first search over the whole graph (hosts included): what the
     /// merged tables must reproduce.
-    fn plain_choices(g: &Graph, sw: u32, dst: u32) -> Vec<u16> {
-        let dst = NodeRef::Host(g.nic_host(dst));
+    fn plain_choices(graph: &Graph, sw: u32, dst: u32) -> Vec<u16> {
+        let dst = NodeRef::Host(graph.nic_host(dst));
         let slot = |n: NodeRef| match n {
             NodeRef::Host(h) => h as usize,
-            NodeRef::Switch(s) => g.n_hosts() + s as usize,
+            NodeRef::Switch(s) => graph.n_hosts() + s as usize,
         };
-        let mut dist = vec![u32::MAX; g.n_hosts() + g.n_switches()];
+        let mut dist = vec![u32::MAX; graph.n_hosts() + graph.n_switches()];
         let mut queue = std::collections::VecDeque::from([dst]);
         dist[slot(dst)] = 0;
         while let Some(n) = queue.pop_front() {
-            for port in 0..g.ports(n).len() {
-                let q = g.peer(n, port).0;
+            for port in 0..graph.ports(n).len() {
+                let q = graph.peer(n, port).0;
                 // Hosts do not forward: only the destination starts a path.
                 if dist[slot(q)] == u32::MAX && (n == dst || matches!(n, NodeRef::Switch(_))) {
                     dist[slot(q)] = dist[slot(n)] + 1;
@@ -554,8 +557,8 @@ mod tests {
             }
         }
         let me = NodeRef::Switch(sw);
-        (0..g.ports(me).len() as u16)
-            .filter(|&p| dist[slot(g.peer(me, p as usize).0)] + 1 == dist[slot(me)])
+        (0..graph.ports(me).len() as u16)
+            .filter(|&p| dist[slot(graph.peer(me, p as usize).0)] + 1 == dist[slot(me)])
             .collect()
     }
 

@@ -263,15 +263,15 @@ impl SwitchMechanism for Pfc {
         kind == PacketKind::Pause
     }
 
-    fn on_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
-        on_pause_frame(w, now, gp, id);
+    fn on_frame(w: &mut World, now: Ps, port: u32, id: PktId) {
+        on_pause_frame(w, now, port, id);
     }
 
-    fn on_timer(w: &mut World, now: Ps, gp: u32, kind: TimerKind) {
+    fn on_timer(w: &mut World, now: Ps, port: u32, kind: TimerKind) {
         match kind {
-            EXPIRY => on_expiry(w, now, gp),
-            REFRESH => on_refresh(w, now, gp),
-            WATCHDOG => on_watchdog(w, now, gp),
+            EXPIRY => on_expiry(w, now, port),
+            REFRESH => on_refresh(w, now, port),
+            WATCHDOG => on_watchdog(w, now, port),
             _ => unreachable!("PFC timer {kind}"),
         }
     }
@@ -339,32 +339,32 @@ fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
 /// the priority it arrived on) and sends XON upstream when the ingress
 /// falls below its resume threshold.
 #[inline]
-fn release(w: &mut World, now: Ps, s: u32, in_local: u16, class: usize, size: Bytes) {
+fn release(w: &mut World, now: Ps, switch: u32, in_local: u16, class: usize, size: Bytes) {
     if w.sw.lossless & (1 << class) == 0 {
         return;
     }
     let cfg = &w.mechs.pfc.cfg;
-    let sw = &mut w.switches[s as usize];
+    let sw = &mut w.switches[switch as usize];
     sw.pfc.release(cfg, in_local as usize, class, size);
     if sw.pfc.ingress[in_local as usize][class].paused
         && sw
             .pfc
             .should_resume(cfg, w.sw.buffer, in_local as usize, class)
     {
-        send(w, now, s, in_local, class as u8, false);
+        send(w, now, switch, in_local, class as u8, false);
     }
 }
 
-/// The refresh timer of port `gp`: renews the XOFFs still in force.
-fn on_refresh(w: &mut World, now: Ps, gp: u32) {
-    let ev = Ev::timer(Pfc::ID, REFRESH, gp);
-    if !w.q.fire(&mut w.ports[gp as usize].pfc.refresh, now, ev) {
+/// The refresh timer of port `port`: renews the XOFFs still in force.
+fn on_refresh(w: &mut World, now: Ps, port: u32) {
+    let ev = Ev::timer(Pfc::ID, REFRESH, port);
+    if !w.q.fire(&mut w.ports[port as usize].pfc.refresh, now, ev) {
         return;
     }
-    let Owner::Switch(s) = w.ports[gp as usize].owner() else {
+    let Owner::Switch(s) = w.ports[port as usize].owner() else {
         return;
     };
-    let l = w.ports[gp as usize].local;
+    let l = w.ports[port as usize].local;
     let classes = w.mechs.pfc.cfg.classes.clone();
     for c in classes {
         if w.switches[s as usize].pfc.ingress[l as usize][c as usize].paused {
