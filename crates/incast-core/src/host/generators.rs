@@ -64,6 +64,9 @@ struct Source {
 /// [`workload_generators!`]). Each `[[workload.KEY]]` entry is one generator;
 /// a generator has one or more *members*, each an independent source of
 /// arrivals (one [`Ev::Gen`] pending at a time).
+// Implemented by the registered kinds only; a build without the `examples`
+// feature registers none yet.
+#[cfg_attr(not(any(test, feature = "examples")), allow(dead_code))]
 pub(crate) trait Generator: Sized {
     /// One `[[workload.KEY]]` entry (serde + schemars).
     type Config;

@@ -597,13 +597,13 @@ fn summary_block(w: &World, flows: &Table) -> serde_json::Value {
                 st.peak_entries = st.peak_entries.max(s.peak_entries);
                 for c in 0..NUM_CLASSES {
                     if w.mechs.ci.base & (1 << c) != 0 {
-                        ncq += p.pfc.xoff_tx[c];
+                        ncq += w.mechs.pfc.ports[gp].xoff_tx[c];
                     } else if w.mechs.ci.cfq & (1 << c) != 0 {
-                        cfq += p.pfc.xoff_tx[c];
+                        cfq += w.mechs.pfc.ports[gp].xoff_tx[c];
                     }
                 }
             }
-            Owner::Nic(_) => to_nics += p.pfc.xoff_rx.iter().sum::<u64>(),
+            Owner::Nic(_) => to_nics += w.mechs.pfc.ports[gp].xoff_rx.iter().sum::<u64>(),
         }
     }
     // Large flows: at least the first size-bucket edge (100 KB by default,
