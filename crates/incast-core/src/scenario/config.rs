@@ -224,9 +224,10 @@ pub struct TransportConfig {
     pub dupack_threshold: u32,
     /// Delayed ACKs (default: off, every segment is ACKed).
     pub delayed_ack: Option<DelayedAckConfig>,
-    /// Loss recovery: `"sack"` (SACK blocks, RFC 2018; RFC 6675 recovery with RFC 6937 PRR;
-    /// the default, as ns-3), `"sack_rack"` (the same with RACK-TLP loss detection, RFC 8985,
-    /// as Linux's defaults) or `"newreno"` (cumulative ACKs only, RFC 6582).
+    /// Loss recovery: `"sack_rack"` (the default, as Linux's `tcp_sack = 1`, `tcp_recovery = 1`,
+    /// `tcp_early_retrans = 3`: SACK blocks, RFC 2018; RFC 6675 recovery with RFC 6937 PRR;
+    /// RACK-TLP loss detection, RFC 8985), `"sack"` (the same without RACK-TLP, as ns-3's
+    /// default) or `"newreno"` (cumulative ACKs only, RFC 6582).
     pub recovery: crate::transport::Recovery,
     /// Priority class of data packets.
     pub class: u8,
@@ -247,7 +248,7 @@ impl Default for TransportConfig {
             rto_max: TimeValue(60 * SEC),
             dupack_threshold: 3,
             delayed_ack: None,
-            recovery: crate::transport::Recovery::Sack,
+            recovery: crate::transport::Recovery::SackRack,
             class: 0,
             ack_class: None,
         }

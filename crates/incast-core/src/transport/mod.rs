@@ -69,7 +69,7 @@ pub struct TcpParams {
     /// SACK with RACK-TLP ([`sack_rack`]).
     /// `TcpParams::default()` keeps NewReno: it is the unit tests' and the
     /// dumbbell harness's machine, which feed cumulative ACKs only; scenarios
-    /// default to SACK ([`crate::scenario::config::TransportConfig`]).
+    /// default to SACK with RACK-TLP ([`crate::scenario::config::TransportConfig`]).
     pub recovery: Recovery,
 }
 

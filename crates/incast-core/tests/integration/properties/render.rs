@@ -300,7 +300,7 @@ impl Case {
                 if let Some(c) = t.ack_class {
                     let _ = writeln!(s, "ack_class = {c}");
                 }
-                // Explicit both ways: the default is SACK (issue 43), and the
+                // Explicit both ways: the default is SACK with RACK-TLP (issue 43), and the
                 // plain property run must keep exercising NewReno.
                 let _ = writeln!(s, "recovery = \"{}\"", t.recovery);
                 if let Some((count, timeout)) = t.delayed_ack {
