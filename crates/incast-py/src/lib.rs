@@ -288,6 +288,7 @@ impl PySimulation {
 /// key or option at fault.
 #[pyfunction]
 #[pyo3(signature = (config, topology=None, flows=None, flow_file=None, headroom=None, acks=None, ecmp=None))]
+#[allow(clippy::too_many_arguments)] // one parameter per Python keyword argument
 fn import_hpcc(
     py: Python<'_>,
     config: PathBuf,
@@ -332,6 +333,7 @@ struct PyHpccRun {
 impl PyHpccRun {
     #[new]
     #[pyo3(signature = (config, topology=None, flows=None, seed=None, headroom=None, acks=None, ecmp=None))]
+    #[allow(clippy::too_many_arguments)] // one parameter per Python keyword argument
     fn new(
         py: Python<'_>,
         config: PathBuf,

@@ -204,13 +204,14 @@ impl HpccEcmp {
         let mut row_of = vec![u32::MAX; ns];
         let mut table = Vec::new();
         let mut search = Search::new(nh + ns);
-        for t in 0..ns {
-            let has_hosts = (0..g.ports(NodeRef::Switch(t as u32)).len())
-                .any(|p| matches!(g.peer(NodeRef::Switch(t as u32), p).0, NodeRef::Host(_)));
+        for (t, row) in row_of.iter_mut().enumerate() {
+            let switch = NodeRef::Switch(t as u32);
+            let has_hosts =
+                (0..g.ports(switch).len()).any(|p| matches!(g.peer(switch, p).0, NodeRef::Host(_)));
             if !has_hosts {
                 continue;
             }
-            row_of[t] = table.len() as u32;
+            *row = table.len() as u32;
             search.run(&nbrs, nh + t);
             for s in 0..ns {
                 let list = search.next_hops(&nbrs, nh + s);

@@ -385,7 +385,7 @@ fn flows(
             src: host_index[f.src as usize],
             dst: host_index[f.dst as usize],
             priority: f.pg as u8,
-            sport: sport as u16,
+            sport,
             dport: f.dport as u16,
             size: f.size,
             start_ns: f.start_ns,
