@@ -106,6 +106,10 @@ pub(crate) struct Flows {
     next_id: u64,
     /// Per host: the next source port (a flow's 5-tuple, for its hash).
     pub next_sport: Vec<u32>,
+    /// Per (source, destination) host pair: HPCC-sim's next source port,
+    /// under `routing.ecmp = "hpcc"` ([`paths::flow_hash`]; looked up,
+    /// never iterated).
+    pub pair_sport: std::collections::HashMap<(u32, u32), u16>,
     pub active: u64,
     pub peak_active: u64,
     pub finished: u64,

@@ -10,11 +10,26 @@ use crate::rdma::RdmaConfig;
 use crate::rng::{derive_seed, mix64};
 use crate::scenario::IdealFct;
 use crate::sim::world::World;
+use crate::topology::hpcc_ecmp::{flow_key, FIRST_SPORT};
 use crate::units::{Ps, Rate};
 
 /// The flow's ECMP hash and its ACKs': seeded, from its 5-tuple (source,
-/// destination, source port).
+/// destination, source port). Under HPCC-sim's rule, the flow's key and
+/// its ACKs' (the ports swapped, as `rdma-hw.cc` `ReceiveUdp` writes them),
+/// with HPCC-sim's source port: per source and destination, from 10000 in
+/// start order, 16 bits (`third.cc` `portNumder`).
 pub(crate) fn flow_hash(w: &mut World, src: u32, dst: u32) -> (u64, u64) {
+    if let Some(rule) = w.routes.hpcc() {
+        let next = w.flows.pair_sport.entry((src, dst)).or_insert(FIRST_SPORT);
+        let sport = u32::from(*next);
+        *next = next.wrapping_add(1);
+        let (a, b, dport) = (
+            rule.host_id(src),
+            rule.host_id(dst),
+            u32::from(rule.dport()),
+        );
+        return (flow_key(a, b, sport, dport), flow_key(b, a, dport, sport));
+    }
     let sport = w.flows.next_sport[src as usize];
     w.flows.next_sport[src as usize] += 1;
     let key = ((src as u64) << 40) ^ ((dst as u64) << 16) ^ sport as u64;

@@ -63,6 +63,45 @@ pub struct ScenarioConfig {
     /// The NIC model.
     #[serde(default)]
     pub nic: super::cm::NicConfig,
+    /// How switches choose among equal-cost next hops (default: each flow
+    /// by incast's seeded hash of its 5-tuple).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<RoutingConfig>,
+}
+
+/// How a switch chooses among its equal-cost next hops (`[routing]`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingConfig {
+    /// `"flow"` (default): every packet of a flow takes the port its seeded
+    /// hash picks at each switch (the seed moves paths). `"hpcc"`: the HPCC
+    /// simulator's rule (MurmurHash3 of source IP, destination IP and ports,
+    /// seeded with the switch's node id, over its next hops in HPCC-sim's
+    /// order); node ids from the names `h<id>` / `s<id>` that
+    /// `incast import-hpcc` writes (docs/hpcc-interop.md).
+    #[serde(default)]
+    pub ecmp: EcmpRule,
+    /// With `ecmp = "hpcc"`: every flow's destination port (HPCC flow
+    /// files use 100). Source ports are HPCC-sim's: per source and
+    /// destination, from 10000 in flow start order.
+    #[serde(default = "default_hpcc_dport")]
+    pub dport: u16,
+}
+
+fn default_hpcc_dport() -> u16 {
+    100
+}
+
+/// The rule of [`RoutingConfig::ecmp`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcmpRule {
+    /// incast's own: a per-flow hash seeded by the run's seed, re-mixed
+    /// with each switch's index.
+    #[default]
+    Flow,
+    /// The HPCC simulator's (`switch-node.cc` `SwitchNode::GetOutDev`).
+    Hpcc,
 }
 
 /// Where an ECN decision is taken.

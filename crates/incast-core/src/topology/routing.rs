@@ -26,8 +26,13 @@
 //! successive tiers are independent. Reusing the same hash bits at every tier
 //! would *polarize*: every flow that took up-link `j` at the edge would take
 //! up-link `j` again at the aggregation switch, leaving most core links idle.
+//!
+//! With `routing.ecmp = "hpcc"` ([`Routes::use_hpcc`]) a switch with several
+//! choices picks as the HPCC simulator does instead ([`super::hpcc_ecmp`]),
+//! from the flow's key that the packet's hash then carries.
 
 use super::columns::{merge_columns, nearest_other_row, Merged};
+use super::hpcc_ecmp::HpccEcmp;
 use super::{Graph, NodeRef, MAX_PORTS};
 use crate::rng::mix64;
 use std::collections::HashMap;
@@ -96,6 +101,9 @@ pub struct Routes {
     set_ports: Vec<u16>,
     /// Hops from a switch using set `i` to the destination host.
     set_dist: Vec<u32>,
+    /// HPCC-sim's rule and next-hop lists, when `routing.ecmp = "hpcc"`:
+    /// read only where a switch has several choices.
+    hpcc: Option<Box<HpccEcmp>>,
 }
 
 /// Builds the interned port sets. A key is `[distance, port, port, ...]`.
@@ -366,6 +374,7 @@ impl Routes {
             set_start: sets.set_start,
             set_ports: sets.set_ports,
             set_dist: sets.set_dist,
+            hpcc: None,
         };
         // A diagonal entry without another row to copy reads as SLOW.
         routes.fast = routes
@@ -417,7 +426,8 @@ impl Routes {
     }
 
     /// Picks one choice for a flow: `choices(sw,dst)[ecmp_index(hash, sw, n)]` where the flow's 64-bit hash is
-    /// re-mixed with the switch id (so successive tiers do not polarize) with crate::rng::mix64.
+    /// re-mixed with the switch id (so successive tiers do not polarize) with crate::rng::mix64;
+    /// under HPCC-sim's rule ([`Routes::use_hpcc`]), [`HpccEcmp::pick`] of the flow's key.
     #[inline(always)]
     pub fn select(&self, sw: u32, dst: u32, flow_hash: u64) -> u16 {
         let h = &self.hosts[dst as usize];
@@ -430,9 +440,33 @@ impl Routes {
         let c = if v != SLOW {
             self.set((v & !SET) as usize)
         } else {
+            // HPCC-sim's rule sets every entry with several choices to
+            // SLOW ([`Routes::use_hpcc`]), so incast's own costs nothing more.
+            if let (Some(rule), false) = (&self.hpcc, h.att == sw) {
+                return rule.pick(sw, h.att, flow_hash);
+            }
             self.choices(sw, dst)
         };
         c[ecmp_index(flow_hash, sw, c.len())]
+    }
+
+    /// Switches with several choices pick by HPCC-sim's rule from now on
+    /// ([`super::hpcc_ecmp`]): a flow's hash must then be its
+    /// [`super::hpcc_ecmp::flow_key`].
+    pub fn use_hpcc(&mut self, rule: HpccEcmp) {
+        self.hpcc = Some(Box::new(rule));
+        // Where there are several choices, `select` reads the rule on its
+        // slow path; one choice is the same port under either rule.
+        for v in &mut self.fast {
+            if *v & SET != 0 {
+                *v = SLOW;
+            }
+        }
+    }
+
+    /// HPCC-sim's rule, when the switches use it.
+    pub fn hpcc(&self) -> Option<&HpccEcmp> {
+        self.hpcc.as_deref()
     }
 
     /// Number of distinct (port set, distance) entries the table refers to.
