@@ -96,6 +96,14 @@ pub(crate) fn idle_owd(w: &World, src: u32, dst: u32, hash: u64, bytes: u64) -> 
     owd
 }
 
+/// The number of links on the path of `hash` from `src` to `dst` (csg-htsim's
+/// `Route::hop_count`: the source's NIC link and every switch's egress link).
+pub(crate) fn path_links(w: &World, src: u32, dst: u32, hash: u64) -> u32 {
+    let mut links = 0;
+    walk(w, src, dst, hash, |_| links += 1);
+    links
+}
+
 /// Edge pausing: the idle one-way delay of a full-size data packet on the
 /// flow's ECMP path (propagation plus store-and-forward serialization on
 /// every hop) and the number of switches on it.

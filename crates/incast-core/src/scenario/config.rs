@@ -239,7 +239,7 @@ fn one_ms() -> TimeValue {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TransportConfig {
-    /// Congestion control: a name (`"dctcp"`, `"newreno"`, `"cubic"`, `"bbr"`) or a table
+    /// Congestion control: a name (`"dctcp"`, `"newreno"`, `"cubic"`, `"bbr"`, `"swift"`) or a table
     /// `{ algorithm = "dctcp", g = 0.0625 }` with the algorithm's parameters.
     #[serde(deserialize_with = "deserialize_cc")]
     #[schemars(with = "serde_json::Value")]

@@ -324,6 +324,7 @@ impl TcpFlow {
             rtt,
             in_recovery: self.in_recovery,
             srtt: self.rtt.srtt.unwrap_or(0),
+            delay: now.saturating_sub(echo_ts),
         };
         let rate = match (acked > 0, self.rate.as_deref_mut()) {
             (true, Some(r)) => Some(r.on_ack(now, ack, p.mss, rtt)),

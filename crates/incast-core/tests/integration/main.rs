@@ -34,3 +34,4 @@ mod repro_on_ramp;
 mod repro_smart_pause;
 mod sack_recovery;
 mod scenario_errors;
+mod swift;

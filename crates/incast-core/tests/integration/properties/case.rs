@@ -92,6 +92,8 @@ pub enum TcpCc {
     Cubic,
     /// Paced by the NIC (`Ev::Pace`).
     Bbr,
+    /// Delay-based, paced below one packet (`Ev::Pace`).
+    Swift,
     DctcpWith {
         g: f64,
         initial_alpha: f64,
@@ -236,7 +238,7 @@ pub struct PoissonCase {
 }
 
 /// What a Poisson group's own `cc` may be.
-pub const GROUP_CCS: [&str; 4] = ["cubic", "bbr", "newreno", "dctcp"];
+pub const GROUP_CCS: [&str; 5] = ["cubic", "bbr", "newreno", "dctcp", "swift"];
 
 #[derive(Clone, Debug)]
 pub enum FanIn {

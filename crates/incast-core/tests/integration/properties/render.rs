@@ -286,6 +286,7 @@ impl Case {
                     TcpCc::Dctcp => "\"dctcp\"".to_string(),
                     TcpCc::Cubic => "\"cubic\"".to_string(),
                     TcpCc::Bbr => "\"bbr\"".to_string(),
+                    TcpCc::Swift => "\"swift\"".to_string(),
                     TcpCc::DctcpWith { g, initial_alpha } => {
                         format!(
                             "{{ algorithm = \"dctcp\", g = {g}, initial_alpha = {initial_alpha} }}"
