@@ -43,7 +43,7 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
         seq: seg.seq,
         ts: now,
         enq_at: now,
-        hash: f.hash,
+        hash: w.routes.packet_hash(f.hash, seg.seq),
         flow: slot,
         flow_uid: f.uid,
         dst: f.dst,

@@ -74,7 +74,8 @@ pub struct ScenarioConfig {
 #[serde(deny_unknown_fields)]
 pub struct RoutingConfig {
     /// `"flow"` (default): every packet of a flow takes the port its seeded
-    /// hash picks at each switch (the seed moves paths). `"hpcc"`: the HPCC
+    /// hash picks at each switch (the seed moves paths). `"spray"`: each
+    /// TCP data segment picks its own (packet spraying). `"hpcc"`: the HPCC
     /// simulator's rule (MurmurHash3 of source IP, destination IP and ports,
     /// seeded with the switch's node id, over its next hops in HPCC-sim's
     /// order); node ids from the names `h<id>` / `s<id>` that
@@ -102,6 +103,14 @@ pub enum EcmpRule {
     Flow,
     /// The HPCC simulator's (`switch-node.cc` `SwitchNode::GetOutDev`).
     Hpcc,
+    /// Packet spraying: every data segment of a TCP flow picks its own
+    /// equal-cost next hop at each switch (a hash of the flow's and the
+    /// segment's sequence number; a retransmission takes its original's
+    /// path); ACKs keep their flow's path. Segments then arrive out of order
+    /// (the summary's `out_of_order_arrivals`), which TCP's SACK recovery
+    /// tolerates up to its duplicate-ACK threshold and RACK within its
+    /// reordering window. TCP only.
+    Spray,
 }
 
 /// Where an ECN decision is taken.

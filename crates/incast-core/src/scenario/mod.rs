@@ -324,8 +324,39 @@ impl Scenario {
                     .map(|_| ())
                     .map_err(|m| ScenarioError::new("routing.ecmp", m))
             }
+            Some(r) if r.ecmp == config::EcmpRule::Spray => self.validate_spray(),
             _ => Ok(()),
         }
+    }
+
+    /// Packet spraying reorders a flow's packets: refused where the
+    /// receiver or a mechanism cannot take that.
+    fn validate_spray(&self) -> Result<(), ScenarioError> {
+        let c = &self.config;
+        let refuse = |why: &str| {
+            Err(ScenarioError::new(
+                "routing.ecmp",
+                format!("\"spray\" {why}; use ecmp = \"flow\" (the default) with it"),
+            ))
+        };
+        if c.rdma.is_some() {
+            return refuse(
+                "reorders a flow's packets, and RDMA's go-back-N receiver takes every \
+                 out-of-order packet for a loss (a NACK and a resend of everything after it)",
+            );
+        }
+        if c.switch.ci.is_some() {
+            return refuse(
+                "gives each packet its own hash, and congestion isolation ([switch.ci]) \
+                 knows a flow by its packets' hash",
+            );
+        }
+        if c.nic.model == crate::nic::NicModelKind::Adapter {
+            return refuse(
+                "cannot serve the adapter NIC model, which knows a flow by its packets' hash",
+            );
+        }
+        Ok(())
     }
 
     /// `name`: at most [`MAX_NAME_CHARS`] characters, none of them a control

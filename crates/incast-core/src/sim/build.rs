@@ -244,6 +244,10 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             HpccEcmp::build(g, r.dport).map_err(|m| ScenarioError::new("routing.ecmp", m))?;
         routes.use_hpcc(rule);
     }
+    routes.spray = c
+        .routing
+        .as_ref()
+        .is_some_and(|r| r.ecmp == EcmpRule::Spray);
     let mut fabric = fabric(g, seed);
     let duration = c.duration.map_or(0, |d| d.0);
     let host_rates = sc.host_rates();

@@ -104,6 +104,9 @@ pub struct Routes {
     /// HPCC-sim's rule and next-hop lists, when `routing.ecmp = "hpcc"`:
     /// read only where a switch has several choices.
     hpcc: Option<Box<HpccEcmp>>,
+    /// Packet spraying (`routing.ecmp = "spray"`): senders give each data
+    /// segment its own hash ([`Routes::packet_hash`]).
+    pub spray: bool,
 }
 
 /// Builds the interned port sets. A key is `[distance, port, port, ...]`.
@@ -375,6 +378,7 @@ impl Routes {
             set_ports: sets.set_ports,
             set_dist: sets.set_dist,
             hpcc: None,
+            spray: false,
         };
         // A diagonal entry without another row to copy reads as SLOW.
         routes.fast = routes
@@ -461,6 +465,18 @@ impl Routes {
             if *v & SET != 0 {
                 *v = SLOW;
             }
+        }
+    }
+
+    /// The hash a data segment of a flow with hash `flow_hash` carries:
+    /// the flow's, or under packet spraying one of its own, from its
+    /// sequence number (so a retransmission takes its original's path).
+    #[inline(always)]
+    pub fn packet_hash(&self, flow_hash: u64, seq: u64) -> u64 {
+        if self.spray {
+            crate::rng::mix64(flow_hash ^ seq.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        } else {
+            flow_hash
         }
     }
 

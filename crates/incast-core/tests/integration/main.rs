@@ -34,4 +34,5 @@ mod repro_on_ramp;
 mod repro_smart_pause;
 mod sack_recovery;
 mod scenario_errors;
+mod spraying;
 mod swift;
