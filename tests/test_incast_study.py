@@ -50,7 +50,7 @@ def _pair(cell: str) -> tuple[float, float]:
 
 def test_every_variant_has_a_row(rows):
     _, by_variant = rows
-    assert list(by_variant) == ["dctcp", "pfc_dcqcn", "pfc_hpcc", "ci", "swift"]
+    assert list(by_variant) == ["dctcp", "pfc_dcqcn", "pfc_hpcc", "ci", "swift", "dctcp_spray"]
 
 
 def test_no_incast_beats_its_ideal_and_nothing_is_lost(rows):
@@ -67,7 +67,7 @@ def test_no_incast_beats_its_ideal_and_nothing_is_lost(rows):
 
 def test_pauses_only_where_pfc_is_on(rows):
     _, by_variant = rows
-    for variant in ("dctcp", "swift"):
+    for variant in ("dctcp", "swift", "dctcp_spray"):
         assert by_variant[variant]["PFC pauses"] == "0", variant
     for variant in ("pfc_dcqcn", "pfc_hpcc", "ci"):
         assert int(by_variant[variant]["PFC pauses"]) > 0, variant

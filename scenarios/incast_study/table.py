@@ -7,7 +7,7 @@ SWEEP_DIR is the output of `incast sweep scenarios/incast_study/experiment.toml`
 completion is the time from an incast's start to its last flow's last ACK, averaged over its
 events in every seed (and the largest); the ideal is the incast's bytes at the receiver's line
 rate. Background flows are the WebSearch flows (every flow not of an incast), pooled over seeds.
-Drops, PFC pause frames and timeouts are means per run.
+Drops, PFC pause frames, retransmitted packets and timeouts are means per run.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ def table(sweep: Path) -> str:
         "unfinished",
         "drops",
         "PFC pauses",
+        "retransmits",
         "timeouts",
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -71,6 +72,7 @@ def table(sweep: Path) -> str:
         row.append(f"{runs['drops.packets'].mean():.0f}")
         pauses = runs["pfc.pause_frames"].mean() if "pfc.pause_frames" in runs else 0.0
         row.append(f"{0.0 if pd.isna(pauses) else pauses:.0f}")
+        row.append(f"{runs['retransmits'].mean():.0f}")
         row.append(f"{runs['timeouts'].mean():.1f}")
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
