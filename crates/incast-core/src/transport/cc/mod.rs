@@ -30,6 +30,7 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod ndp;
 pub mod newreno;
 pub mod windowed_max;
 
@@ -282,6 +283,7 @@ registry! {
     Dctcp => dctcp::Dctcp, "dctcp";
     Cubic => cubic::Cubic, "cubic";
     Bbr => bbr::Bbr, "bbr";
+    Ndp => ndp::Ndp, "ndp";
 }
 
 impl Default for CcConfig {
