@@ -245,3 +245,26 @@ def test_import_options_choose_headroom_and_ack_class(hpcc_dir, tmp_path):
     assert len(res.hpcc_fct.splitlines()) == N_FLOWS
     with pytest.raises(incast.ScenarioError, match="acks"):
         incast.run_hpcc(cfg, acks="urgent")
+
+
+def test_ecmp_option_routes_as_the_hpcc_simulator(hpcc_dir, tmp_path):
+    """`ecmp="hpcc"` writes `[routing] ecmp = "hpcc"` (and the flows' one destination
+    port) into the scenario, which validates and runs: on this network every pair has one
+    path, so the results equal the default's; incast's own hash stays the default. (That the
+    paths equal the HPCC simulator's on its fat tree is checked in the Rust core,
+    `hpcc_ecmp_paths_match_hpcc_sim`.)"""
+    cfg = hpcc_dir / "config.txt"
+    default, _ = incast.import_hpcc(cfg, tmp_path / "default.toml")
+    assert "routing" not in incast.validate(default)
+    path, _ = incast.import_hpcc(cfg, tmp_path / "hpcc.toml", ecmp="hpcc")
+    assert incast.validate(path)["routing"] == {"ecmp": "hpcc", "dport": 100}
+    res = incast.run_hpcc(cfg, ecmp="hpcc")
+    assert res.hpcc_fct == incast.run_hpcc(cfg).hpcc_fct
+    _check_fct(res.hpcc_fct)
+    with pytest.raises(incast.ScenarioError, match="ecmp"):
+        incast.run_hpcc(cfg, ecmp="random")
+    # The rule needs HPCC node ids in the node names.
+    renamed = tmp_path / "renamed.toml"
+    renamed.write_text(path.read_text().replace('"s4"', '"tor4"'))
+    with pytest.raises(incast.ScenarioError, match=r"routing\.ecmp.*switch `tor4` has none"):
+        incast.validate(renamed)

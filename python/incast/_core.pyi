@@ -66,9 +66,11 @@ def import_hpcc(
     flow_file: str | None = None,
     headroom: str | None = None,
     acks: str | None = None,
+    ecmp: str | None = None,
 ) -> tuple[str, str]:
     """Convert an HPCC simulator experiment; return `(toml_text, csv_text)`.
-    `headroom`: "hpcc" or "formula"; `acks`: "hpcc" or "high_priority"."""
+    `headroom`: "hpcc" or "formula"; `acks`: "hpcc" or "high_priority";
+    `ecmp`: "flow" or "hpcc"."""
 
 @final
 class Simulation:
@@ -106,6 +108,7 @@ class HpccRun:
         seed: int | None = None,
         headroom: str | None = None,
         acks: str | None = None,
+        ecmp: str | None = None,
     ) -> HpccRun: ...
     @property
     def name(self) -> str:

@@ -37,17 +37,21 @@ def hpcc_simulation(
     seed: int | None = None,
     headroom: str | None = None,
     acks: str | None = None,
+    ecmp: str | None = None,
 ) -> Any:
     """Build the low-level `incast._core.HpccRun` for an HPCC configuration file.
 
     `topology` and `flows` override the files the configuration names (by default
     resolved against the configuration's directory). `headroom` ("hpcc", the
     default, or "formula") and `acks` ("hpcc", the default, or "high_priority")
-    choose between what the HPCC simulator does and the alternative (see
-    docs/hpcc-interop.md, "Import options"). Raises `ScenarioError` naming the
-    configuration key or option at fault.
+    choose between what the HPCC simulator does and the alternative; `ecmp`
+    ("flow", the default: incast's seeded flow hash, or "hpcc": the HPCC
+    simulator's ECMP rule, so that every flow takes its path there) chooses how
+    switches pick among equal-cost next hops (see docs/hpcc-interop.md, "Import
+    options"). Raises `ScenarioError` naming the configuration key or option at
+    fault.
     """
-    return _core.HpccRun(os.fspath(config), _opt(topology), _opt(flows), seed, headroom, acks)
+    return _core.HpccRun(os.fspath(config), _opt(topology), _opt(flows), seed, headroom, acks, ecmp)
 
 
 def write_hpcc_outputs(raw: dict, out_dir: str | os.PathLike[str]) -> list[Path]:
@@ -73,17 +77,24 @@ def run_hpcc(
     progress: bool = False,
     headroom: str | None = None,
     acks: str | None = None,
+    ecmp: str | None = None,
 ) -> Results:
     """Run an HPCC simulator experiment and return its `Results`.
 
     `config` is an HPCC `config.txt`; `topology` / `flows` override the files it
     names. With `out`, `fct.txt` and `pfc.txt` are written there in HPCC's formats
     (the texts are also on the returned object as `hpcc_fct` and `hpcc_pfc`).
-    `headroom` and `acks` are the import options of `hpcc_simulation`.
+    `headroom`, `acks` and `ecmp` are the import options of `hpcc_simulation`.
     """
     started = time.perf_counter()
     sim = hpcc_simulation(
-        config, topology=topology, flows=flows, seed=seed, headroom=headroom, acks=acks
+        config,
+        topology=topology,
+        flows=flows,
+        seed=seed,
+        headroom=headroom,
+        acks=acks,
+        ecmp=ecmp,
     )
     console = None
     if progress:
@@ -106,15 +117,16 @@ def import_hpcc(
     flows: str | os.PathLike[str] | None = None,
     headroom: str | None = None,
     acks: str | None = None,
+    ecmp: str | None = None,
 ) -> tuple[Path, Path]:
     """Convert an HPCC experiment into an incast scenario file `out` (TOML) and a
     flows CSV `<stem>_flows.csv` next to it, which the scenario refers to
-    relatively. Returns both paths. `headroom` and `acks` are the import options
-    of `hpcc_simulation`."""
+    relatively. Returns both paths. `headroom`, `acks` and `ecmp` are the import
+    options of `hpcc_simulation`."""
     out_path = Path(out)
     csv_path = out_path.with_name(f"{out_path.stem}_flows.csv")
     toml_text, csv_text = _core.import_hpcc(
-        os.fspath(config), _opt(topology), _opt(flows), csv_path.name, headroom, acks
+        os.fspath(config), _opt(topology), _opt(flows), csv_path.name, headroom, acks, ecmp
     )
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(toml_text, encoding="utf-8")

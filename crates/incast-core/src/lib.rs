@@ -52,7 +52,7 @@ pub mod transport;
 pub mod units;
 pub mod workload;
 
-pub use host::generators::FLOW_KINDS;
+pub use host::generators::flow_kinds;
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::parallelism::ParallelismProfile;
 pub use sim::{Progress, Results, RunStats, Simulation};

@@ -282,11 +282,13 @@ impl PySimulation {
 /// `flow_file` (default `<config stem>_flows.csv`), and the flows CSV to write
 /// next to it. `topology` / `flows` override the files the configuration names.
 /// `headroom` ("hpcc" or "formula") and `acks` ("hpcc" or "high_priority")
-/// choose between HPCC's behaviour (the default) and the alternative
-/// (docs/hpcc-interop.md). Raises `ScenarioError` naming the configuration
+/// choose between HPCC's behaviour (the default) and the alternative;
+/// `ecmp` ("flow", the default, or "hpcc") incast's seeded flow hash or
+/// HPCC-sim's ECMP rule (docs/hpcc-interop.md). Raises `ScenarioError` naming the configuration
 /// key or option at fault.
 #[pyfunction]
-#[pyo3(signature = (config, topology=None, flows=None, flow_file=None, headroom=None, acks=None))]
+#[pyo3(signature = (config, topology=None, flows=None, flow_file=None, headroom=None, acks=None, ecmp=None))]
+#[allow(clippy::too_many_arguments)] // one parameter per Python keyword argument
 fn import_hpcc(
     py: Python<'_>,
     config: PathBuf,
@@ -295,8 +297,9 @@ fn import_hpcc(
     flow_file: Option<String>,
     headroom: Option<String>,
     acks: Option<String>,
+    ecmp: Option<String>,
 ) -> PyResult<(String, String)> {
-    let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref())
+    let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref(), ecmp.as_deref())
         .map_err(|e| scenario_err(py, e))?;
     let mut imp = py
         .allow_threads(|| {
@@ -313,8 +316,8 @@ fn import_hpcc(
 /// A running simulation of an HPCC simulator experiment.
 ///
 /// `HpccRun(config, topology=None, flows=None, seed=None, headroom=None,
-/// acks=None)` imports the experiment (raising `ScenarioError`) and builds
-/// the network; `headroom` and `acks` are the import options of
+/// acks=None, ecmp=None)` imports the experiment (raising `ScenarioError`) and builds
+/// the network; `headroom`, `acks` and `ecmp` are the import options of
 /// `import_hpcc`. Drive it like a
 /// `Simulation`; `finish()` returns the same dict plus `"hpcc_fct"` and
 /// `"hpcc_pfc"`: the texts of HPCC's fct.txt and pfc.txt.
@@ -329,7 +332,8 @@ struct PyHpccRun {
 #[pymethods]
 impl PyHpccRun {
     #[new]
-    #[pyo3(signature = (config, topology=None, flows=None, seed=None, headroom=None, acks=None))]
+    #[pyo3(signature = (config, topology=None, flows=None, seed=None, headroom=None, acks=None, ecmp=None))]
+    #[allow(clippy::too_many_arguments)] // one parameter per Python keyword argument
     fn new(
         py: Python<'_>,
         config: PathBuf,
@@ -338,8 +342,9 @@ impl PyHpccRun {
         seed: Option<u64>,
         headroom: Option<String>,
         acks: Option<String>,
+        ecmp: Option<String>,
     ) -> PyResult<Self> {
-        let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref())
+        let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref(), ecmp.as_deref())
             .map_err(|e| scenario_err(py, e))?;
         let imp = py
             .allow_threads(|| {
@@ -454,7 +459,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The flow table's kind codes (`generators!` in the core's host/generators.rs):
     // `incast.results.FLOW_KINDS` is checked against it.
     let flow_kinds: std::collections::BTreeMap<u8, &str> =
-        incast_core::FLOW_KINDS.iter().copied().collect();
+        incast_core::flow_kinds().into_iter().collect();
     m.add("FLOW_KINDS", flow_kinds)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;

@@ -379,10 +379,10 @@ pub struct EcmCp {
 impl EcmCp {
     /// A CP with id `id` (its tag) drawing its samples from `rng` (one stream
     /// per CP, e.g. `Stream::new(seed, "ecm-cp", id)`).
-    pub fn new(id: CpId, p: &EcmParams, rng: Stream) -> Self {
+    pub fn new(id: CpId, params: &EcmParams, rng: Stream) -> Self {
         EcmCp {
             id,
-            s: p.cp_settings(),
+            s: params.cp_settings(),
             q_old: 0,
             rng,
             stats: EcmCpStats::default(),
@@ -524,21 +524,21 @@ pub struct EcmRp {
 }
 
 impl EcmRp {
-    pub fn new(g: &EcmGains) -> Self {
-        EcmRp::sharing(Arc::new(*g))
+    pub fn new(gains: &EcmGains) -> Self {
+        EcmRp::sharing(Arc::new(*gains))
     }
 
-    /// A limiter whose gains are `g`, shared with other flows' limiters
+    /// A limiter whose gains are `gains`, shared with other flows' limiters
     /// (a reaction point per flow, N² of them, keeps only its state).
-    pub fn sharing(g: Arc<EcmGains>) -> Self {
+    pub fn sharing(gains: Arc<EcmGains>) -> Self {
         EcmRp {
-            rate: g.line,
+            rate: gains.line,
             tag: None,
             limited: false,
             stopped_until: None,
-            rate_before_stop: g.line,
+            rate_before_stop: gains.line,
             last_feedback: 0,
-            g,
+            g: gains,
             stats: TestCounters::default(),
         }
     }

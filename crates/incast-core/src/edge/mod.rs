@@ -289,8 +289,8 @@ macro_rules! registry {
         }
 
         impl PauseRule for AnyRule {
-            fn on_owd(&mut self, s: &OwdSample, g: &GateView) -> Option<Ps> {
-                match self { $( AnyRule::$variant(r) => r.on_owd(s, g), )* }
+            fn on_owd(&mut self, sample: &OwdSample, gate: &GateView) -> Option<Ps> {
+                match self { $( AnyRule::$variant(r) => r.on_owd(sample, gate), )* }
             }
         }
     };
@@ -439,12 +439,15 @@ impl EdgeGate {
     }
 
     /// Feeds one reading to the rule; returns whether the gate closed or its hold grew.
-    pub fn on_owd(&mut self, s: OwdSample) -> bool {
-        self.last_owd = Some(s.owd);
+    pub fn on_owd(&mut self, sample: OwdSample) -> bool {
+        self.last_owd = Some(sample.owd);
         // Holds that ended before the acknowledged packet left can no longer
         // matter: later ACKs are for packets sent later still.
         while self.holds.len() > MAX_HOLDS
-            || self.holds.front().is_some_and(|&(_, e)| e <= s.sent_at)
+            || self
+                .holds
+                .front()
+                .is_some_and(|&(_, e)| e <= sample.sent_at)
         {
             let (a, b) = self.holds.pop_front().expect("non-empty");
             self.pruned_ps += b - a;
@@ -452,17 +455,17 @@ impl EdgeGate {
         let view = GateView {
             threshold: self.threshold,
             hold_until: self.hold_until,
-            paused_since_sent: self.elapsed_since(s.sent_at, s.now),
+            paused_since_sent: self.elapsed_since(sample.sent_at, sample.now),
         };
-        let Some(until) = self.rule.on_owd(&s, &view) else {
+        let Some(until) = self.rule.on_owd(&sample, &view) else {
             return false;
         };
-        if until <= s.now.max(self.hold_until) {
+        if until <= sample.now.max(self.hold_until) {
             return false;
         }
         match self.holds.back_mut() {
-            Some(last) if self.hold_until > s.now => last.1 = until,
-            _ => self.holds.push_back((s.now, until)),
+            Some(last) if self.hold_until > sample.now => last.1 = until,
+            _ => self.holds.push_back((sample.now, until)),
         }
         self.hold_until = until;
         self.pauses += 1;

@@ -49,11 +49,11 @@ pub enum Hold {
 impl Hold {
     /// The time the flow is held until after a reading above T that asks for
     /// a pause of `pause`, or `None` to leave the gate as it is.
-    fn until(self, now: Ps, pause: Ps, g: &GateView) -> Option<Ps> {
+    fn until(self, now: Ps, pause: Ps, gate: &GateView) -> Option<Ps> {
         match self {
             Hold::Rearm => Some(now + pause),
-            Hold::Once => (g.hold_until <= now).then_some(now + pause),
-            Hold::PerPacket => Some(now.max(g.hold_until) + pause),
+            Hold::Once => (gate.hold_until <= now).then_some(now + pause),
+            Hold::PerPacket => Some(now.max(gate.hold_until) + pause),
         }
     }
 }
@@ -104,21 +104,21 @@ pub struct Fixed {
 }
 
 impl Fixed {
-    pub fn new(p: &Params) -> Self {
+    pub fn new(params: &Params) -> Self {
         Fixed {
-            pause: p.pause.ps(),
-            hold: p.hold,
+            pause: params.pause.ps(),
+            hold: params.hold,
         }
     }
 }
 
 impl PauseRule for Fixed {
-    fn on_owd(&mut self, s: &OwdSample, g: &GateView) -> Option<Ps> {
+    fn on_owd(&mut self, sample: &OwdSample, gate: &GateView) -> Option<Ps> {
         // "When the OWD is greater than T ... pause next packet ... for P."
-        if s.owd <= g.threshold as i64 {
+        if sample.owd <= gate.threshold as i64 {
             return None;
         }
-        self.hold.until(s.now, self.pause, g)
+        self.hold.until(sample.now, self.pause, gate)
     }
 }
 
@@ -157,19 +157,19 @@ pub struct Dynamic {
 }
 
 impl Dynamic {
-    pub fn new(p: &DynamicParams) -> Self {
-        Dynamic { hold: p.hold }
+    pub fn new(params: &DynamicParams) -> Self {
+        Dynamic { hold: params.hold }
     }
 }
 
 impl PauseRule for Dynamic {
-    fn on_owd(&mut self, s: &OwdSample, g: &GateView) -> Option<Ps> {
+    fn on_owd(&mut self, sample: &OwdSample, gate: &GateView) -> Option<Ps> {
         // "Dynamic P: ... P = OWD - T."
-        let excess = s.owd - g.threshold as i64;
+        let excess = sample.owd - gate.threshold as i64;
         if excess <= 0 {
             return None;
         }
-        self.hold.until(s.now, excess as Ps, g)
+        self.hold.until(sample.now, excess as Ps, gate)
     }
 }
 

@@ -11,13 +11,17 @@
 //! `generators!` registry below maps a source's kind to its handler, which
 //! does the arrival and returns the source's next arrival time; the kinds
 //! that start flows name their flow kind there (the flow table's `kind`
-//! column, [`FLOW_KINDS`]).
+//! column, [`flow_kinds`]). A new kind implements [`Generator`] in its own
+//! file and takes one line in [`workload_generators!`] (example:
+//! `workload/example_burst.rs`).
 
 use super::KIND_POISSON;
 use super::{start_flow, start_flow_until, IncastRecord, KIND_BULK, KIND_INCAST, KIND_LISTED};
 use crate::net::{Packet, PacketKind};
 use crate::nic;
-use crate::scenario::{BulkGroup, ListedFlow, ScenarioConfig, LONG_LIVED};
+use crate::scenario::{
+    BulkGroup, ListedFlow, Scenario, ScenarioConfig, ScenarioError, WorkloadConfig, LONG_LIVED,
+};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::Ps;
@@ -39,6 +43,8 @@ pub(crate) struct Generators {
     listed_next: usize,
     /// On/off bulk schedules (each has at most one on-period pending).
     pub bulk: Vec<BulkGroup>,
+    /// The [`Generator`] kinds' generators.
+    pub registered: Registered,
     /// Generators with an arrival still pending.
     pub live: u64,
     /// The sources of [`Ev::Gen`] events, by number.
@@ -53,21 +59,158 @@ struct Source {
     member: u32,
 }
 
-/// The registry of generator kinds: each kind's arrival handler (a
-/// `Generators` method `fn(&mut self, &mut World, now, gen, member) ->
-/// Option<Ps>`, the source's next arrival) and, for a kind that starts
-/// flows, its flow kind's code and name.
+/// A generator kind that owns its configuration, checks, state and arrivals
+/// (the recipe: one file in `workload/` and one line in
+/// [`workload_generators!`]). Each `[[workload.KEY]]` entry is one generator;
+/// a generator has one or more *members*, each an independent source of
+/// arrivals (one [`Ev::Gen`] pending at a time).
+// Implemented by the registered kinds only; a build without the `examples`
+// feature registers none yet.
+#[cfg_attr(not(any(test, feature = "examples")), allow(dead_code))]
+pub(crate) trait Generator: Sized {
+    /// One `[[workload.KEY]]` entry (serde + schemars).
+    type Config;
+    /// The flow table's `kind` code of the flows it starts (its name is in
+    /// its registry line).
+    const FLOW_KIND: u8;
+    /// Checks one entry against the scenario; `path` is its key path
+    /// (`workload.KEY[i]`), which errors name.
+    fn validate(cfg: &Self::Config, sc: &Scenario, path: &str) -> Result<(), ScenarioError>;
+    /// When the entry starts offering traffic (the run's traffic start).
+    fn start(cfg: &Self::Config) -> Ps;
+    /// Whether the entry keeps generating until the run's `duration` (which
+    /// the scenario must then give).
+    fn open_ended(_cfg: &Self::Config) -> bool {
+        false
+    }
+    /// The generator of one checked entry.
+    fn build(cfg: &Self::Config, sc: &Scenario) -> Self;
+    /// How many members it has.
+    fn members(&self) -> u32 {
+        1
+    }
+    /// Member `member`'s first arrival, if it has one.
+    fn first_arrival(&mut self, member: u32) -> Option<Ps>;
+    /// Member `member`'s arrival now; returns its next arrival.
+    fn on_arrival(&mut self, w: &mut World, now: Ps, member: u32) -> Option<Ps>;
+    /// The one host whose arrivals `member` makes, if it is one host's
+    /// (for the parallelism profile).
+    fn source_host(&self, _member: u32) -> Option<u32> {
+        None
+    }
+}
+
+/// The generator kinds that implement [`Generator`], one line each:
+/// `module::Type = key "doc" flows "flow kind name"`, `module` in
+/// `crate::workload`. The line generates the `[[workload.KEY]]` field of
+/// `WorkloadConfig` (and its schema), the checks, the construction, the
+/// state (a `Vec` in [`Generators`]), the first arrivals (after the
+/// built-in kinds'), the dispatch of its [`Ev::Gen`] events and its entry
+/// in [`flow_kinds`].
+macro_rules! workload_generators {
+    ($callback:ident; $($args:tt)*) => {
+        $callback! { [$($args)*]
+            #[cfg(any(test, feature = "examples"))]
+            example_burst::Burst = example_burst "Example: periodic bursts of equal flows from one host to another (tests and the `examples` feature)." flows "example_burst",
+        }
+    };
+}
+pub(crate) use workload_generators;
+
+/// `[workload]`'s configuration struct: the fixed fields given, then a
+/// `Vec` field per registered generator kind.
+macro_rules! workload_config {
+    ([$(#[$meta:meta])* pub struct $name:ident { $($fields:tt)* }]
+     $( $(#[$attr:meta])* $module:ident :: $ty:ident = $key:ident $doc:literal flows $fname:literal ),* $(,)?) => {
+        $(#[$meta])*
+        pub struct $name {
+            $($fields)*
+            $(
+                $(#[$attr])*
+                #[doc = $doc]
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                pub $key: Vec<$crate::workload::$module::Config>,
+            )*
+        }
+    };
+}
+pub(crate) use workload_config;
+
+/// The registry of generator kinds: the built-in kinds, each with its
+/// arrival handler (a `Generators` method `fn(&mut self, &mut World, now,
+/// gen, member) -> Option<Ps>`, the source's next arrival) and, for a kind
+/// that starts flows, its flow kind's code and name; then the
+/// [`Generator`] kinds of [`workload_generators!`].
 macro_rules! generators {
-    ($( $kind:ident => $handler:ident $(, $code:path = $name:literal)? ;)*) => {
+    ([$( $kind:ident => $handler:ident $(, $code:path = $name:literal)? ;)*]
+     $( $(#[$attr:meta])* $module:ident :: $ty:ident = $key:ident $doc:literal flows $fname:literal ),* $(,)?) => {
+        $( $(#[$attr])* use crate::workload::$module::$ty; )*
+
         /// A kind of generator (the source of an [`Ev::Gen`]).
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub(crate) enum GenKind {
             $( $kind, )*
+            $( $(#[$attr])* $ty, )*
+        }
+
+        /// The [`Generator`] kinds' generators, one `Vec` per kind.
+        #[derive(Default)]
+        pub(crate) struct Registered {
+            $( $(#[$attr])* $key: Vec<$ty>, )*
         }
 
         /// The flow table's `kind` codes and their names, one per generator
         /// kind that starts flows (Python's `FLOW_KINDS` is checked against it).
-        pub const FLOW_KINDS: &[(u8, &str)] = &[$( $(($code, $name),)? )*];
+        pub fn flow_kinds() -> Vec<(u8, &'static str)> {
+            #[allow(unused_mut)]
+            let mut kinds = vec![$( $(($code, $name),)? )*];
+            $( $(#[$attr])* kinds.push((<$ty as Generator>::FLOW_KIND, $fname)); )*
+            kinds
+        }
+
+        /// Checks every [`Generator`] kind's entries.
+        pub(crate) fn validate_registered(sc: &Scenario) -> Result<(), ScenarioError> {
+            let _ = sc;
+            $( $(#[$attr])* for (i, cfg) in sc.config.workload.$key.iter().enumerate() {
+                <$ty>::validate(cfg, sc, &format!("workload.{}[{i}]", stringify!($key)))?;
+            } )*
+            Ok(())
+        }
+
+        /// Whether the [`Generator`] kinds have no entry, and whether one of
+        /// them runs until the run's `duration`.
+        pub(crate) fn registered_entries(w: &WorkloadConfig) -> (bool, bool) {
+            let _ = w;
+            #[allow(unused_mut)]
+            let (mut empty, mut open) = (true, false);
+            $( $(#[$attr])* {
+                empty &= w.$key.is_empty();
+                open |= w.$key.iter().any(<$ty>::open_ended);
+            } )*
+            (empty, open)
+        }
+
+        /// The earliest start of a [`Generator`] kind's entry.
+        pub(crate) fn registered_start(w: &WorkloadConfig) -> Option<Ps> {
+            let _ = w;
+            #[allow(unused_mut)]
+            let mut first: Option<Ps> = None;
+            $( $(#[$attr])* for cfg in &w.$key {
+                let t = <$ty>::start(cfg);
+                first = Some(first.map_or(t, |f| f.min(t)));
+            } )*
+            first
+        }
+
+        impl Registered {
+            /// Every [`Generator`] kind's generators for this run.
+            pub(crate) fn build(sc: &Scenario) -> Self {
+                let _ = sc;
+                Registered {
+                    $( $(#[$attr])* $key: sc.config.workload.$key.iter().map(|c| <$ty>::build(c, sc)).collect(), )*
+                }
+            }
+        }
 
         impl Generators {
             /// Source `source`'s arrival now; its next one is scheduled.
@@ -76,19 +219,41 @@ macro_rules! generators {
                 let Source { kind, gen, member } = self.sources[source as usize];
                 let next = match kind {
                     $( GenKind::$kind => self.$handler(w, now, gen, member), )*
+                    $( $(#[$attr])* GenKind::$ty => self.registered.$key[gen as usize].on_arrival(w, now, member), )*
                 };
                 if let Some(t) = next {
                     w.q.push(t, Ev::Gen(source));
                     self.live += 1;
                 }
             }
+
+            /// The one host of a [`Generator`] kind's source, if it is one host's.
+            fn registered_source_host(&self, kind: GenKind, gen: u32, member: u32) -> Option<u32> {
+                let _ = (gen, member);
+                match kind {
+                    $( $(#[$attr])* GenKind::$ty => self.registered.$key[gen as usize].source_host(member), )*
+                    _ => None,
+                }
+            }
+
+            /// Schedules the [`Generator`] kinds' first arrivals, in registry order.
+            fn schedule_registered(&mut self, w: &mut World) {
+                let _ = &w;
+                $( $(#[$attr])* for g in 0..self.registered.$key.len() {
+                    for member in 0..self.registered.$key[g].members() {
+                        if let Some(t) = self.registered.$key[g].first_arrival(member) {
+                            self.first_arrival(w, t, GenKind::$ty, g, member as usize);
+                        }
+                    }
+                } )*
+            }
         }
     };
 }
 
-// One line per generator kind, in the order their first arrivals are
-// scheduled ([`Generators::schedule`]).
-generators! {
+// The built-in kinds, one line each, in the order their first arrivals are
+// scheduled ([`Generators::schedule`]); the registered kinds follow.
+workload_generators! { generators;
     Poisson => on_poisson, KIND_POISSON = "poisson";
     Incast => on_incast, KIND_INCAST = "incast";
     Packets => on_packets;
@@ -113,6 +278,7 @@ impl Generators {
             listed,
             listed_next: 0,
             bulk: vec![],
+            registered: Registered::default(),
             live: 0,
             sources: vec![],
         }
@@ -122,7 +288,10 @@ impl Generators {
     /// (a Poisson generator's member); `None` for a generator of many.
     pub fn source_host(&self, source: u32) -> Option<u32> {
         let Source { kind, gen, member } = *self.sources.get(source as usize)?;
-        (kind == GenKind::Poisson).then(|| self.poisson[gen as usize].hosts[member as usize])
+        match kind {
+            GenKind::Poisson => Some(self.poisson[gen as usize].hosts[member as usize]),
+            _ => self.registered_source_host(kind, gen, member),
+        }
     }
 
     /// A source's first arrival at `t`: numbers it and schedules the event.
@@ -175,6 +344,7 @@ impl Generators {
                 }
             }
         }
+        self.schedule_registered(w);
     }
 
     /// On/off generator `g`'s member `i`: its frame now (no transport, to

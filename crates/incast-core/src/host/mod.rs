@@ -37,6 +37,7 @@ use crate::scenario::IdealFct;
 use crate::scenario::LONG_LIVED;
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
+use crate::transport::cc::{AnyCc, CongestionControl};
 use crate::transport::TcpFlow;
 use crate::units::{Bytes, Ps};
 use crate::workload::generators::FlowRequest;
@@ -109,6 +110,10 @@ pub(crate) struct Flows {
     next_id: u64,
     /// Per host: the next source port (a flow's 5-tuple, for its hash).
     pub next_sport: Vec<u32>,
+    /// Per (source, destination) host pair: HPCC-sim's next source port,
+    /// under `routing.ecmp = "hpcc"` ([`paths::flow_hash`]; looked up,
+    /// never iterated).
+    pub pair_sport: std::collections::HashMap<(u32, u32), u16>,
     pub active: u64,
     pub peak_active: u64,
     pub finished: u64,
@@ -206,7 +211,7 @@ pub(crate) fn start_flow_until(
         hash,
         ack_hash,
         ideal,
-        tcp: TcpFlow::new(req.size, w.ccs[req.cc as usize].build(), &w.tcp),
+        tcp: TcpFlow::new(req.size, tcp_cc(w, &req, hash), &w.tcp),
         cc: req.cc,
         qp,
         gate,
@@ -233,6 +238,16 @@ pub(crate) fn start_flow_until(
     }
     nic::flow_ready(w, src_nic, s);
     nic::kick(w, now, src_nic);
+}
+
+/// The congestion control of a new TCP flow; told its path's length when
+/// it asks (Swift's hop scaling, [`CongestionControl::wants_path`]).
+fn tcp_cc(w: &World, req: &FlowRequest, hash: u64) -> AnyCc {
+    let mut cc = w.ccs[req.cc as usize].build();
+    if cc.wants_path() {
+        cc.set_path_links(paths::path_links(w, req.src, req.dst, hash));
+    }
+    cc
 }
 
 /// A flow's stop time came ([`Ev::FlowStop`]): stop it, if the slot still

@@ -10,11 +10,26 @@ use crate::rdma::RdmaConfig;
 use crate::rng::{derive_seed, mix64};
 use crate::scenario::IdealFct;
 use crate::sim::world::World;
+use crate::topology::hpcc_ecmp::{flow_key, FIRST_SPORT};
 use crate::units::{Ps, Rate};
 
 /// The flow's ECMP hash and its ACKs': seeded, from its 5-tuple (source,
-/// destination, source port).
+/// destination, source port). Under HPCC-sim's rule, the flow's key and
+/// its ACKs' (the ports swapped, as `rdma-hw.cc` `ReceiveUdp` writes them),
+/// with HPCC-sim's source port: per source and destination, from 10000 in
+/// start order, 16 bits (`third.cc` `portNumder`).
 pub(crate) fn flow_hash(w: &mut World, src: u32, dst: u32) -> (u64, u64) {
+    if let Some(rule) = w.routes.hpcc() {
+        let next = w.flows.pair_sport.entry((src, dst)).or_insert(FIRST_SPORT);
+        let sport = u32::from(*next);
+        *next = next.wrapping_add(1);
+        let (a, b, dport) = (
+            rule.host_id(src),
+            rule.host_id(dst),
+            u32::from(rule.dport()),
+        );
+        return (flow_key(a, b, sport, dport), flow_key(b, a, dport, sport));
+    }
     let sport = w.flows.next_sport[src as usize];
     w.flows.next_sport[src as usize] += 1;
     let key = ((src as u64) << 40) ^ ((dst as u64) << 16) ^ sport as u64;
@@ -79,6 +94,14 @@ pub(crate) fn idle_owd(w: &World, src: u32, dst: u32, hash: u64, bytes: u64) -> 
         owd += port.delay + port.rate.tx_time(bytes)
     });
     owd
+}
+
+/// The number of links on the path of `hash` from `src` to `dst` (csg-htsim's
+/// `Route::hop_count`: the source's NIC link and every switch's egress link).
+pub(crate) fn path_links(w: &World, src: u32, dst: u32, hash: u64) -> u32 {
+    let mut links = 0;
+    walk(w, src, dst, hash, |_| links += 1);
+    links
 }
 
 /// Edge pausing: the idle one-way delay of a full-size data packet on the

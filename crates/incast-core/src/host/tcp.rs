@@ -277,7 +277,7 @@ pub(crate) fn on_rto(w: &mut World, now: Ps, slot: u32) {
         f.tcp.rack_on_timer(now, &w.tcp);
         arm_rack_timer(w, slot);
     } else {
-        f.tcp.on_timeout(&w.tcp);
+        f.tcp.on_timeout_at(now, &w.tcp);
         let rto = f.tcp.rtt.current(&w.tcp);
         w.q.arm(&mut f.tcp.rto_timer, now + rto, Ev::Rto(slot));
     }

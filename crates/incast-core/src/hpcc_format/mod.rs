@@ -40,7 +40,7 @@ mod write;
 mod test_util;
 
 pub use config::{known_keys, ns3_rate, output_keys};
-pub use options::{AckChoice, HeadroomChoice, ImportOptions};
+pub use options::{AckChoice, EcmpChoice, HeadroomChoice, ImportOptions};
 pub use topology::standalone_fct_ns;
 pub use write::{pfc_rows, write_fct, write_fct_table, write_pfc, write_pfc_rows};
 
@@ -66,6 +66,7 @@ pub const HPCC_PFC_RESERVE: u64 = 4 * 1024;
 pub const HPCC_PFC_RESUME_OFFSET: u64 = 3 * 1024;
 
 /// The IPv4 address HPCC-sim gives node `id` (`node_id_to_ip` in `third.cc`).
+#[inline]
 pub fn node_ip(id: u32) -> u32 {
     0x0b00_0001 + (id / 256) * 0x0001_0000 + (id % 256) * 0x0000_0100
 }

@@ -1,7 +1,8 @@
-//! The import's two choices where HPCC-sim's behaviour and its intent part:
+//! The import's choices where HPCC-sim's behaviour and its intent part:
 //! PFC headroom and the class ACKs travel in. By default the import does what
 //! HPCC-sim does; each option switches to the other behaviour
-//! (docs/hpcc-interop.md, "Import options").
+//! (docs/hpcc-interop.md, "Import options"). And the path choice: incast's
+//! own seeded flow hash by default, HPCC-sim's ECMP rule as an option.
 
 use crate::scenario::ScenarioError;
 
@@ -33,11 +34,25 @@ pub enum AckChoice {
     HighPriority,
 }
 
+/// How switches choose among equal-cost next hops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcmpChoice {
+    /// incast's seeded per-flow hash (`[routing]` unset): the seed moves
+    /// the paths.
+    #[default]
+    Flow,
+    /// HPCC-sim's rule (`routing.ecmp = "hpcc"`,
+    /// [`crate::topology::hpcc_ecmp`]): every flow takes the path it takes
+    /// in HPCC-sim. Needs one destination port for all flows.
+    Hpcc,
+}
+
 /// The import's options ([`crate::hpcc_format::import_with`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ImportOptions {
     pub headroom: HeadroomChoice,
     pub acks: AckChoice,
+    pub ecmp: EcmpChoice,
 }
 
 impl ImportOptions {
@@ -45,12 +60,15 @@ impl ImportOptions {
     pub const HEADROOM: &'static [&'static str] = &["hpcc", "formula"];
     /// Names of the `acks` choices.
     pub const ACKS: &'static [&'static str] = &["hpcc", "high_priority"];
+    /// Names of the `ecmp` choices.
+    pub const ECMP: &'static [&'static str] = &["flow", "hpcc"];
 
     /// Options by name (`None`: the default); an unknown name is an error
     /// naming the option and its choices.
     pub fn from_names(
         headroom: Option<&str>,
         acks: Option<&str>,
+        ecmp: Option<&str>,
     ) -> Result<ImportOptions, ScenarioError> {
         let bad = |key: &str, v: &str, choices: &[&str]| {
             ScenarioError::new(
@@ -71,7 +89,16 @@ impl ImportOptions {
             Some("high_priority") => AckChoice::HighPriority,
             Some(v) => return Err(bad("acks", v, Self::ACKS)),
         };
-        Ok(ImportOptions { headroom, acks })
+        let ecmp = match ecmp {
+            None | Some("flow") => EcmpChoice::Flow,
+            Some("hpcc") => EcmpChoice::Hpcc,
+            Some(v) => return Err(bad("ecmp", v, Self::ECMP)),
+        };
+        Ok(ImportOptions {
+            headroom,
+            acks,
+            ecmp,
+        })
     }
 }
 
@@ -82,16 +109,21 @@ mod tests {
     #[test]
     fn options_by_name() {
         assert_eq!(
-            ImportOptions::from_names(None, None).unwrap(),
+            ImportOptions::from_names(None, None, None).unwrap(),
             ImportOptions::default()
         );
-        let o = ImportOptions::from_names(Some("formula"), Some("high_priority")).unwrap();
+        let o = ImportOptions::from_names(Some("formula"), Some("high_priority"), Some("hpcc"))
+            .unwrap();
         assert_eq!(o.headroom, HeadroomChoice::Formula);
         assert_eq!(o.acks, AckChoice::HighPriority);
-        let e = ImportOptions::from_names(None, Some("urgent")).unwrap_err();
+        assert_eq!(o.ecmp, EcmpChoice::Hpcc);
+        let e = ImportOptions::from_names(None, None, Some("random")).unwrap_err();
+        assert_eq!(e.path, "ecmp");
+        assert!(e.message.contains("flow, hpcc"), "{}", e.message);
+        let e = ImportOptions::from_names(None, Some("urgent"), None).unwrap_err();
         assert_eq!(e.path, "acks");
         assert!(e.message.contains("`urgent`") && e.message.contains("high_priority"));
-        let e = ImportOptions::from_names(Some("3x"), None).unwrap_err();
+        let e = ImportOptions::from_names(Some("3x"), None, None).unwrap_err();
         assert_eq!(e.path, "headroom");
     }
 }

@@ -48,19 +48,31 @@ pub(crate) fn ports_and_counters(w: &World, window: (Ps, Ps)) -> (Table, Table) 
     ports.push("tx_pkts", Column::U64(txp));
     ports.push("busy_ps", Column::U64(busy));
     ports.push("utilization", Column::F64(util));
-    let col = |f: &dyn Fn(&crate::net::Port) -> u64| Column::U64(w.ports.iter().map(f).collect());
-    ports.push("pause_tx", col(&|p| p.pfc.xoff_tx.iter().sum()));
-    ports.push("resume_tx", col(&|p| p.pfc.xon_tx.iter().sum()));
-    ports.push("pause_rx", col(&|p| p.pfc.xoff_rx.iter().sum()));
-    ports.push("resume_rx", col(&|p| p.pfc.xon_rx.iter().sum()));
+    let pfc_ports = &w.mechs.pfc.ports;
+    let col = |f: &dyn Fn(&crate::net::Port, &pfc::PortPfc) -> u64| {
+        Column::U64(
+            w.ports
+                .iter()
+                .zip(pfc_ports)
+                .map(|(port, state)| f(port, state))
+                .collect(),
+        )
+    };
+    ports.push("pause_tx", col(&|_, state| state.xoff_tx.iter().sum()));
+    ports.push("resume_tx", col(&|_, state| state.xon_tx.iter().sum()));
+    ports.push("pause_rx", col(&|_, state| state.xoff_rx.iter().sum()));
+    ports.push("resume_rx", col(&|_, state| state.xon_rx.iter().sum()));
     // Paused time, including pauses still in force at the end.
-    ports.push("paused_ps", col(&|p| pfc::paused_ps(p, end)));
+    ports.push(
+        "paused_ps",
+        col(&|port, state| pfc::paused_ps(port, state, end)),
+    );
     ports.push(
         "longest_pause_ps",
-        col(&|p| *p.pfc.longest_pause.iter().max().unwrap_or(&0)),
+        col(&|_, state| *state.longest_pause.iter().max().unwrap_or(&0)),
     );
-    ports.push("watchdog_trips", col(&|p| p.pfc.watchdog_trips));
-    ports.push("watchdog_drops", col(&|p| p.pfc.watchdog_drops));
+    ports.push("watchdog_trips", col(&|_, state| state.watchdog_trips));
+    ports.push("watchdog_drops", col(&|_, state| state.watchdog_drops));
     (ports, counters.into_table())
 }
 

@@ -244,44 +244,11 @@ pub struct Port {
     busy_extra: Ps,
     /// Control frames (PFC) waiting; sent before any class queue, never paused.
     ctrl: VecDeque<PktId>,
-    /// Boxed: cold state, kept out of the hot part of the port.
-    pub pfc: Box<PortPfc>,
     /// Per-class egress queues (used on switch ports).
     pub queues: [ClassQueue; NUM_CLASSES],
     /// ECN marking of each class at this port (its rule may depend on the
     /// port's rate). Set with [`Port::set_ecn`].
     ecn: [Ecn; NUM_CLASSES],
-}
-
-/// PFC state and counters of one port.
-#[derive(Debug, Default)]
-pub struct PortPfc {
-    /// When each paused class resumes by itself (quanta mode; `Ps::MAX`: only on XON).
-    pub pause_until: [Ps; NUM_CLASSES],
-    pub paused_since: [Ps; NUM_CLASSES],
-    /// Pending expiry-timer entry of this port.
-    pub expiry: crate::engine::LazyTimer,
-    /// Pending refresh-timer entry (XOFFs this port sent that must be renewed).
-    pub refresh: crate::engine::LazyTimer,
-    /// PAUSE frames with non-zero quanta sent / received, per class.
-    pub xoff_tx: [u64; NUM_CLASSES],
-    pub xon_tx: [u64; NUM_CLASSES],
-    pub xoff_rx: [u64; NUM_CLASSES],
-    pub xon_rx: [u64; NUM_CLASSES],
-    /// Total time each class was paused.
-    pub paused_time: [Ps; NUM_CLASSES],
-    /// Longest single pause per class.
-    pub longest_pause: [Ps; NUM_CLASSES],
-    /// Pauses that exceeded the watchdog limit.
-    pub watchdog_trips: u64,
-    /// Pending watchdog-timer entry of this port.
-    pub watchdog: crate::engine::LazyTimer,
-    /// Classes whose current pause has already tripped the watchdog.
-    pub tripped: u8,
-    /// Last PAUSE received per class while its PFC was disabled.
-    pub last_xoff: [Ps; NUM_CLASSES],
-    /// Packets the dropping watchdog discarded at this port.
-    pub watchdog_drops: u64,
 }
 
 /// Hints the CPU to start loading port `p`'s first line and the first line
@@ -351,7 +318,6 @@ impl Port {
             rate,
             busy_extra: 0,
             ctrl: VecDeque::new(),
-            pfc: Box::default(),
             queues: Default::default(),
             ecn: [Ecn::Off; NUM_CLASSES],
         }

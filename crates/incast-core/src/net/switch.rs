@@ -239,7 +239,7 @@ pub(crate) fn queue_link_frame(w: &mut World, gp: u32, frame: Packet) -> PktId {
 pub(crate) fn queue_pause(w: &mut World, now: Ps, gp: u32, class: u8, pause: bool, quanta: u64) {
     let frame = Packet::link_frame(super::PacketKind::Pause, now, class, quanta, class as u32);
     queue_link_frame(w, gp, frame);
-    let pfc = &mut w.ports[gp as usize].pfc;
+    let pfc = &mut w.mechs.pfc.ports[gp as usize];
     if pause {
         pfc.xoff_tx[class as usize] += 1;
     } else {

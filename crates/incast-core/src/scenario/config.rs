@@ -63,6 +63,45 @@ pub struct ScenarioConfig {
     /// The NIC model.
     #[serde(default)]
     pub nic: super::cm::NicConfig,
+    /// How switches choose among equal-cost next hops (default: each flow
+    /// by incast's seeded hash of its 5-tuple).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<RoutingConfig>,
+}
+
+/// How a switch chooses among its equal-cost next hops (`[routing]`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingConfig {
+    /// `"flow"` (default): every packet of a flow takes the port its seeded
+    /// hash picks at each switch (the seed moves paths). `"hpcc"`: the HPCC
+    /// simulator's rule (MurmurHash3 of source IP, destination IP and ports,
+    /// seeded with the switch's node id, over its next hops in HPCC-sim's
+    /// order); node ids from the names `h<id>` / `s<id>` that
+    /// `incast import-hpcc` writes (docs/hpcc-interop.md).
+    #[serde(default)]
+    pub ecmp: EcmpRule,
+    /// With `ecmp = "hpcc"`: every flow's destination port (HPCC flow
+    /// files use 100). Source ports are HPCC-sim's: per source and
+    /// destination, from 10000 in flow start order.
+    #[serde(default = "default_hpcc_dport")]
+    pub dport: u16,
+}
+
+fn default_hpcc_dport() -> u16 {
+    100
+}
+
+/// The rule of [`RoutingConfig::ecmp`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcmpRule {
+    /// incast's own: a per-flow hash seeded by the run's seed, re-mixed
+    /// with each switch's index.
+    #[default]
+    Flow,
+    /// The HPCC simulator's (`switch-node.cc` `SwitchNode::GetOutDev`).
+    Hpcc,
 }
 
 /// Where an ECN decision is taken.
@@ -200,7 +239,7 @@ fn one_ms() -> TimeValue {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TransportConfig {
-    /// Congestion control: a name (`"dctcp"`, `"newreno"`, `"cubic"`, `"bbr"`) or a table
+    /// Congestion control: a name (`"dctcp"`, `"newreno"`, `"cubic"`, `"bbr"`, `"swift"`) or a table
     /// `{ algorithm = "dctcp", g = 0.0625 }` with the algorithm's parameters.
     #[serde(deserialize_with = "deserialize_cc")]
     #[schemars(with = "serde_json::Value")]
@@ -224,9 +263,10 @@ pub struct TransportConfig {
     pub dupack_threshold: u32,
     /// Delayed ACKs (default: off, every segment is ACKed).
     pub delayed_ack: Option<DelayedAckConfig>,
-    /// Loss recovery: `"sack"` (SACK blocks, RFC 2018; RFC 6675 recovery with RFC 6937 PRR;
-    /// the default, as ns-3), `"sack_rack"` (the same with RACK-TLP loss detection, RFC 8985,
-    /// as Linux's defaults) or `"newreno"` (cumulative ACKs only, RFC 6582).
+    /// Loss recovery: `"sack_rack"` (the default, as Linux's `tcp_sack = 1`, `tcp_recovery = 1`,
+    /// `tcp_early_retrans = 3`: SACK blocks, RFC 2018; RFC 6675 recovery with RFC 6937 PRR;
+    /// RACK-TLP loss detection, RFC 8985), `"sack"` (the same without RACK-TLP, as ns-3's
+    /// default) or `"newreno"` (cumulative ACKs only, RFC 6582).
     pub recovery: crate::transport::Recovery,
     /// Priority class of data packets.
     pub class: u8,
@@ -247,7 +287,7 @@ impl Default for TransportConfig {
             rto_max: TimeValue(60 * SEC),
             dupack_threshold: 3,
             delayed_ack: None,
-            recovery: crate::transport::Recovery::Sack,
+            recovery: crate::transport::Recovery::SackRack,
             class: 0,
             ack_class: None,
         }
@@ -459,25 +499,30 @@ pub struct PacketsConfig {
     pub start: TimeValue,
 }
 
-/// Traffic.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct WorkloadConfig {
-    pub flows: Vec<FlowConfig>,
-    /// A CSV file of flows with the header `src,dst,size_bytes,start_ns` (optional 5th column `class`).
-    pub flow_file: Option<String>,
-    pub poisson: Vec<PoissonConfig>,
-    pub incast: Vec<IncastConfig>,
-    pub packets: Vec<PacketsConfig>,
-    /// On/off bulk transfers (iperf-like): a long-lived flow per on-period.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub bulk: Vec<BulkConfig>,
-    /// Raw-frame sources with bursty on/off or Bernoulli arrivals (the IBM
-    /// ECM talk's traffic; `workload::onoff`).
-    pub onoff: Vec<crate::workload::onoff::OnOffConfig>,
-    /// Hosts whose receive side drains slower than their link for a while
-    /// (an output-generated hotspot). Needs `[nic] model = "adapter"`.
-    pub hotspot: Vec<super::cm::HotspotConfig>,
+use crate::host::generators::{workload_config, workload_generators};
+
+workload_generators! { workload_config;
+    /// Traffic. Besides the fields here, one `[[workload.KEY]]` list per
+    /// generator kind of `workload_generators!` (host/generators.rs).
+    #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct WorkloadConfig {
+        pub flows: Vec<FlowConfig>,
+        /// A CSV file of flows with the header `src,dst,size_bytes,start_ns` (optional 5th column `class`).
+        pub flow_file: Option<String>,
+        pub poisson: Vec<PoissonConfig>,
+        pub incast: Vec<IncastConfig>,
+        pub packets: Vec<PacketsConfig>,
+        /// On/off bulk transfers (iperf-like): a long-lived flow per on-period.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub bulk: Vec<BulkConfig>,
+        /// Raw-frame sources with bursty on/off or Bernoulli arrivals (the IBM
+        /// ECM talk's traffic; `workload::onoff`).
+        pub onoff: Vec<crate::workload::onoff::OnOffConfig>,
+        /// Hosts whose receive side drains slower than their link for a while
+        /// (an output-generated hotspot). Needs `[nic] model = "adapter"`.
+        pub hotspot: Vec<super::cm::HotspotConfig>,
+    }
 }
 
 /// Which ports get a queue-length time series (the `queues` table). Every

@@ -312,7 +312,20 @@ impl Scenario {
         self.validate_buffer()?;
         self.validate_edge()?;
         self.validate_cm()?;
+        self.validate_routing()?;
         self.validate_memory()
+    }
+
+    /// `[routing]`: HPCC-sim's ECMP rule needs HPCC node ids in the names.
+    fn validate_routing(&self) -> Result<(), ScenarioError> {
+        match &self.config.routing {
+            Some(r) if r.ecmp == config::EcmpRule::Hpcc => {
+                crate::topology::hpcc_ecmp::node_ids(&self.graph)
+                    .map(|_| ())
+                    .map_err(|m| ScenarioError::new("routing.ecmp", m))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// `name`: at most [`MAX_NAME_CHARS`] characters, none of them a control

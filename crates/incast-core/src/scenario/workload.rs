@@ -13,7 +13,7 @@ fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, Scen
 }
 
 impl Scenario {
-    pub(super) fn host(&self, r: &HostRef, path: &str) -> Result<u32, ScenarioError> {
+    pub(crate) fn host(&self, r: &HostRef, path: &str) -> Result<u32, ScenarioError> {
         let n = self.graph.host_names.len();
         match r {
             HostRef::Index(i) if (*i as usize) < n => Ok(*i),
@@ -128,13 +128,16 @@ impl Scenario {
         let (incast_hosts, incast_cdfs) = self.validate_incast()?;
         self.validate_packets()?;
         self.validate_onoff()?;
+        crate::host::generators::validate_registered(self)?;
         let w = &self.config.workload;
+        let (no_registered, _) = crate::host::generators::registered_entries(w);
         if listed.is_empty()
             && w.poisson.is_empty()
             && w.incast.is_empty()
             && w.packets.is_empty()
             && w.onoff.is_empty()
             && bulk.is_empty()
+            && no_registered
         {
             return err(
                 "workload",
@@ -157,7 +160,10 @@ impl Scenario {
     /// Whether the workload has generators that run until `duration`.
     pub(super) fn has_generators(&self) -> bool {
         let w = &self.config.workload;
-        !w.poisson.is_empty() || w.incast.iter().any(|i| i.load.is_some()) || !w.packets.is_empty()
+        !w.poisson.is_empty()
+            || w.incast.iter().any(|i| i.load.is_some())
+            || !w.packets.is_empty()
+            || crate::host::generators::registered_entries(w).1
     }
 
     #[allow(clippy::type_complexity)]

@@ -14,9 +14,11 @@ use crate::net::switch::{Switch, SwitchParams};
 use crate::net::{PacketArena, Port, NUM_CLASSES};
 use crate::nic::{Nic, NicModelKind};
 use crate::rdma::cc::{CcCtx, RateCc};
+use crate::scenario::config::EcmpRule;
 use crate::scenario::{
     HostRef, MetricsConfig, Process, QueuePorts, Scenario, ScenarioError, DEFAULT_STOP,
 };
+use crate::topology::hpcc_ecmp::HpccEcmp;
 use crate::topology::{Graph, NodeRef, Routes};
 use crate::units::{Ps, Rate};
 use crate::workload::generators::{IncastGen, IncastSizes, PacketGen, PoissonGen};
@@ -191,6 +193,7 @@ fn generators(sc: &Scenario, host_rates: &[Rate], duration: Ps) -> Generators {
         .collect();
     gens.onoff_class = default_class;
     gens.bulk = sc.bulk.clone();
+    gens.registered = crate::host::generators::Registered::build(sc);
     gens
 }
 
@@ -218,12 +221,14 @@ fn traffic_start(sc: &Scenario) -> Ps {
     let onoff = w.onoff.iter().map(|o| o.start.0);
     let listed = sc.listed.first().map(|f| f.start);
     let bulk = sc.bulk.iter().map(|b| b.start);
+    let registered = crate::host::generators::registered_start(w);
     starts
         .chain(incasts)
         .chain(packets)
         .chain(onoff)
         .chain(listed)
         .chain(bulk)
+        .chain(registered)
         .min()
         .unwrap_or(0)
 }
@@ -233,7 +238,12 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let g = &sc.graph;
     let c = &sc.config;
     let seed = c.seed;
-    let routes = Routes::compute(g).map_err(|m| ScenarioError::new("topology", m))?;
+    let mut routes = Routes::compute(g).map_err(|m| ScenarioError::new("topology", m))?;
+    if let Some(r) = c.routing.as_ref().filter(|r| r.ecmp == EcmpRule::Hpcc) {
+        let rule =
+            HpccEcmp::build(g, r.dport).map_err(|m| ScenarioError::new("routing.ecmp", m))?;
+        routes.use_hpcc(rule);
+    }
     let mut fabric = fabric(g, seed);
     let duration = c.duration.map_or(0, |d| d.0);
     let host_rates = sc.host_rates();

@@ -21,12 +21,12 @@ use super::{summarize_names, Graph, NodeRef, MAX_PORTS};
 use std::collections::HashMap;
 
 /// One switch `s0` with hosts `h0..` attached, host `i` on switch port `i`.
-pub fn single_switch(c: &SingleSwitch) -> Graph {
+pub fn single_switch(config: &SingleSwitch) -> Graph {
     let mut g = Graph::default();
     let s = g.add_switch("s0", 1);
-    for i in 0..c.hosts {
+    for i in 0..config.hosts {
         let h = g.add_host(format!("h{i}"));
-        g.add_link(h, s, c.link_rate.0, c.link_delay.0);
+        g.add_link(h, s, config.link_rate.0, config.link_delay.0);
     }
     g.finalize();
     g
@@ -37,24 +37,24 @@ pub fn single_switch(c: &SingleSwitch) -> Graph {
 /// `l * hosts_per_leaf ..` on its ports `0..hosts_per_leaf`, then its spine
 /// links, spine by spine, `links_per_spine` parallel links each. A spine's
 /// ports go to the leaves in order.
-pub fn leaf_spine(c: &LeafSpine) -> Graph {
+pub fn leaf_spine(config: &LeafSpine) -> Graph {
     let mut g = Graph::default();
-    let leaves: Vec<NodeRef> = (0..c.leaves)
+    let leaves: Vec<NodeRef> = (0..config.leaves)
         .map(|l| g.add_switch(format!("leaf{l}"), 1))
         .collect();
-    let spines: Vec<NodeRef> = (0..c.spines)
+    let spines: Vec<NodeRef> = (0..config.spines)
         .map(|s| g.add_switch(format!("spine{s}"), 2))
         .collect();
     for &leaf in &leaves {
-        for _ in 0..c.hosts_per_leaf {
+        for _ in 0..config.hosts_per_leaf {
             let h = g.add_host(format!("h{}", g.n_hosts()));
-            g.add_link(h, leaf, c.host_rate.0, c.host_delay.0);
+            g.add_link(h, leaf, config.host_rate.0, config.host_delay.0);
         }
     }
     for &leaf in &leaves {
         for &spine in &spines {
-            for _ in 0..c.links_per_spine {
-                g.add_link(leaf, spine, c.fabric_rate.0, c.fabric_delay.0);
+            for _ in 0..config.links_per_spine {
+                g.add_link(leaf, spine, config.fabric_rate.0, config.fabric_delay.0);
             }
         }
     }
@@ -72,8 +72,8 @@ pub fn leaf_spine(c: &LeafSpine) -> Graph {
 ///   `j*h .. j*h + h - 1` on ports `h..k`;
 /// * core switch `i` is `core{i}`, switch `2*k*h + i` (tier 3), with one port
 ///   per pod, in pod order.
-pub fn fat_tree(c: &FatTree) -> Graph {
-    let k = c.k;
+pub fn fat_tree(config: &FatTree) -> Graph {
+    let k = config.k;
     let h = k / 2;
     let mut g = Graph::default();
     let edge = |p: u32, j: u32| NodeRef::Switch(p * h + j);
@@ -96,21 +96,26 @@ pub fn fat_tree(c: &FatTree) -> Graph {
         for j in 0..h {
             for _ in 0..h {
                 let host = g.add_host(format!("h{}", g.n_hosts()));
-                g.add_link(host, edge(p, j), c.host_rate.0, c.delay.0);
+                g.add_link(host, edge(p, j), config.host_rate.0, config.delay.0);
             }
         }
     }
     for p in 0..k {
         for j in 0..h {
             for a in 0..h {
-                g.add_link(edge(p, j), agg(p, a), c.fabric_rate.0, c.delay.0);
+                g.add_link(edge(p, j), agg(p, a), config.fabric_rate.0, config.delay.0);
             }
         }
     }
     for p in 0..k {
         for a in 0..h {
             for i in 0..h {
-                g.add_link(agg(p, a), core(a * h + i), c.core_rate(), c.delay.0);
+                g.add_link(
+                    agg(p, a),
+                    core(a * h + i),
+                    config.core_rate(),
+                    config.delay.0,
+                );
             }
         }
     }
@@ -129,14 +134,14 @@ fn err<T>(field: String, msg: String) -> Result<T, (String, String)> {
 /// Builds an explicit topology: hosts and switches are numbered in the order
 /// listed, links and ports in the order `links` lists them. Errors are
 /// (field path, message), e.g. `("links[2].a", "unknown node ...")`.
-pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
+pub fn explicit(config: &Explicit) -> Result<Graph, (String, String)> {
     let mut g = Graph::default();
-    let by_name = explicit_nodes(c, &mut g)?;
-    let mut host_link = explicit_links(c, &mut g, &by_name)?;
-    explicit_shared_nics(c, &mut g, &by_name, &mut host_link)?;
+    let by_name = explicit_nodes(config, &mut g)?;
+    let mut host_link = explicit_links(config, &mut g, &by_name)?;
+    explicit_shared_nics(config, &mut g, &by_name, &mut host_link)?;
     if let Some(h) = host_link.iter().position(|l| l.is_none()) {
-        let name = &c.hosts[h];
-        let switch = c.switches.first().map_or("s0", |s| s.name.as_str());
+        let name = &config.hosts[h];
+        let switch = config.switches.first().map_or("s0", |s| s.name.as_str());
         return err(
             format!("hosts[{h}]"),
             format!(
@@ -164,21 +169,29 @@ pub fn explicit(c: &Explicit) -> Result<Graph, (String, String)> {
     Ok(g)
 }
 
-/// The hosts, then the switches, of an explicit topology, added to `g`:
+/// The hosts, then the switches, of an explicit topology, added to `graph`:
 /// names non-empty and unique, switch tiers from 1.
-fn explicit_nodes<'a>(c: &'a Explicit, g: &mut Graph) -> Result<Names<'a>, (String, String)> {
+fn explicit_nodes<'a>(
+    config: &'a Explicit,
+    graph: &mut Graph,
+) -> Result<Names<'a>, (String, String)> {
     let mut by_name: Names = HashMap::new();
-    if c.hosts.is_empty() {
+    if config.hosts.is_empty() {
         return err(
             "hosts".into(),
             "an explicit topology needs at least one host, e.g. hosts = [\"h0\", \"h1\"]".into(),
         );
     }
-    let nodes = c.hosts.iter().map(|h| (h.as_str(), 0u8, "hosts")).chain(
-        c.switches
-            .iter()
-            .map(|s| (s.name.as_str(), s.tier, "switches")),
-    );
+    let nodes = config
+        .hosts
+        .iter()
+        .map(|h| (h.as_str(), 0u8, "hosts"))
+        .chain(
+            config
+                .switches
+                .iter()
+                .map(|s| (s.name.as_str(), s.tier, "switches")),
+        );
     let mut index = [0usize; 2];
     for (name, tier, list) in nodes {
         let i = &mut index[(list == "switches") as usize];
@@ -200,7 +213,7 @@ fn explicit_nodes<'a>(c: &'a Explicit, g: &mut Graph) -> Result<Names<'a>, (Stri
             );
         }
         let node = if list == "hosts" {
-            g.add_host(name)
+            graph.add_host(name)
         } else {
             if tier == 0 {
                 return err(
@@ -210,30 +223,30 @@ fn explicit_nodes<'a>(c: &'a Explicit, g: &mut Graph) -> Result<Names<'a>, (Stri
                         .into(),
                 );
             }
-            g.add_switch(name, tier)
+            graph.add_switch(name, tier)
         };
         by_name.insert(name, (node, field));
     }
     Ok(by_name)
 }
 
-/// The links of an explicit topology, added to `g`: both ends known and
+/// The links of an explicit topology, added to `graph`: both ends known and
 /// distinct, a host on at most one, a positive rate. Returns each host's link.
 fn explicit_links(
-    c: &Explicit,
-    g: &mut Graph,
+    config: &Explicit,
+    graph: &mut Graph,
     by_name: &Names,
 ) -> Result<Vec<Option<usize>>, (String, String)> {
-    let mut host_link: Vec<Option<usize>> = vec![None; c.hosts.len()];
-    for (l, link) in c.links.iter().enumerate() {
+    let mut host_link: Vec<Option<usize>> = vec![None; config.hosts.len()];
+    for (l, link) in config.links.iter().enumerate() {
         let mut ends = [NodeRef::Host(0); 2];
         for (side, end) in [&link.a, &link.b].into_iter().enumerate() {
             let Some((node, _)) = by_name.get(end.as_str()) else {
-                let all = c
+                let all = config
                     .hosts
                     .iter()
                     .map(|h| h.as_str())
-                    .chain(c.switches.iter().map(|s| s.name.as_str()));
+                    .chain(config.switches.iter().map(|s| s.name.as_str()));
                 return err(
                     format!("links[{l}].{}", ["a", "b"][side]),
                     format!("unknown node `{end}`; nodes are {}", summarize_names(all)),
@@ -258,7 +271,7 @@ fn explicit_links(
                         format!(
                             "host `{}` already has a link (links[{prev}]); a host has exactly one link, to its \
                              switch (hosts do not forward packets)",
-                            c.hosts[h as usize]
+                            config.hosts[h as usize]
                         ),
                     );
                 }
@@ -271,7 +284,7 @@ fn explicit_links(
                 "the rate is zero; it must be positive, e.g. \"100Gbps\"".into(),
             );
         }
-        g.add_link(ends[0], ends[1], link.rate.0, link.delay.0);
+        graph.add_link(ends[0], ends[1], link.rate.0, link.delay.0);
     }
     Ok(host_link)
 }
@@ -279,12 +292,12 @@ fn explicit_links(
 /// `shared_nic`: each host without a link of its own takes the link (and NIC)
 /// of a host that has one.
 fn explicit_shared_nics(
-    c: &Explicit,
-    g: &mut Graph,
+    config: &Explicit,
+    graph: &mut Graph,
     by_name: &Names,
     host_link: &mut [Option<usize>],
 ) -> Result<(), (String, String)> {
-    for (host, nic) in &c.shared_nic {
+    for (host, nic) in &config.shared_nic {
         let field = format!("shared_nic.{host}");
         let index = |name: &str| match by_name.get(name) {
             Some((NodeRef::Host(h), _)) => Some(*h as usize),
@@ -296,7 +309,7 @@ fn explicit_shared_nics(
                 field,
                 format!(
                     "unknown host `{unknown}`; hosts are {}",
-                    summarize_names(c.hosts.iter().map(|h| h.as_str()))
+                    summarize_names(config.hosts.iter().map(|h| h.as_str()))
                 ),
             );
         };
@@ -312,7 +325,7 @@ fn explicit_shared_nics(
                 format!("host `{nic}` has no link: name a host that has one"),
             );
         }
-        g.shared_nics.push((h as u32, owner as u32));
+        graph.shared_nics.push((h as u32, owner as u32));
         host_link[h] = host_link[owner];
     }
     Ok(())
@@ -325,8 +338,8 @@ mod tests {
     use crate::topology::config::{ExplicitLink, ExplicitSwitch};
     use crate::units::{Rate, US};
 
-    fn rate(g: u64) -> RateValue {
-        RateValue(Rate::gbps(g))
+    fn rate(graph: u64) -> RateValue {
+        RateValue(Rate::gbps(graph))
     }
 
     fn fat(k: u32) -> Graph {
@@ -358,12 +371,12 @@ mod tests {
     }
 
     /// Host `i`'s link is `links[i]`, from the host (end `a`), and it is the host's port 0.
-    fn assert_host_links_first(g: &Graph) {
-        for h in 0..g.n_hosts() as u32 {
-            assert!(matches!(g.links[h as usize].a, NodeRef::Host(x) if x == h));
-            assert_eq!(g.ports(NodeRef::Host(h)), &[(h, 0)]);
+    fn assert_host_links_first(graph: &Graph) {
+        for h in 0..graph.n_hosts() as u32 {
+            assert!(matches!(graph.links[h as usize].a, NodeRef::Host(x) if x == h));
+            assert_eq!(graph.ports(NodeRef::Host(h)), &[(h, 0)]);
         }
-        g.validate().unwrap();
+        graph.validate().unwrap();
     }
 
     #[test]
@@ -500,8 +513,8 @@ mod tests {
         assert!(msg.contains("has a link of its own"), "{msg}");
     }
 
-    fn explicit_err(c: &Explicit) -> (String, String) {
-        explicit(c).unwrap_err()
+    fn explicit_err(config: &Explicit) -> (String, String) {
+        explicit(config).unwrap_err()
     }
 
     #[test]

@@ -73,6 +73,7 @@
 pub mod builders;
 mod columns;
 pub mod config;
+pub mod hpcc_ecmp;
 pub mod routing;
 
 pub use config::TopologyConfig;

@@ -26,8 +26,13 @@
 //! successive tiers are independent. Reusing the same hash bits at every tier
 //! would *polarize*: every flow that took up-link `j` at the edge would take
 //! up-link `j` again at the aggregation switch, leaving most core links idle.
+//!
+//! With `routing.ecmp = "hpcc"` ([`Routes::use_hpcc`]) a switch with several
+//! choices picks as the HPCC simulator does instead ([`super::hpcc_ecmp`]),
+//! from the flow's key that the packet's hash then carries.
 
 use super::columns::{merge_columns, nearest_other_row, Merged};
+use super::hpcc_ecmp::HpccEcmp;
 use super::{Graph, NodeRef, MAX_PORTS};
 use crate::rng::mix64;
 use std::collections::HashMap;
@@ -96,6 +101,9 @@ pub struct Routes {
     set_ports: Vec<u16>,
     /// Hops from a switch using set `i` to the destination host.
     set_dist: Vec<u32>,
+    /// HPCC-sim's rule and next-hop lists, when `routing.ecmp = "hpcc"`:
+    /// read only where a switch has several choices.
+    hpcc: Option<Box<HpccEcmp>>,
 }
 
 /// Builds the interned port sets. A key is `[distance, port, port, ...]`.
@@ -131,14 +139,14 @@ struct SwitchNeighbours {
 }
 
 impl SwitchNeighbours {
-    fn of(g: &Graph) -> Self {
-        let ns = g.n_switches();
+    fn of(graph: &Graph) -> Self {
+        let ns = graph.n_switches();
         let mut start = Vec::with_capacity(ns + 1);
         let mut nbr = Vec::new();
         start.push(0usize);
         for s in 0..ns as u32 {
-            for port in 0..g.ports(NodeRef::Switch(s)).len() {
-                nbr.push(match g.peer(NodeRef::Switch(s), port).0 {
+            for port in 0..graph.ports(NodeRef::Switch(s)).len() {
+                nbr.push(match graph.peer(NodeRef::Switch(s), port).0 {
                     NodeRef::Switch(q) => q,
                     NodeRef::Host(_) => NO_SWITCH,
                 });
@@ -267,16 +275,16 @@ impl Routes {
     /// Hosts on the same switch share one search and one table row, so the
     /// cost is one BFS per switch that has hosts, and the table holds one
     /// entry per class of switches ([`super::columns`]) per such switch.
-    pub fn compute(g: &Graph) -> Result<Routes, String> {
-        let (nh, ns) = (g.n_hosts(), g.n_switches());
-        let on_switch = hosts_on_switches(g)?;
+    pub fn compute(graph: &Graph) -> Result<Routes, String> {
+        let (nh, ns) = (graph.n_hosts(), graph.n_switches());
+        let on_switch = hosts_on_switches(graph)?;
         let mut sets = Interner {
             ids: HashMap::new(),
             set_start: vec![0],
             set_ports: Vec::new(),
             set_dist: Vec::new(),
         };
-        let nbr = SwitchNeighbours::of(g);
+        let nbr = SwitchNeighbours::of(graph);
 
         // One edge row per switch that has hosts, in switch order.
         let mut row_of = vec![u32::MAX; ns];
@@ -316,20 +324,23 @@ impl Routes {
             if queue.len() < ns {
                 let s = (0..ns).find(|&s| dist[s] == u32::MAX).unwrap_or(0);
                 let what = if on_switch[s].is_empty() {
-                    format!("{} cannot reach", g.label(NodeRef::Switch(s as u32)))
+                    format!("{} cannot reach", graph.label(NodeRef::Switch(s as u32)))
                 } else {
-                    format!("{} cannot reach", g.label(NodeRef::Host(on_switch[s][0])))
+                    format!(
+                        "{} cannot reach",
+                        graph.label(NodeRef::Host(on_switch[s][0]))
+                    )
                 };
                 return Err(format!(
                     "the network is disconnected: {what} {}; add links so that every host can reach every other host",
-                    g.label(NodeRef::Host(hosts[0]))
+                    graph.label(NodeRef::Host(hosts[0]))
                 ));
             }
             let row = row_of[t];
             nearest[row as usize / ns] = nearest_other_row(t, &row_switches, &dist);
             // The last hop: the port facing each host itself.
-            for (port, _) in g.ports(NodeRef::Switch(t as u32)).iter().enumerate() {
-                if let (NodeRef::Host(d), _) = g.peer(NodeRef::Switch(t as u32), port) {
+            for (port, _) in graph.ports(NodeRef::Switch(t as u32)).iter().enumerate() {
+                if let (NodeRef::Host(d), _) = graph.peer(NodeRef::Switch(t as u32), port) {
                     let last = sets.intern(&[1, port as u32]);
                     hosts_route[d as usize] = HostRoute {
                         att: t as u32,
@@ -352,7 +363,7 @@ impl Routes {
         }
         let merged = merge_switch_columns(table, ns, &row_switches, &nearest, &mut hosts_route);
         // A host behind a multi-host NIC is reached as the NIC's own host.
-        for (d, &owner) in g.nic_hosts().iter().enumerate() {
+        for (d, &owner) in graph.nic_hosts().iter().enumerate() {
             hosts_route[d] = hosts_route[owner as usize];
         }
         let mut routes = Routes {
@@ -363,6 +374,7 @@ impl Routes {
             set_start: sets.set_start,
             set_ports: sets.set_ports,
             set_dist: sets.set_dist,
+            hpcc: None,
         };
         // A diagonal entry without another row to copy reads as SLOW.
         routes.fast = routes
@@ -414,7 +426,8 @@ impl Routes {
     }
 
     /// Picks one choice for a flow: `choices(sw,dst)[ecmp_index(hash, sw, n)]` where the flow's 64-bit hash is
-    /// re-mixed with the switch id (so successive tiers do not polarize) with crate::rng::mix64.
+    /// re-mixed with the switch id (so successive tiers do not polarize) with crate::rng::mix64;
+    /// under HPCC-sim's rule ([`Routes::use_hpcc`]), [`HpccEcmp::pick`] of the flow's key.
     #[inline(always)]
     pub fn select(&self, sw: u32, dst: u32, flow_hash: u64) -> u16 {
         let h = &self.hosts[dst as usize];
@@ -427,9 +440,33 @@ impl Routes {
         let c = if v != SLOW {
             self.set((v & !SET) as usize)
         } else {
+            // HPCC-sim's rule sets every entry with several choices to
+            // SLOW ([`Routes::use_hpcc`]), so incast's own costs nothing more.
+            if let (Some(rule), false) = (&self.hpcc, h.att == sw) {
+                return rule.pick(sw, h.att, flow_hash);
+            }
             self.choices(sw, dst)
         };
         c[ecmp_index(flow_hash, sw, c.len())]
+    }
+
+    /// Switches with several choices pick by HPCC-sim's rule from now on
+    /// ([`super::hpcc_ecmp`]): a flow's hash must then be its
+    /// [`super::hpcc_ecmp::flow_key`].
+    pub fn use_hpcc(&mut self, rule: HpccEcmp) {
+        self.hpcc = Some(Box::new(rule));
+        // Where there are several choices, `select` reads the rule on its
+        // slow path; one choice is the same port under either rule.
+        for v in &mut self.fast {
+            if *v & SET != 0 {
+                *v = SLOW;
+            }
+        }
+    }
+
+    /// HPCC-sim's rule, when the switches use it.
+    pub fn hpcc(&self) -> Option<&HpccEcmp> {
+        self.hpcc.as_deref()
     }
 
     /// Number of distinct (port set, distance) entries the table refers to.
@@ -474,13 +511,13 @@ mod tests {
 
     /// Forwards a packet from `src` to `dst` with `select` at every switch and
     /// returns the switches it crossed.
-    fn walk(g: &Graph, r: &Routes, src: u32, dst: u32, hash: u64) -> Vec<u32> {
-        let (mut node, _) = g.peer(NodeRef::Host(src), 0);
+    fn walk(graph: &Graph, routes: &Routes, src: u32, dst: u32, hash: u64) -> Vec<u32> {
+        let (mut node, _) = graph.peer(NodeRef::Host(src), 0);
         let mut path = Vec::new();
         while let NodeRef::Switch(s) = node {
             path.push(s);
-            assert!(path.len() <= g.n_switches(), "routing loop {path:?}");
-            node = g.peer(node, r.select(s, dst, hash) as usize).0;
+            assert!(path.len() <= graph.n_switches(), "routing loop {path:?}");
+            node = graph.peer(node, routes.select(s, dst, hash) as usize).0;
         }
         assert_eq!(node, NodeRef::Host(dst));
         path
@@ -534,18 +571,18 @@ mod tests {
     /// The ports of switch `sw` on a shortest path to host `dst`, by a plain
     /// breadth-first search over the whole graph (hosts included): what the
     /// merged tables must reproduce.
-    fn plain_choices(g: &Graph, sw: u32, dst: u32) -> Vec<u16> {
-        let dst = NodeRef::Host(g.nic_host(dst));
+    fn plain_choices(graph: &Graph, sw: u32, dst: u32) -> Vec<u16> {
+        let dst = NodeRef::Host(graph.nic_host(dst));
         let slot = |n: NodeRef| match n {
             NodeRef::Host(h) => h as usize,
-            NodeRef::Switch(s) => g.n_hosts() + s as usize,
+            NodeRef::Switch(s) => graph.n_hosts() + s as usize,
         };
-        let mut dist = vec![u32::MAX; g.n_hosts() + g.n_switches()];
+        let mut dist = vec![u32::MAX; graph.n_hosts() + graph.n_switches()];
         let mut queue = std::collections::VecDeque::from([dst]);
         dist[slot(dst)] = 0;
         while let Some(n) = queue.pop_front() {
-            for port in 0..g.ports(n).len() {
-                let q = g.peer(n, port).0;
+            for port in 0..graph.ports(n).len() {
+                let q = graph.peer(n, port).0;
                 // Hosts do not forward: only the destination starts a path.
                 if dist[slot(q)] == u32::MAX && (n == dst || matches!(n, NodeRef::Switch(_))) {
                     dist[slot(q)] = dist[slot(n)] + 1;
@@ -554,8 +591,8 @@ mod tests {
             }
         }
         let me = NodeRef::Switch(sw);
-        (0..g.ports(me).len() as u16)
-            .filter(|&p| dist[slot(g.peer(me, p as usize).0)] + 1 == dist[slot(me)])
+        (0..graph.ports(me).len() as u16)
+            .filter(|&p| dist[slot(graph.peer(me, p as usize).0)] + 1 == dist[slot(me)])
             .collect()
     }
 

@@ -70,7 +70,7 @@ pub struct TcpParams {
     /// SACK with RACK-TLP ([`sack_rack`]).
     /// `TcpParams::default()` keeps NewReno: it is the unit tests' and the
     /// dumbbell harness's machine, which feed cumulative ACKs only; scenarios
-    /// default to SACK ([`crate::scenario::config::TransportConfig`]).
+    /// default to SACK with RACK-TLP ([`crate::scenario::config::TransportConfig`]).
     pub recovery: Recovery,
 }
 
@@ -449,6 +449,7 @@ impl TcpFlow {
                 rtt: Some(now - echo_ts),
                 in_recovery: self.in_recovery,
                 srtt: self.rtt.srtt.unwrap_or(0),
+                delay: now.saturating_sub(echo_ts),
             };
             let hold = self.cc.on_ack_any(&mut self.win, &ev);
             if self.in_recovery {
@@ -493,6 +494,7 @@ impl TcpFlow {
                 rtt: None,
                 in_recovery: self.in_recovery,
                 srtt: self.rtt.srtt.unwrap_or(0),
+                delay: now.saturating_sub(echo_ts),
             };
             self.cc.on_ack_any(&mut self.win, &ev);
             if !self.in_recovery
@@ -529,8 +531,14 @@ impl TcpFlow {
         }
     }
 
-    /// The retransmission timer expired (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4).
+    /// The retransmission timer expired, at the latest time the flow was
+    /// told ([`TcpFlow::on_timeout_at`] with that time).
     pub fn on_timeout(&mut self, p: &TcpParams) {
+        self.on_timeout_at(self.clock, p);
+    }
+
+    /// The retransmission timer expired at `now` (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4).
+    pub fn on_timeout_at(&mut self, now: Ps, p: &TcpParams) {
         self.timeouts += 1;
         let flight = self.snd_nxt - self.snd_una - self.sacked_in_flight();
         let prior_cwnd = self.win.cwnd;
@@ -538,6 +546,7 @@ impl TcpFlow {
         self.win.cwnd = p.mss;
         self.win.ca_acked = 0;
         let t = TimeoutEvent {
+            now,
             flight,
             prior_cwnd,
             high_tx: self.high_tx,

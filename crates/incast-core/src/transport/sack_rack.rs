@@ -259,7 +259,7 @@ impl TcpFlow {
         let Some(r) = self.rack_state() else { return };
         let (rto_at, reo_at, pto_at) = (r.rto_at, r.reo_at, r.pto_at);
         if rto_at.is_some_and(|t| t <= now) {
-            self.on_timeout(p);
+            self.on_timeout_at(now, p);
             let rto = self.rtt.current(p);
             let r = self.rack_state().expect("a RACK flow");
             r.rto_at = Some(now + rto);

@@ -53,14 +53,15 @@ pub enum Recovery {
     /// Cumulative ACKs only: fast retransmit and NewReno fast recovery
     /// (RFC 6582, the Impatient timer variant).
     Newreno,
-    /// SACK blocks (RFC 2018), RFC 6675 loss recovery and PRR (RFC 6937).
-    /// The default, as Linux (`net.ipv4.tcp_sack = 1`, PRR since 3.2) and
-    /// ns-3 (`TcpSocketBase::Sack` true, `TcpPrrRecovery`) do.
-    #[default]
+    /// SACK blocks (RFC 2018), RFC 6675 loss recovery and PRR (RFC 6937), as
+    /// ns-3's default (`TcpSocketBase::Sack` true, `TcpPrrRecovery`; ns-3
+    /// has no RACK-TLP) and Linux with `net.ipv4.tcp_recovery = 0`.
     Sack,
-    /// `Sack` with RACK-TLP loss detection (RFC 8985, [`super::sack_rack`]),
-    /// as Linux's defaults (`net.ipv4.tcp_recovery = 1`,
-    /// `tcp_early_retrans = 3`).
+    /// `Sack` with RACK-TLP loss detection (RFC 8985, [`super::sack_rack`]).
+    /// The default, as Linux's: `net.ipv4.tcp_sack = 1`, PRR since 3.2,
+    /// `tcp_recovery = 1` (RACK, since 4.4; its only SACK loss detection
+    /// since 4.18) and `tcp_early_retrans = 3` (TLP).
+    #[default]
     SackRack,
 }
 
@@ -323,6 +324,7 @@ impl TcpFlow {
             rtt,
             in_recovery: self.in_recovery,
             srtt: self.rtt.srtt.unwrap_or(0),
+            delay: now.saturating_sub(echo_ts),
         };
         let rate = match (acked > 0, self.rate.as_deref_mut()) {
             (true, Some(r)) => Some(r.on_ack(now, ack, p.mss, rtt)),

@@ -74,7 +74,7 @@ fn dumbbell_toml(
 /// state), computes K = ∛((W_max − cwnd_epoch)/C) (RFC 9438 Figure 2), and
 /// checks every 10 ms sample against W(t) = C (t − K)³ + W_max.
 ///
-/// With NewReno recovery, set explicitly (the default is SACK): the stage
+/// With NewReno recovery, set explicitly (the default is SACK with RACK-TLP): the stage
 /// boundaries below are RFC 6582's (the window before the event, before
 /// NewReno inflates it; the stage from the full ACK, cwnd = ssthresh). With
 /// SACK and PRR a sample 50 ms into a stage fell 0.2 segments under the band

@@ -35,4 +35,5 @@ mod repro_on_ramp;
 mod repro_smart_pause;
 mod sack_recovery;
 mod scenario_errors;
+mod swift;
 mod trimming;

@@ -46,10 +46,11 @@ fn naming_the_default_cc_changes_nothing() {
 
 /// CUBIC ignores ECN and fills the buffer at the shared port; the DCTCP
 /// flows beside it queue behind it. With every flow on DCTCP the queue stays
-/// near K. Measured (seed 1, SACK recovery, the default): DCTCP flows' mean
-/// slowdown 29.2 beside CUBIC against 8.4 with a DCTCP bulk flow (3.5x);
-/// time-weighted mean queue at the shared port 286 KB against 108 KB (about
-/// K = 97.5 KB; 2.7x). With `recovery = "newreno"` 17.9 and 209 KB (RFC 6582
+/// near K. Measured (seed 1, SACK with RACK-TLP, the default): DCTCP flows'
+/// mean slowdown 29.0 beside CUBIC against 8.4 with a DCTCP bulk flow (3.5x);
+/// time-weighted mean queue at the shared port 285 KB against 108 KB (about
+/// K = 97.5 KB; 2.6x). With `recovery = "sack"` 29.2 and 286 KB; with
+/// `recovery = "newreno"` 17.9 and 209 KB (RFC 6582
 /// §4's Impatient variant ends CUBIC's multi-loss recoveries in a timeout,
 /// which lets the queue drain); before that RTO change 28.3 and 278 KB. The
 /// checks ask for 1.7x and 1.5x, so that seeds and small model changes do

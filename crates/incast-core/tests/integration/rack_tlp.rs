@@ -4,7 +4,7 @@
 //! conserved, the key's error.
 
 use crate::common::*;
-use crate::sack_recovery::{lossy_path, lossy_path_scenario, outcome};
+use crate::sack_recovery::{lossy_path, lossy_path_scenario, lossy_path_with, outcome};
 use incast_core::units::*;
 use incast_core::Results;
 
@@ -38,8 +38,14 @@ fn rack_repairs_the_lost_retransmission_without_an_rto() {
 /// drop-tail queue: the queue fills 3/4 of a packet per packet, so a burst
 /// just past its capacity loses its last segments only (a tail loss).
 fn tail_burst(recovery: &str, segments: u64) -> Results {
+    tail_burst_with(&format!("recovery = \"{recovery}\""), segments)
+}
+
+/// [`tail_burst`] with `recovery_line` (a `recovery = ...` line, or nothing)
+/// in its `[transport]` table.
+fn tail_burst_with(recovery_line: &str, segments: u64) -> Results {
     let size = (segments * 1460).to_string();
-    lossy_path_scenario("tail_loss", &format!("recovery = \"{recovery}\""), &size)
+    lossy_path_scenario("tail_loss", recovery_line, &size)
 }
 
 /// RFC 8985 §7: a burst whose last segments are dropped leaves nothing
@@ -68,6 +74,39 @@ fn tlp_repairs_a_tail_loss_without_an_rto() {
         );
     }
     assert!(cases > 0, "no burst size lost its tail");
+}
+
+/// Issue 43: the default recovery is RACK-TLP over SACK, as Linux's
+/// (`net.ipv4.tcp_sack = 1`, `tcp_recovery = 1`, `tcp_early_retrans = 3`).
+/// A scenario without the key runs exactly as one with `recovery =
+/// "sack_rack"` (the same FCT, retransmits and timeouts) on the lossy path
+/// and on every tail burst of 29-34 segments, and each burst that loses its
+/// tail with `"sack"` (an RTO) is repaired without one by default. Fails if
+/// the default reverts to `"sack"` (the timeout comes back) or to
+/// `"newreno"`.
+#[test]
+fn a_scenario_without_the_key_runs_sack_rack_and_repairs_a_tail_loss_without_an_rto() {
+    use incast_core::scenario::config::TransportConfig;
+    use incast_core::transport::Recovery;
+    assert_eq!(TransportConfig::default().recovery, Recovery::SackRack);
+    assert_eq!(Recovery::default(), Recovery::SackRack);
+    let default = lossy_path_with("");
+    let rack = lossy_path("sack_rack");
+    assert_eq!(default.flows.u64s("fct_ps"), rack.flows.u64s("fct_ps"));
+    assert_eq!(outcome(&default), outcome(&rack));
+    assert_ne!(outcome(&default), outcome(&lossy_path("newreno")));
+    let mut tails = 0;
+    for segments in 29..=34 {
+        let default = outcome(&tail_burst_with("", segments));
+        assert_eq!(default, outcome(&tail_burst("sack_rack", segments)));
+        let sack = outcome(&tail_burst("sack", segments));
+        if sack.2 > 0 {
+            tails += 1;
+            assert_eq!(default.2, 0, "{segments} segments: {default:?}");
+            assert!(default.0 < sack.0, "{default:?} vs {sack:?}");
+        }
+    }
+    assert!(tails > 0, "no burst size lost its tail with SACK");
 }
 
 /// The same run twice gives identical tables, and bytes are conserved.

@@ -530,7 +530,7 @@ fn cubic_two_flows_strawman_underutilizes_final_does_not() {
 /// FCT 2.34x and p99 2.47x; CUBIC's smallest 2.58x). We require each to at
 /// least halve: 10 % or more under every measured gain, and it fails if the
 /// effect shrinks to a modest one.
-/// The 100 ms runs of the README gain as much (RCT mean 3.1x CUBIC, 6.0x BBR).
+/// The 100 ms runs of the README gain as much (RCT mean 3.0x CUBIC, 6.0x BBR).
 fn cloud_on_ramp_helps(point: &str) {
     let run = |variant: &str| {
         let what = format!("cloud_experiment.toml {point}/{variant}");

@@ -107,25 +107,6 @@ fn sack_runs_are_deterministic_and_conserve_bytes() {
     assert_eq!(a.flows.u32s("retransmits"), b.flows.u32s("retransmits"));
 }
 
-/// Issue 43: the default recovery is SACK, as Linux (`tcp_sack = 1`, PRR)
-/// and ns-3 (`TcpSocketBase::Sack` true, `TcpPrrRecovery`). A scenario
-/// without the key runs exactly as one with `recovery = "sack"` (the same FCT,
-/// retransmits and timeouts), and not as NewReno on this path (fewer timeouts, asserted
-/// above), so the check fails if the default reverts.
-#[test]
-fn a_scenario_without_the_key_runs_sack() {
-    use incast_core::scenario::config::TransportConfig;
-    use incast_core::transport::Recovery;
-    assert_eq!(TransportConfig::default().recovery, Recovery::Sack);
-    assert_eq!(Recovery::default(), Recovery::Sack);
-    let default = lossy_path_with("");
-    let sack = lossy_path("sack");
-    let newreno = lossy_path("newreno");
-    assert_eq!(default.flows.u64s("fct_ps"), sack.flows.u64s("fct_ps"));
-    assert_eq!(outcome(&default), outcome(&sack));
-    assert_ne!(outcome(&default), outcome(&newreno));
-}
-
 #[test]
 fn a_bad_recovery_is_a_clear_error() {
     let toml = "name = \"t\"\n[topology]\nkind = \"single_switch\"\nhosts = 2\n\

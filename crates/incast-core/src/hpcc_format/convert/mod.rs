@@ -26,7 +26,7 @@ mod switch;
 use super::config::{seconds_to_ns, Config};
 use super::flows::RawFlow;
 use super::topology::{pair_rtt_to, standalone_fct_ns, Topo};
-use super::{AckChoice, HpccFlow, HpccImport, ImportOptions, FIRST_SPORT, HPCC_HEADER};
+use super::{AckChoice, EcmpChoice, HpccFlow, HpccImport, ImportOptions, FIRST_SPORT, HPCC_HEADER};
 use crate::config_types::{RateValue, TimeValue};
 use crate::scenario::{ScenarioConfig, ScenarioError};
 use crate::units::{self, Rate, NS};
@@ -74,7 +74,10 @@ pub(super) fn convert(
     let acks = ack_placement(options.acks, nic.ack_high_prio, data_class)?;
     let switch = switch::switch_section(cfg, topo, data_class, acks.class, options.headroom)?;
     let rdma = rdma_section(&nic, cc, run.payload, data_class, acks);
-    let value = scenario_value(name, &run, &nodes, switch, rdma);
+    let mut value = scenario_value(name, &run, &nodes, switch, rdma);
+    if let Some(routing) = routing_section(options.ecmp, &flows)? {
+        value["routing"] = routing;
+    }
     let scenario = scenario_from_value(&value)?;
     Ok(HpccImport {
         scenario,
@@ -316,15 +319,16 @@ fn nodes(topo: &Topo) -> Nodes {
 }
 
 /// The flows, checked against the topology (hosts, sizes, priorities, start
-/// order), with HPCC-sim's source ports (per source host from 10000, in file
-/// order) and standalone FCTs.
+/// order), with HPCC-sim's source ports (per source and destination host
+/// from 10000, in file order: `third.cc` `portNumder[src][dst]++`, a 16-bit
+/// counter) and standalone FCTs.
 fn flows(
     topo: &Topo,
     host_index: &[u32],
     raw_flows: &[RawFlow],
     payload: u64,
 ) -> Result<Vec<HpccFlow>, ScenarioError> {
-    let mut sport_next: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut sport_next: BTreeMap<(u32, u32), u16> = BTreeMap::new();
     let mut flows = Vec::with_capacity(raw_flows.len());
     let mut rtt_cache: BTreeMap<u32, Vec<Option<(u64, u64)>>> = BTreeMap::new();
     let mut last_start = 0;
@@ -367,12 +371,9 @@ fn flows(
             ));
         }
         last_start = f.start_ns;
-        let counter = sport_next.entry(f.src).or_insert(FIRST_SPORT as u32);
+        let counter = sport_next.entry((f.src, f.dst)).or_insert(FIRST_SPORT);
         let sport = *counter;
-        if sport > u16::MAX as u32 {
-            return Err(ferr(f, format!("host {} runs out of source ports", f.src)));
-        }
-        *counter += 1;
+        *counter = counter.wrapping_add(1);
         let rtts = rtt_cache
             .entry(f.dst)
             .or_insert_with(|| pair_rtt_to(topo, f.dst, payload));
@@ -384,7 +385,7 @@ fn flows(
             src: host_index[f.src as usize],
             dst: host_index[f.dst as usize],
             priority: f.pg as u8,
-            sport: sport as u16,
+            sport,
             dport: f.dport as u16,
             size: f.size,
             start_ns: f.start_ns,
@@ -392,6 +393,29 @@ fn flows(
         });
     }
     Ok(flows)
+}
+
+/// `[routing]` for the ECMP choice: none for incast's own hash; HPCC-sim's
+/// rule with the flows' one destination port (the scenario gives every flow
+/// the same one; HPCC-sim's source ports follow from the flow order).
+fn routing_section(choice: EcmpChoice, flows: &[HpccFlow]) -> Result<Option<Value>, ScenarioError> {
+    if choice == EcmpChoice::Flow {
+        return Ok(None);
+    }
+    let dports: BTreeSet<u16> = flows.iter().map(|f| f.dport).collect();
+    if dports.len() > 1 {
+        let list: Vec<String> = dports.iter().map(|p| p.to_string()).collect();
+        return Err(ScenarioError::new(
+            "FLOW_FILE",
+            format!(
+                "the flows use destination ports {}; the `hpcc` ECMP option gives every flow one \
+                 (routing.dport): use one port in the flow file or the `flow` ECMP choice",
+                list.join(", ")
+            ),
+        ));
+    }
+    let dport = dports.iter().next().copied().unwrap_or(100);
+    Ok(Some(json!({"ecmp": "hpcc", "dport": dport})))
 }
 
 /// The one data priority of the flows (3 when there are none).

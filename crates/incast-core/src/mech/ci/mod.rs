@@ -186,12 +186,12 @@ impl SwitchMechanism for Ci {
         exit(w, hop.out, hop.queue, key);
     }
 
-    fn on_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
-        on_cip(w, now, gp, id);
+    fn on_frame(w: &mut World, now: Ps, port: u32, id: PktId) {
+        on_cip(w, now, port, id);
     }
 
-    fn on_timer(w: &mut World, now: Ps, gp: u32, _kind: TimerKind) {
-        on_table_timer(w, now, gp);
+    fn on_timer(w: &mut World, now: Ps, port: u32, _kind: TimerKind) {
+        on_table_timer(w, now, port);
     }
 
     /// The summary's `ci` block (when CI is on).
@@ -221,8 +221,8 @@ const CIP: u8 = 0;
 /// The acknowledgement of a CIP (reliability option `ack`), same fields.
 const CIP_ACK: u8 = 1;
 
-/// Queues a link-local CI frame (CIP or CIP-ACK) on port `gp`'s control FIFO.
-fn send_frame(w: &mut World, now: Ps, gp: u32, kind: u8, key: u64, base: u8, flow: (u32, u32)) {
+/// Queues a link-local CI frame (CIP or CIP-ACK) on port `port`'s control FIFO.
+fn send_frame(w: &mut World, now: Ps, port: u32, kind: u8, key: u64, base: u8, flow: (u32, u32)) {
     let mut frame = Packet::control_frame(Ci::ID, kind, now, base, key, base as u32);
     (frame.flow, frame.flow_uid) = flow;
     let r = &mut w.mechs.ci;
@@ -230,11 +230,11 @@ fn send_frame(w: &mut World, now: Ps, gp: u32, kind: u8, key: u64, base: u8, flo
         CIP => r.cips_sent += 1,
         _ => r.acks_sent += 1,
     }
-    switch::queue_link_frame(w, gp, frame);
-    link::kick(w, now, gp);
+    switch::queue_link_frame(w, port, frame);
+    link::kick(w, now, port);
 }
 
-/// IEEE 802.1Qcz at egress port `out` of switch `s`: the queue a packet of
+/// IEEE 802.1Qcz at egress port `out` of switch `switch`: the queue a packet of
 /// a CI class joins (its class's, or its flow's congested-flow queue) and
 /// the flow's table entry when it joins a CFQ. Looks the flow up, ages
 /// its entry, detects congesting flows and sends the CIPs that follow.
@@ -242,7 +242,7 @@ fn send_frame(w: &mut World, now: Ps, gp: u32, kind: u8, key: u64, base: u8, flo
 fn classify(
     w: &mut World,
     now: Ps,
-    s: u32,
+    switch: u32,
     out: u32,
     pkt: PktId,
     in_local: u16,
@@ -308,7 +308,7 @@ fn classify(
         }
     };
     let cfq = idx.map(|i| cp.entries[i].cfq as usize);
-    send_cips(w, now, s, out, &new);
+    send_cips(w, now, switch, out, &new);
     for (flow, uid) in created.iter().copied() {
         count_isolation(w, flow, uid);
     }
@@ -332,7 +332,7 @@ fn count_isolation(w: &mut World, slot: u32, uid: u32) {
 
 /// Sends the CIPs of entries `idx` of port `out` upstream (out of each
 /// flow's ingress port).
-fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
+fn send_cips(w: &mut World, now: Ps, switch: u32, out: u32, idx: &[usize]) {
     for &i in idx {
         let cfg = &&w.mechs.ci.cfg;
         let (rel, copies, interval, nic) = (
@@ -345,7 +345,7 @@ fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
         if ing == NO_PORT {
             continue;
         }
-        let up = w.switches[s as usize].port(ing);
+        let up = w.switches[switch as usize].port(ing);
         let upstream_is_host = matches!(
             w.ports[w.ports[up as usize].peer as usize].owner(),
             Owner::Nic(_)
@@ -376,12 +376,12 @@ fn send_cips(w: &mut World, now: Ps, s: u32, out: u32, idx: &[usize]) {
     }
 }
 
-/// A packet of flow `key` left class queue `queue` of switch port `p`.
+/// A packet of flow `key` left class queue `queue` of switch port `port`.
 #[inline(never)]
-fn exit(w: &mut World, p: u32, queue: u8, key: u64) {
+fn exit(w: &mut World, port: u32, queue: u8, key: u64) {
     let r = &w.mechs.ci;
     let (order, drain) = (r.cfg.order, r.cfg.release_on_drain);
-    let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, p);
+    let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, port);
     cp.on_exit(queue, key, w.mechs.ci.cfq);
     if drain && w.mechs.ci.cfq & (1 << queue) != 0 && queues[queue as usize].pkts.is_empty() {
         // `release_on_drain`: the CFQ is empty, its locally detected flows go back.
@@ -398,14 +398,14 @@ fn exit(w: &mut World, p: u32, queue: u8, key: u64) {
     cp.refresh_blocked(order, w.mechs.ci.cfq, queues, &w.arena, held);
 }
 
-/// Arms port `gp`'s CI timer for its earliest resend or aging deadline.
-fn arm(w: &mut World, now: Ps, gp: u32) {
+/// Arms port `port`'s CI timer for its earliest resend or aging deadline.
+fn arm(w: &mut World, now: Ps, port: u32) {
     let cfg = &&w.mechs.ci.cfg;
     let (age, resend) = (
         cfg.age.0,
         matches!(cfg.cip.reliability, Reliability::Ack | Reliability::Marked),
     );
-    let cp = w.mechs.ci.ports.get_mut(gp);
+    let cp = w.mechs.ci.ports.get_mut(port);
     let mut next = Ps::MAX;
     for e in &cp.entries {
         // Aged but with packets still in its CFQ: look again in `age`.
@@ -422,7 +422,7 @@ fn arm(w: &mut World, now: Ps, gp: u32) {
     let next = next.max(now);
     let earlier = cp.timer.deadline().is_none_or(|d| d <= now || next < d);
     if earlier {
-        w.q.arm(&mut cp.timer, next, Ev::timer(Ci::ID, 0, gp));
+        w.q.arm(&mut cp.timer, next, Ev::timer(Ci::ID, 0, port));
     }
 }
 
@@ -557,12 +557,12 @@ pub(crate) struct CiPorts {
 }
 
 impl CiPorts {
-    /// Switch port `gp`'s state.
-    pub fn get(&self, gp: u32) -> &CiPort {
-        &self.ports[(gp - self.first) as usize]
+    /// Switch port `port`'s state.
+    pub fn get(&self, port: u32) -> &CiPort {
+        &self.ports[(port - self.first) as usize]
     }
-    pub fn get_mut(&mut self, gp: u32) -> &mut CiPort {
-        &mut self.ports[(gp - self.first) as usize]
+    pub fn get_mut(&mut self, port: u32) -> &mut CiPort {
+        &mut self.ports[(port - self.first) as usize]
     }
 }
 
@@ -599,13 +599,13 @@ fn summary_block(w: &World, flows: &Table) -> serde_json::Value {
                 st.peak_entries = st.peak_entries.max(s.peak_entries);
                 for c in 0..NUM_CLASSES {
                     if w.mechs.ci.base & (1 << c) != 0 {
-                        ncq += p.pfc.xoff_tx[c];
+                        ncq += w.mechs.pfc.ports[gp].xoff_tx[c];
                     } else if w.mechs.ci.cfq & (1 << c) != 0 {
-                        cfq += p.pfc.xoff_tx[c];
+                        cfq += w.mechs.pfc.ports[gp].xoff_tx[c];
                     }
                 }
             }
-            Owner::Nic(_) => to_nics += p.pfc.xoff_rx.iter().sum::<u64>(),
+            Owner::Nic(_) => to_nics += w.mechs.pfc.ports[gp].xoff_rx.iter().sum::<u64>(),
         }
     }
     // Large flows: at least the first size-bucket edge (100 KB by default,

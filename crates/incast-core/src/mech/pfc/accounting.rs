@@ -336,10 +336,10 @@ pub struct PfcState {
 }
 
 impl PfcState {
-    /// The XOFF threshold (shared bytes) of ingress (`p`, `c`).
+    /// The XOFF threshold (shared bytes) of ingress (`port`, `class`).
     #[inline]
-    pub fn threshold(&self, cfg: &PfcConfig, buffer: Bytes, p: usize, c: usize) -> Bytes {
-        self.threshold_at(cfg, buffer, p, c, self.shared_used)
+    pub fn threshold(&self, cfg: &PfcConfig, buffer: Bytes, port: usize, class: usize) -> Bytes {
+        self.threshold_at(cfg, buffer, port, class, self.shared_used)
     }
 
     /// [`PfcState::threshold`] when `shared_used` shared bytes are in use.
@@ -348,8 +348,8 @@ impl PfcState {
         &self,
         cfg: &PfcConfig,
         buffer: Bytes,
-        p: usize,
-        c: usize,
+        port: usize,
+        class: usize,
         shared_used: Bytes,
     ) -> Bytes {
         match cfg.threshold {
@@ -359,12 +359,12 @@ impl PfcState {
                     .saturating_sub(self.total_headroom)
                     .saturating_sub(self.total_reserve)
                     .saturating_sub(shared_used);
-                self.ingress[p][c].alpha.of(free)
+                self.ingress[port][class].alpha.of(free)
             }
         }
     }
 
-    /// Whether a packet of `size` bytes that arrives at ingress (`p`, `c`)
+    /// Whether a packet of `size` bytes that arrives at ingress (`port`, `class`)
     /// and leaves in the same instant may skip its accounting: the ingress
     /// is not paused and holds no headroom bytes, and charging the packet
     /// would not reach XOFF. Then [`PfcState::charge`], a false
@@ -375,18 +375,18 @@ impl PfcState {
         &self,
         cfg: &PfcConfig,
         buffer: Bytes,
-        p: usize,
-        c: usize,
+        port: usize,
+        class: usize,
         size: Bytes,
     ) -> bool {
-        let ing = &self.ingress[p][c];
+        let ing = &self.ingress[port][class];
         if ing.paused || ing.hdrm > 0 {
             return false;
         }
         // What `charge` would do: the bytes above the reserve come from the shared pool.
         let shared = (ing.bytes + size).saturating_sub(cfg.reserve.0);
         let shared_used = self.shared_used + shared.min(size);
-        shared < self.threshold_at(cfg, buffer, p, c, shared_used)
+        shared < self.threshold_at(cfg, buffer, port, class, shared_used)
     }
 
     #[inline]
@@ -394,7 +394,7 @@ impl PfcState {
         ing.bytes.saturating_sub(reserve)
     }
 
-    /// Charges an arriving packet of `size` bytes to ingress (`p`, `c`).
+    /// Charges an arriving packet of `size` bytes to ingress (`port`, `class`).
     /// When the switch's buffer outside the headroom reserve is full (lossy
     /// bytes share that pool with the lossless shared bytes), a packet at an
     /// ingress not yet paused is still charged to the shared layer (it
@@ -403,12 +403,12 @@ impl PfcState {
     /// packet less of headroom than the formula's in-flight bytes need (found
     /// by the property tests).
     #[inline(always)]
-    pub fn charge(&mut self, cfg: &PfcConfig, p: usize, c: usize, size: Bytes) -> Charge {
+    pub fn charge(&mut self, cfg: &PfcConfig, port: usize, class: usize, size: Bytes) -> Charge {
         let reserve = cfg.reserve.0;
-        let ing = self.ingress[p][c];
+        let ing = self.ingress[port][class];
         let new_bytes = ing.bytes + size;
         if new_bytes <= reserve {
-            self.ingress[p][c].bytes = new_bytes;
+            self.ingress[port][class].bytes = new_bytes;
             return Charge::Accepted;
         }
         if ing.paused || ing.hdrm > 0 {
@@ -419,20 +419,20 @@ impl PfcState {
             if ing.hdrm + size > ing.headroom {
                 return Charge::Violation;
             }
-            self.ingress[p][c].hdrm += size;
+            self.ingress[port][class].hdrm += size;
             self.hdrm_used += size;
             return Charge::Accepted;
         }
         let from_shared = size.min(new_bytes - reserve);
-        self.ingress[p][c].bytes = new_bytes;
+        self.ingress[port][class].bytes = new_bytes;
         self.shared_used += from_shared;
         Charge::Accepted
     }
 
-    /// Releases a departing packet's bytes from ingress (`p`, `c`).
-    pub fn release(&mut self, cfg: &PfcConfig, p: usize, c: usize, size: Bytes) {
+    /// Releases a departing packet's bytes from ingress (`port`, `class`).
+    pub fn release(&mut self, cfg: &PfcConfig, port: usize, class: usize, size: Bytes) {
         let reserve = cfg.reserve.0;
-        let ing = &mut self.ingress[p][c];
+        let ing = &mut self.ingress[port][class];
         let from_hdrm = size.min(ing.hdrm);
         ing.hdrm -= from_hdrm;
         self.hdrm_used -= from_hdrm;
@@ -443,22 +443,23 @@ impl PfcState {
         self.shared_used -= from_shared.min(self.shared_used);
     }
 
-    /// Whether ingress (`p`, `c`) should be paused now.
+    /// Whether ingress (`port`, `class`) should be paused now.
     #[inline(always)]
-    pub fn should_pause(&self, cfg: &PfcConfig, buffer: Bytes, p: usize, c: usize) -> bool {
-        let ing = &self.ingress[p][c];
-        ing.hdrm > 0 || Self::shared_of(ing, cfg.reserve.0) >= self.threshold(cfg, buffer, p, c)
+    pub fn should_pause(&self, cfg: &PfcConfig, buffer: Bytes, port: usize, class: usize) -> bool {
+        let ing = &self.ingress[port][class];
+        ing.hdrm > 0
+            || Self::shared_of(ing, cfg.reserve.0) >= self.threshold(cfg, buffer, port, class)
     }
 
-    /// Whether a paused ingress (`p`, `c`) may resume now.
+    /// Whether a paused ingress (`port`, `class`) may resume now.
     #[inline]
-    pub fn should_resume(&self, cfg: &PfcConfig, buffer: Bytes, p: usize, c: usize) -> bool {
-        let ing = &self.ingress[p][c];
+    pub fn should_resume(&self, cfg: &PfcConfig, buffer: Bytes, port: usize, class: usize) -> bool {
+        let ing = &self.ingress[port][class];
         if ing.hdrm > 0 {
             return false;
         }
         let shared = Self::shared_of(ing, cfg.reserve.0);
-        shared == 0 || shared + cfg.resume_offset.0 <= self.threshold(cfg, buffer, p, c)
+        shared == 0 || shared + cfg.resume_offset.0 <= self.threshold(cfg, buffer, port, class)
     }
 }
 

@@ -63,6 +63,40 @@ pub(crate) struct Pfc {
     pub log: PfcLog,
     /// Packets of a lossless class dropped (headroom overflow or full buffer).
     pub lossless_drops: u64,
+    /// Every port's PFC state and counters, by global port id (NICs' too:
+    /// they obey PAUSE), the hot bits aside ([`Port::paused`], [`Port::storm`]).
+    pub ports: Vec<PortPfc>,
+}
+
+/// PFC state and counters of one port.
+#[derive(Debug, Default)]
+pub(crate) struct PortPfc {
+    /// When each paused class resumes by itself (quanta mode; `Ps::MAX`: only on XON).
+    pub pause_until: [Ps; NUM_CLASSES],
+    pub paused_since: [Ps; NUM_CLASSES],
+    /// Pending expiry-timer entry of this port.
+    pub expiry: crate::engine::LazyTimer,
+    /// Pending refresh-timer entry (XOFFs this port sent that must be renewed).
+    pub refresh: crate::engine::LazyTimer,
+    /// PAUSE frames with non-zero quanta sent / received, per class.
+    pub xoff_tx: [u64; NUM_CLASSES],
+    pub xon_tx: [u64; NUM_CLASSES],
+    pub xoff_rx: [u64; NUM_CLASSES],
+    pub xon_rx: [u64; NUM_CLASSES],
+    /// Total time each class was paused.
+    pub paused_time: [Ps; NUM_CLASSES],
+    /// Longest single pause per class.
+    pub longest_pause: [Ps; NUM_CLASSES],
+    /// Pauses that exceeded the watchdog limit.
+    pub watchdog_trips: u64,
+    /// Pending watchdog-timer entry of this port.
+    pub watchdog: crate::engine::LazyTimer,
+    /// Classes whose current pause has already tripped the watchdog.
+    pub tripped: u8,
+    /// Last PAUSE received per class while its PFC was disabled.
+    pub last_xoff: [Ps; NUM_CLASSES],
+    /// Packets the dropping watchdog discarded at this port.
+    pub watchdog_drops: u64,
 }
 
 impl Pfc {
@@ -114,6 +148,7 @@ impl Pfc {
         }
         Pfc {
             cfg: cfg.clone(),
+            ports: ports.iter().map(|_| PortPfc::default()).collect(),
             ..Default::default()
         }
     }
@@ -134,7 +169,10 @@ impl SwitchMechanism for Pfc {
     /// resume (802.3x with a refreshed pause).
     fn build(cfg: Option<&PfcConfig>, net: &mut super::Network) -> Pfc {
         let Some(pc) = cfg else {
-            let mut pfc = Pfc::default();
+            let mut pfc = Pfc {
+                ports: net.ports.iter().map(|_| PortPfc::default()).collect(),
+                ..Default::default()
+            };
             pfc.cfg.mode = PauseMode::UntilResume;
             return pfc;
         };
@@ -219,7 +257,7 @@ impl SwitchMechanism for Pfc {
                 }
             }
             DropCause::Held => {
-                w.ports[hop.out as usize].pfc.watchdog_drops += 1;
+                w.mechs.pfc.ports[hop.out as usize].watchdog_drops += 1;
                 if hop.in_local != NO_INGRESS {
                     release(
                         w,
@@ -263,15 +301,15 @@ impl SwitchMechanism for Pfc {
         kind == PacketKind::Pause
     }
 
-    fn on_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
-        on_pause_frame(w, now, gp, id);
+    fn on_frame(w: &mut World, now: Ps, port: u32, id: PktId) {
+        on_pause_frame(w, now, port, id);
     }
 
-    fn on_timer(w: &mut World, now: Ps, gp: u32, kind: TimerKind) {
+    fn on_timer(w: &mut World, now: Ps, port: u32, kind: TimerKind) {
         match kind {
-            EXPIRY => on_expiry(w, now, gp),
-            REFRESH => on_refresh(w, now, gp),
-            WATCHDOG => on_watchdog(w, now, gp),
+            EXPIRY => on_expiry(w, now, port),
+            REFRESH => on_refresh(w, now, port),
+            WATCHDOG => on_watchdog(w, now, port),
             _ => unreachable!("PFC timer {kind}"),
         }
     }
@@ -280,32 +318,37 @@ impl SwitchMechanism for Pfc {
     fn report(w: &World, _flows: &Table, summary: &mut serde_json::Value) {
         let end = w.q.now();
         // Over every port, knowing its owner.
-        let sum =
-            |f: &dyn Fn(&Port, Owner) -> u64| w.ports.iter().map(|p| f(p, p.owner())).sum::<u64>();
+        let sum = |f: &dyn Fn(&Port, &PortPfc) -> u64| {
+            w.ports
+                .iter()
+                .zip(&w.mechs.pfc.ports)
+                .map(|(port, state)| f(port, state))
+                .sum::<u64>()
+        };
         summary["pfc"] = serde_json::json!({
-            "pause_frames": sum(&|p, _| p.pfc.xoff_tx.iter().sum()),
+            "pause_frames": sum(&|_, state| state.xoff_tx.iter().sum()),
             // PAUSE frames received by host NICs (the talk's "sent to NICs of servers").
-            "pause_frames_to_hosts": sum(&|p, owner| match owner {
-                Owner::Nic(_) => p.pfc.xoff_rx.iter().sum(),
+            "pause_frames_to_hosts": sum(&|port, state| match port.owner() {
+                Owner::Nic(_) => state.xoff_rx.iter().sum(),
                 Owner::Switch(_) => 0,
             }),
-            "resume_frames": sum(&|p, _| p.pfc.xon_tx.iter().sum()),
-            "paused_time_us": ps_to_us(sum(&|p, _| paused_ps(p, end))),
+            "resume_frames": sum(&|_, state| state.xon_tx.iter().sum()),
+            "paused_time_us": ps_to_us(sum(&|port, state| paused_ps(port, state, end))),
             "lossless_drops": w.mechs.pfc.lossless_drops,
-            "watchdog_trips": sum(&|p, _| p.pfc.watchdog_trips),
-            "watchdog_drops": sum(&|p, _| p.pfc.watchdog_drops),
+            "watchdog_trips": sum(&|_, state| state.watchdog_trips),
+            "watchdog_drops": sum(&|_, state| state.watchdog_drops),
         });
     }
 }
 
-/// Time port `p` spent paused, all classes, including pauses still in
-/// force at `end`.
-pub(crate) fn paused_ps(p: &Port, end: Ps) -> Ps {
+/// Time `port` spent paused (its PFC state `state`), all classes,
+/// including pauses still in force at `end`.
+pub(crate) fn paused_ps(port: &Port, state: &PortPfc, end: Ps) -> Ps {
     (0..NUM_CLASSES)
         .map(|c| {
-            p.pfc.paused_time[c]
-                + if p.paused & (1 << c) != 0 {
-                    end - p.pfc.paused_since[c]
+            state.paused_time[c]
+                + if port.paused & (1 << c) != 0 {
+                    end - state.paused_since[c]
                 } else {
                     0
                 }
@@ -322,12 +365,12 @@ fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
     sw.pfc.ingress[l as usize][class as usize].paused = pause;
     let gp = sw.port(l);
     switch::queue_pause(w, now, gp, class, pause, quanta as u64);
-    let port = &mut w.ports[gp as usize];
     if pause && mode == PauseMode::Quanta && quanta > 0 {
         // Refresh at half the pause time while still congested (802.1Qbb; docs/mechanisms.md, PFC).
-        let half = quanta as Ps * quantum(port.rate) / 2;
+        let half = quanta as Ps * quantum(w.ports[gp as usize].rate) / 2;
+        let state = &mut w.mechs.pfc.ports[gp as usize];
         w.q.arm(
-            &mut port.pfc.refresh,
+            &mut state.refresh,
             now + half.max(1),
             Ev::timer(Pfc::ID, REFRESH, gp),
         );
@@ -339,32 +382,35 @@ fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
 /// the priority it arrived on) and sends XON upstream when the ingress
 /// falls below its resume threshold.
 #[inline]
-fn release(w: &mut World, now: Ps, s: u32, in_local: u16, class: usize, size: Bytes) {
+fn release(w: &mut World, now: Ps, switch: u32, in_local: u16, class: usize, size: Bytes) {
     if w.sw.lossless & (1 << class) == 0 {
         return;
     }
     let cfg = &w.mechs.pfc.cfg;
-    let sw = &mut w.switches[s as usize];
+    let sw = &mut w.switches[switch as usize];
     sw.pfc.release(cfg, in_local as usize, class, size);
     if sw.pfc.ingress[in_local as usize][class].paused
         && sw
             .pfc
             .should_resume(cfg, w.sw.buffer, in_local as usize, class)
     {
-        send(w, now, s, in_local, class as u8, false);
+        send(w, now, switch, in_local, class as u8, false);
     }
 }
 
-/// The refresh timer of port `gp`: renews the XOFFs still in force.
-fn on_refresh(w: &mut World, now: Ps, gp: u32) {
-    let ev = Ev::timer(Pfc::ID, REFRESH, gp);
-    if !w.q.fire(&mut w.ports[gp as usize].pfc.refresh, now, ev) {
+/// The refresh timer of port `port`: renews the XOFFs still in force.
+fn on_refresh(w: &mut World, now: Ps, port: u32) {
+    let ev = Ev::timer(Pfc::ID, REFRESH, port);
+    if !w
+        .q
+        .fire(&mut w.mechs.pfc.ports[port as usize].refresh, now, ev)
+    {
         return;
     }
-    let Owner::Switch(s) = w.ports[gp as usize].owner() else {
+    let Owner::Switch(s) = w.ports[port as usize].owner() else {
         return;
     };
-    let l = w.ports[gp as usize].local;
+    let l = w.ports[port as usize].local;
     let classes = w.mechs.pfc.cfg.classes.clone();
     for c in classes {
         if w.switches[s as usize].pfc.ingress[l as usize][c as usize].paused {
@@ -387,62 +433,60 @@ fn on_pause_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
     }
     let watchdog = cfg.watchdog;
     let port = &mut w.ports[gp as usize];
+    let state = &mut w.mechs.pfc.ports[gp as usize];
+    let until = match mode {
+        _ if quanta == 0 => now,
+        PauseMode::UntilResume => Ps::MAX,
+        PauseMode::Quanta => now + quanta * quantum(port.rate),
+    };
     if port.storm & (1 << class) != 0 {
         // The watchdog disabled PFC for this class: count, remember the
         // pause the peer asks for (applied if still on at restore), ignore.
         if quanta > 0 {
-            port.pfc.xoff_rx[class] += 1;
-            port.pfc.last_xoff[class] = now;
-            port.pfc.pause_until[class] = match mode {
-                PauseMode::UntilResume => Ps::MAX,
-                PauseMode::Quanta => now + quanta * quantum(port.rate),
-            };
+            state.xoff_rx[class] += 1;
+            state.last_xoff[class] = now;
         } else {
-            port.pfc.xon_rx[class] += 1;
-            port.pfc.pause_until[class] = now;
+            state.xon_rx[class] += 1;
         }
+        state.pause_until[class] = until;
         return;
     }
-    if quanta > 0 {
-        port.pfc.xoff_rx[class] += 1;
-        let until = match mode {
-            PauseMode::UntilResume => Ps::MAX,
-            PauseMode::Quanta => now + quanta * quantum(port.rate),
-        };
-        port.pfc.pause_until[class] = until;
-        if port.paused & (1 << class) == 0 {
-            port.paused |= 1 << class;
-            port.pfc.paused_since[class] = now;
-            if let Some(wd) = watchdog {
-                let port = &mut w.ports[gp as usize];
-                w.q.arm(
-                    &mut port.pfc.watchdog,
-                    now + wd.limit.0,
-                    Ev::timer(Pfc::ID, WATCHDOG, gp),
-                );
-            }
-            log(w, now, gp, class as u8, PFC_PAUSED);
-        }
-        let port = &mut w.ports[gp as usize];
-        if until != Ps::MAX {
-            w.q.arm(&mut port.pfc.expiry, until, Ev::timer(Pfc::ID, EXPIRY, gp));
-        }
-    } else {
-        port.pfc.xon_rx[class] += 1;
+    if quanta == 0 {
+        state.xon_rx[class] += 1;
         if port.paused & (1 << class) != 0 {
             resume(w, now, gp, class);
         }
+        return;
+    }
+    state.xoff_rx[class] += 1;
+    state.pause_until[class] = until;
+    if port.paused & (1 << class) == 0 {
+        port.paused |= 1 << class;
+        state.paused_since[class] = now;
+        if let Some(wd) = watchdog {
+            let deadline = now + wd.limit.0;
+            w.q.arm(
+                &mut state.watchdog,
+                deadline,
+                Ev::timer(Pfc::ID, WATCHDOG, gp),
+            );
+        }
+        log(w, now, gp, class as u8, PFC_PAUSED);
+    }
+    if until != Ps::MAX {
+        let state = &mut w.mechs.pfc.ports[gp as usize];
+        w.q.arm(&mut state.expiry, until, Ev::timer(Pfc::ID, EXPIRY, gp));
     }
 }
 
 /// Class `class` of port `gp` may send again.
 fn resume(w: &mut World, now: Ps, gp: u32, class: usize) {
-    let port = &mut w.ports[gp as usize];
-    port.paused &= !(1 << class);
-    port.pfc.tripped &= !(1 << class);
-    let d = now - port.pfc.paused_since[class];
-    port.pfc.paused_time[class] += d;
-    port.pfc.longest_pause[class] = port.pfc.longest_pause[class].max(d);
+    w.ports[gp as usize].paused &= !(1 << class);
+    let state = &mut w.mechs.pfc.ports[gp as usize];
+    state.tripped &= !(1 << class);
+    let paused = now - state.paused_since[class];
+    state.paused_time[class] += paused;
+    state.longest_pause[class] = state.longest_pause[class].max(paused);
     log(w, now, gp, class as u8, PFC_RESUMED);
     link::kick(w, now, gp);
 }
@@ -450,23 +494,26 @@ fn resume(w: &mut World, now: Ps, gp: u32, class: usize) {
 /// The expiry timer of port `gp`: pauses whose quanta ran out resume.
 fn on_expiry(w: &mut World, now: Ps, gp: u32) {
     let ev = Ev::timer(Pfc::ID, EXPIRY, gp);
-    if !w.q.fire(&mut w.ports[gp as usize].pfc.expiry, now, ev) {
+    if !w
+        .q
+        .fire(&mut w.mechs.pfc.ports[gp as usize].expiry, now, ev)
+    {
         return;
     }
     let mut next = Ps::MAX;
     for c in 0..NUM_CLASSES {
-        let port = &w.ports[gp as usize];
-        if port.paused & (1 << c) == 0 {
+        if w.ports[gp as usize].paused & (1 << c) == 0 {
             continue;
         }
-        if port.pfc.pause_until[c] <= now {
+        let until = w.mechs.pfc.ports[gp as usize].pause_until[c];
+        if until <= now {
             resume(w, now, gp, c);
         } else {
-            next = next.min(port.pfc.pause_until[c]);
+            next = next.min(until);
         }
     }
     if next != Ps::MAX {
-        w.q.arm(&mut w.ports[gp as usize].pfc.expiry, next, ev);
+        w.q.arm(&mut w.mechs.pfc.ports[gp as usize].expiry, next, ev);
     }
 }
 
@@ -474,7 +521,10 @@ fn on_expiry(w: &mut World, now: Ps, gp: u32) {
 /// `limit` and, in drop mode, restores classes quiet for `restore`.
 fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
     let ev = Ev::timer(Pfc::ID, WATCHDOG, gp);
-    if !w.q.fire(&mut w.ports[gp as usize].pfc.watchdog, now, ev) {
+    if !w
+        .q
+        .fire(&mut w.mechs.pfc.ports[gp as usize].watchdog, now, ev)
+    {
         return;
     }
     let wd = w
@@ -488,51 +538,51 @@ fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
     for c in 0..NUM_CLASSES {
         let bit = 1u8 << c;
         let port = &mut w.ports[gp as usize];
-        if port.paused & bit != 0 && port.pfc.tripped & bit == 0 {
-            let due = port.pfc.paused_since[c] + limit;
+        let state = &mut w.mechs.pfc.ports[gp as usize];
+        if port.paused & bit != 0 && state.tripped & bit == 0 {
+            let due = state.paused_since[c] + limit;
             if due > now {
                 next = next.min(due);
                 continue;
             }
-            port.pfc.tripped |= bit;
-            port.pfc.watchdog_trips += 1;
+            state.tripped |= bit;
+            state.watchdog_trips += 1;
             log(w, now, gp, c as u8, PFC_WATCHDOG_TRIP);
             // Drop mode acts on switch queues; a host's pauses are only reported.
             if wd.drop && matches!(w.ports[gp as usize].owner(), Owner::Switch(_)) {
-                let port = &mut w.ports[gp as usize];
-                port.storm |= bit;
-                port.pfc.last_xoff[c] = now;
+                w.ports[gp as usize].storm |= bit;
+                w.mechs.pfc.ports[gp as usize].last_xoff[c] = now;
                 next = next.min(now + restore);
                 resume(w, now, gp, c);
                 let flushed = switch::flush_class(w, now, gp, c);
-                w.ports[gp as usize].pfc.watchdog_drops += flushed;
+                w.mechs.pfc.ports[gp as usize].watchdog_drops += flushed;
                 // A flushed NCQ may release a congested-flow queue's markers.
                 link::kick(w, now, gp);
             }
         } else if port.storm & bit != 0 {
-            let due = port.pfc.last_xoff[c] + restore;
+            let due = state.last_xoff[c] + restore;
             if due > now {
                 next = next.min(due);
-            } else {
-                port.storm &= !bit;
-                log(w, now, gp, c as u8, PFC_WATCHDOG_RESTORE);
-                // The peer's last word was a pause that is still on: obey it.
-                let port = &mut w.ports[gp as usize];
-                let until = port.pfc.pause_until[c];
-                if until > now {
-                    port.paused |= bit;
-                    port.pfc.paused_since[c] = now;
-                    next = next.min(now + limit);
-                    if until != Ps::MAX {
-                        w.q.arm(&mut port.pfc.expiry, until, Ev::timer(Pfc::ID, EXPIRY, gp));
-                    }
-                    log(w, now, gp, c as u8, PFC_PAUSED);
+                continue;
+            }
+            port.storm &= !bit;
+            log(w, now, gp, c as u8, PFC_WATCHDOG_RESTORE);
+            // The peer's last word was a pause that is still on: obey it.
+            let state = &mut w.mechs.pfc.ports[gp as usize];
+            let until = state.pause_until[c];
+            if until > now {
+                w.ports[gp as usize].paused |= bit;
+                state.paused_since[c] = now;
+                next = next.min(now + limit);
+                if until != Ps::MAX {
+                    w.q.arm(&mut state.expiry, until, Ev::timer(Pfc::ID, EXPIRY, gp));
                 }
+                log(w, now, gp, c as u8, PFC_PAUSED);
             }
         }
     }
     if next != Ps::MAX {
-        w.q.arm(&mut w.ports[gp as usize].pfc.watchdog, next, ev);
+        w.q.arm(&mut w.mechs.pfc.ports[gp as usize].watchdog, next, ev);
     }
 }
 

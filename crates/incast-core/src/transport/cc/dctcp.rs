@@ -128,6 +128,7 @@ mod tests {
             rtt: None,
             in_recovery: false,
             srtt: 0,
+            delay: 0,
         }
     }
 

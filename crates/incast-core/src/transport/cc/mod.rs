@@ -32,6 +32,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod ndp;
 pub mod newreno;
+pub mod swift;
 pub mod windowed_max;
 
 pub use crate::rdma::cc::ParamError;
@@ -95,6 +96,10 @@ pub struct AckEvent {
     pub in_recovery: bool,
     /// Smoothed RTT (RFC 6298) after this ACK's sample; 0 before the first sample.
     pub srtt: Ps,
+    /// Now minus the timestamp the ACK echoes, on every ACK (duplicates
+    /// included: the receiver echoes the segment that triggered it). Swift's
+    /// delay sample.
+    pub delay: Ps,
 }
 
 impl AckEvent {
@@ -113,6 +118,8 @@ impl AckEvent {
 /// What the transport knew when its retransmission timer expired.
 #[derive(Clone, Copy, Debug)]
 pub struct TimeoutEvent {
+    /// When the timer expired.
+    pub now: Ps,
     /// Bytes in flight when the timer expired (RFC 5681 FlightSize).
     pub flight: u64,
     /// The congestion window just before the transport collapsed it to 1 SMSS.
@@ -144,6 +151,15 @@ pub trait CongestionControl {
     /// A retransmission timeout, after the transport set ssthresh
     /// (`max(FlightSize/2, 2 SMSS)`) and cwnd (1 SMSS).
     fn on_timeout(&mut self, _w: &mut Window, _t: &TimeoutEvent) {}
+    /// Whether the algorithm needs its flow's path length
+    /// ([`CongestionControl::set_path_links`], Swift's hop scaling).
+    fn wants_path(&self) -> bool {
+        false
+    }
+    /// Called once when the flow starts, before [`CongestionControl::init`],
+    /// when [`CongestionControl::wants_path`]: the number of links on the
+    /// flow's forward path.
+    fn set_path_links(&mut self, _links: u32) {}
     /// A scalar state worth tracing (e.g. DCTCP's alpha); `None` if none.
     fn trace_value(&self) -> Option<f64> {
         None
@@ -246,6 +262,13 @@ macro_rules! registry {
             fn on_timeout(&mut self, w: &mut Window, t: &TimeoutEvent) {
                 match self { $( AnyCc::$variant(c) => c.on_timeout(w, t), )* }
             }
+            #[inline]
+            fn wants_path(&self) -> bool {
+                match self { $( AnyCc::$variant(c) => c.wants_path(), )* }
+            }
+            fn set_path_links(&mut self, links: u32) {
+                match self { $( AnyCc::$variant(c) => c.set_path_links(links), )* }
+            }
             fn trace_value(&self) -> Option<f64> {
                 match self { $( AnyCc::$variant(c) => c.trace_value(), )* }
             }
@@ -283,6 +306,7 @@ registry! {
     Dctcp => dctcp::Dctcp, "dctcp";
     Cubic => cubic::Cubic, "cubic";
     Bbr => bbr::Bbr, "bbr";
+    Swift => swift::Swift, "swift";
     Ndp => ndp::Ndp, "ndp";
 }
 

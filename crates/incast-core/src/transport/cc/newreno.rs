@@ -49,6 +49,7 @@ mod tests {
             rtt: None,
             in_recovery: false,
             srtt: 0,
+            delay: 0,
         };
         for _ in 0..10 {
             cc.on_ack(&mut w, &ack(1000));

@@ -92,6 +92,8 @@ pub enum TcpCc {
     Cubic,
     /// Paced by the NIC (`Ev::Pace`).
     Bbr,
+    /// Delay-based, paced below one packet (`Ev::Pace`).
+    Swift,
     DctcpWith {
         g: f64,
         initial_alpha: f64,
@@ -236,10 +238,10 @@ pub struct PoissonCase {
 }
 
 /// What a Poisson group's own `cc` may be.
-pub const GROUP_CCS: [&str; 5] = ["cubic", "bbr", "newreno", "dctcp", "ndp"];
+pub const GROUP_CCS: [&str; 6] = ["cubic", "bbr", "newreno", "dctcp", "swift", "ndp"];
 
 /// NDP's index in [`GROUP_CCS`].
-pub const NDP: usize = 4;
+pub const NDP: usize = 5;
 
 #[derive(Clone, Debug)]
 pub enum FanIn {

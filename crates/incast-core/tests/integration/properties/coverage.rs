@@ -66,6 +66,7 @@ fn transport_features(transport: &Transport, f: &mut Vec<String>) {
                     TcpCc::Dctcp => "tcp.cc=dctcp",
                     TcpCc::Cubic => "tcp.cc=cubic",
                     TcpCc::Bbr => "tcp.cc=bbr",
+                    TcpCc::Swift => "tcp.cc=swift",
                     TcpCc::DctcpWith { .. } => "tcp.cc=dctcp(params)",
                 }
                 .into(),
@@ -267,6 +268,7 @@ pub const REQUIRED: &[&str] = &[
     "tcp.cc=dctcp(params)",
     "tcp.cc=cubic",
     "tcp.cc=bbr",
+    "tcp.cc=swift",
     "poisson group with its own tcp cc",
     "poisson group running ndp",
     "switch.trim",

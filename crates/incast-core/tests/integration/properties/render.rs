@@ -291,6 +291,7 @@ impl Case {
                     TcpCc::Dctcp => "\"dctcp\"".to_string(),
                     TcpCc::Cubic => "\"cubic\"".to_string(),
                     TcpCc::Bbr => "\"bbr\"".to_string(),
+                    TcpCc::Swift => "\"swift\"".to_string(),
                     TcpCc::DctcpWith { g, initial_alpha } => {
                         format!(
                             "{{ algorithm = \"dctcp\", g = {g}, initial_alpha = {initial_alpha} }}"
@@ -305,7 +306,7 @@ impl Case {
                 if let Some(c) = t.ack_class {
                     let _ = writeln!(s, "ack_class = {c}");
                 }
-                // Explicit both ways: the default is SACK (issue 43), and the
+                // Explicit both ways: the default is SACK with RACK-TLP (issue 43), and the
                 // plain property run must keep exercising NewReno.
                 let _ = writeln!(s, "recovery = \"{}\"", t.recovery);
                 if let Some((count, timeout)) = t.delayed_ack {

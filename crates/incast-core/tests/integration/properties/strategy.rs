@@ -140,6 +140,7 @@ fn tcp() -> impl Strategy<Value = TcpCase> {
             Just(TcpCc::Dctcp),
             Just(TcpCc::Cubic),
             Just(TcpCc::Bbr),
+            Just(TcpCc::Swift),
             (select(vec![0.0625, 0.5, 1.0]), select(vec![1.0, 0.0, 0.5]))
                 .prop_map(|(g, initial_alpha)| TcpCc::DctcpWith { g, initial_alpha }),
         ],

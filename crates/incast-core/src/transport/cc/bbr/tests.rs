@@ -56,6 +56,7 @@ impl Script {
             rtt: Some(rtt),
             in_recovery: false,
             srtt: rtt,
+            delay: rtt,
         };
         self.bbr.on_ack(&mut self.w, &a);
         self.bbr.after_ack(&mut self.w, &a, Some(&rs), false);
@@ -361,6 +362,7 @@ fn fast_recovery_conserves_packets_then_restores_the_window() {
             rtt: None,
             in_recovery: in_rec,
             srtt: RTT,
+            delay: RTT,
         };
         s.bbr.after_ack(&mut s.w, &a, None, true);
     };
@@ -388,6 +390,7 @@ fn fast_recovery_conserves_packets_then_restores_the_window() {
         rtt: Some(RTT),
         in_recovery: true,
         srtt: RTT,
+        delay: RTT,
     };
     s.bbr.after_ack(&mut s.w, &a, None, false);
     assert_eq!(s.w.cwnd, good);
@@ -403,6 +406,7 @@ fn timeout_restarts_from_one_packet_and_restores_after_repair() {
     assert_eq!(good, s.bbr.target_cwnd());
     s.w.cwnd = MSS;
     let t = TimeoutEvent {
+        now: 0,
         flight: 20 * MSS,
         prior_cwnd: good,
         high_tx: s.una + 20 * MSS,

@@ -15,6 +15,7 @@ fn ack(now: Ps, acked: u64, una: u64, nxt: u64, rtt: Ps) -> AckEvent {
         rtt: Some(rtt),
         in_recovery: false,
         srtt: rtt,
+        delay: rtt,
     }
 }
 
@@ -262,6 +263,7 @@ fn timeout_sets_ssthresh_with_beta_and_restarts_the_curve_at_k_zero() {
     w.ssthresh = 40 * MSS;
     w.cwnd = MSS;
     let t = TimeoutEvent {
+        now: 0,
         flight: 80 * MSS,
         prior_cwnd: 80 * MSS,
         high_tx: 500 * MSS,
