@@ -23,6 +23,7 @@
 //! leaves, and its record is closed then with the bytes its receiver got.
 
 pub mod generators;
+pub mod ndp;
 pub mod paths;
 pub mod rdma;
 pub mod tcp;
@@ -85,6 +86,8 @@ pub(crate) struct FlowSlot {
     /// Isolations of this flow (at switch ports and its NIC).
     pub ci_isolations: u32,
     pub tcp: TcpFlow,
+    /// Its NDP ends, when its group runs NDP (`cc = "ndp"`).
+    pub ndp: Option<Box<ndp::NdpFlow>>,
 }
 
 /// One incast event: its senders' flows share a record.
@@ -215,6 +218,7 @@ pub(crate) fn start_flow_until(
         prio: req.class,
         ci_last: 0,
         ci_isolations: 0,
+        ndp: ndp::flow(w, req.cc, req.size),
     };
     let flows = &mut w.flows;
     let s = match flows.free.pop() {
@@ -290,9 +294,15 @@ pub(crate) fn record(w: &mut World, slot: u32, end: End) {
     let now = w.q.now();
     let flows = &mut w.flows;
     let f = &flows.slots[slot as usize];
-    let (size, received) = match f.qp.as_deref() {
-        Some(q) => (q.size, q.expected),
-        None => (f.tcp.size, f.tcp.rcv_nxt),
+    let (size, received) = match (f.qp.as_deref(), f.ndp.as_deref()) {
+        (Some(q), _) => (q.size, q.expected),
+        (None, Some(n)) => (n.sender.size, n.sender.acked_bytes()),
+        (None, None) => (f.tcp.size, f.tcp.rcv_nxt),
+    };
+    let (retransmits, timeouts) = match (f.qp.as_deref(), f.ndp.as_deref()) {
+        (Some(q), _) => (q.retransmits, q.timeouts),
+        (None, Some(n)) => (n.sender.retransmits, n.sender.timeouts),
+        (None, None) => (f.tcp.retransmits, f.tcp.timeouts),
     };
     let finish = match end {
         End::Finished(t) | End::Stopped(t) => Some(t),
@@ -311,13 +321,13 @@ pub(crate) fn record(w: &mut World, slot: u32, end: End) {
         kind: f.kind,
         cc: f.cc,
         incast: f.incast,
-        retransmits: f.qp.as_ref().map_or(f.tcp.retransmits, |q| q.retransmits),
+        retransmits,
         edge_pauses: f.gate.as_ref().map_or(0, |g| g.pauses),
         edge_paused_ps: f
             .gate
             .as_ref()
             .map_or(0, |g| g.paused_until(finish.unwrap_or(now))),
-        timeouts: f.qp.as_ref().map_or(f.tcp.timeouts, |q| q.timeouts),
+        timeouts,
         ci_isolations: f.ci_isolations,
         cnps: f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32),
         ce_marks: f.tcp.ce_marks,

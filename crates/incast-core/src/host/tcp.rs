@@ -24,6 +24,9 @@ use crate::units::Ps;
 #[inline]
 pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     let f = &mut w.flows.slots[slot as usize];
+    if f.ndp.is_some() {
+        return super::ndp::send_segment(w, now, slot);
+    }
     // The segment's send time (retransmissions' and, for model-based CC
     // such as BBR, every segment's) and, when the CC paces, the next one's
     // (the NIC waits for it: `RoundRobin`).

@@ -74,6 +74,7 @@ pub(crate) mod cm;
 pub(crate) mod example_beacon;
 pub mod int;
 pub mod pfc;
+pub mod trim;
 
 use crate::metrics_table::Table;
 use crate::net::switch::{Switch, SwitchParams};
@@ -276,6 +277,7 @@ macro_rules! switch_mechanisms {
             ci::Ci = ci "Congestion isolation (IEEE 802.1Qcz) on every switch port.",
             pfc::Pfc = pfc "Priority flow control (IEEE 802.1Qbb) for the lossless classes.",
             int::Int,
+            trim::Trim = trim "Packet trimming (NDP, SIGCOMM 2017 §3.1): a data packet of a trimming class that would be dropped is cut to its header, which joins a strict-priority header queue.",
             cm::Cm = input_buffer "The IBM talk's switch memory: a partition per input port, PAUSE per input (802.3x) at watermarks or a drop when the partition is full; no per-output limit (`buffer` and `admission` then do not apply).",
             #[cfg(any(test, feature = "examples"))] example_beacon::Beacon = example_beacon "Example: every switch port sends beacons to its neighbour (tests and the `examples` feature).",
         }

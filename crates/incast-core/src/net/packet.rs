@@ -31,6 +31,8 @@ pub enum PacketKind {
     /// mechanism ([`crate::mech::SwitchMechanism::ID`]) and its frame kind
     /// ([`Packet::control_frame`]), the other fields are the mechanism's.
     Control = 6,
+    /// NDP's PULL ([`crate::host::ndp`]): `payload` is its pull number.
+    Pull = 7,
 }
 
 impl PacketKind {
@@ -52,6 +54,10 @@ pub mod flags {
     pub const ECE: u8 = 4;
     /// A retransmitted data segment.
     pub const RETX: u8 = 8;
+    /// A data packet a switch cut to its header ([`crate::mech::trim`]).
+    pub const TRIMMED: u8 = 16;
+    /// A packet of an NDP flow ([`crate::host::ndp`]).
+    pub const NDP: u8 = 32;
 }
 
 /// A packet: 64 bytes, copied by value, referenced by [`PktId`]. Aligned to a

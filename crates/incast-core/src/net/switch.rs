@@ -477,7 +477,20 @@ impl Switch {
     /// queue `c`; counts the drop when it says no.
     #[inline(always)]
     fn admits(&self, params: &SwitchParams, port: &mut Port, c: usize, size: Bytes) -> bool {
-        let ok = if params.lossless & (1 << c) != 0 {
+        let ok = self.fits(params, port, c, size);
+        if !ok {
+            let cnt = &mut port.queues[c].counters;
+            cnt.drop_pkts += 1;
+            cnt.drop_bytes += size;
+        }
+        ok
+    }
+
+    /// Whether the admission rule (module docs) takes a packet of `size`
+    /// bytes into class queue `c` of `port` now (counting nothing).
+    #[inline(always)]
+    pub(crate) fn fits(&self, params: &SwitchParams, port: &Port, c: usize, size: Bytes) -> bool {
+        if params.lossless & (1 << c) != 0 {
             // No egress threshold: PFC at the ingress keeps the queue bounded.
             self.used + size <= params.buffer
         } else {
@@ -496,13 +509,7 @@ impl Switch {
                     }
                     Admission::Static { limit } => q + size <= limit,
                 }
-        };
-        if !ok {
-            let cnt = &mut port.queues[c].counters;
-            cnt.drop_pkts += 1;
-            cnt.drop_bytes += size;
         }
-        ok
     }
 
     /// Whether a packet of class `c` arriving now at `port` would leave at

@@ -42,6 +42,7 @@ pub(crate) mod round_robin;
 use crate::engine::LazyTimer;
 use crate::host::{rdma, tcp, Flows};
 use crate::mech;
+use crate::net::packet::flags;
 use crate::net::{link, PacketKind, PktId};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::World;
@@ -244,6 +245,16 @@ pub(crate) fn deliver(w: &mut World, now: Ps, n: u32, id: PktId) {
     if pkt.kind == PacketKind::Notify {
         w.nics[n as usize].notifications += 1;
         mech::on_notify(w, now, n, id);
+        return;
+    }
+    if pkt.flags & (flags::TRIMMED | flags::NDP) != 0 {
+        if pkt.flags & flags::NDP != 0 {
+            crate::host::ndp::receive(w, now, pkt.dst, &pkt, id);
+        } else {
+            // A header whose payload a switch cut ([`crate::mech::trim`]):
+            // TCP and RDMA know no trimming, so to them it is a loss.
+            w.arena.free(id);
+        }
         return;
     }
     if w.rdma.is_some() && pkt.kind != PacketKind::Raw {

@@ -65,7 +65,10 @@ pub(crate) fn offer_tcp(
     };
     pcie::charge(&mut w.pcie, now, src, w.arena.get(pkt).size as u64);
     let f = &mut w.flows.slots[slot as usize];
-    let again = f.tcp.can_send(&w.tcp);
+    let again = match f.ndp.as_deref() {
+        Some(n) => crate::host::ndp::can_send(n),
+        None => f.tcp.can_send(&w.tcp),
+    };
     f.in_ready = again;
     TcpOffer::Sent { pkt, again }
 }

@@ -318,6 +318,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         ccs,
         ack_class: c.transport.ack_class,
         rdma,
+        ndp: None,
         mechs,
         edge: c
             .edge
@@ -339,6 +340,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     }
     // The NIC model's state and start events (`nic_models!`).
     crate::nic::build_model(sc, &mut w);
+    crate::host::ndp::build(&mut w);
     let n_hosts = g.n_hosts();
     if let Some((r, rate)) = c.nic.receive_path() {
         let mtu = c

@@ -44,6 +44,8 @@ pub(crate) enum Ev {
     /// [`Ev::timer_code`] of the mechanism's id and its timer kind
     /// ([`crate::mech::on_timer`]).
     Timer(u16, u32),
+    /// NDP: host `.0`'s pull pacer may send its next PULL.
+    NdpPull(u32),
 }
 
 impl Ev {

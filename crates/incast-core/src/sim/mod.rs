@@ -134,14 +134,21 @@ impl Results {
 }
 
 /// Byte accounting for the conservation invariant: every byte sent is
-/// received, dropped or still in the network.
+/// received, dropped, cut off by trimming or still in the network.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Conservation {
     pub sent_bytes: u64,
     pub delivered_bytes: u64,
     pub dropped_bytes: u64,
+    /// Payload bytes cut off by packet trimming ([`crate::mech::trim`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trimmed_bytes: u64,
     /// Found by walking every queue, wire and NIC at the end of the run.
     pub in_network_bytes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A running simulation.
@@ -278,13 +285,17 @@ impl Simulation {
             Ev::Arrive(pkt) => link::arrive(w, now, pkt),
             Ev::TxDone(p) => link::tx_done(w, now, p),
             Ev::Rto(slot) => {
-                if w.flows.slots[slot as usize].qp.is_some() {
+                let f = &w.flows.slots[slot as usize];
+                if f.qp.is_some() {
                     rdma::on_rto(w, now, slot)
+                } else if f.ndp.is_some() {
+                    crate::host::ndp::on_rto(w, now, slot)
                 } else {
                     tcp::on_rto(w, now, slot)
                 }
             }
             Ev::CcTimer(slot) => rdma::on_cc_timer(w, now, slot),
+            Ev::NdpPull(h) => crate::host::ndp::on_pacer(w, now, h),
             Ev::CnpTimer(slot) => rdma::on_cnp_timer(w, now, slot),
             Ev::NicWake(n) => {
                 if w.q.fire(&mut w.nics[n as usize].wake, now, Ev::NicWake(n)) {

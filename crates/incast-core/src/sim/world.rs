@@ -53,6 +53,8 @@ pub(crate) struct World {
     pub ack_class: Option<u8>,
     /// RDMA transport (when the scenario has `[rdma]`).
     pub rdma: Option<Rdma>,
+    /// NDP's pull pacers, when a group runs NDP ([`crate::host::ndp`]).
+    pub ndp: Option<Box<crate::host::ndp::NdpHosts>>,
     /// The switch mechanisms' state ([`crate::mech::Mechs`]).
     pub mechs: Mechs,
     /// Edge pausing: clocks, gated senders, OWD samples.

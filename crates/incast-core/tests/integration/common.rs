@@ -259,12 +259,13 @@ pub fn finished_fcts_us(r: &Results, keep: impl Fn(u32, u32) -> bool) -> Vec<f64
     v
 }
 
-/// Every byte sent was delivered, dropped or is still in the network.
+/// Every byte sent was delivered, dropped, cut by trimming or is still in
+/// the network.
 pub fn assert_bytes_conserved(r: &Results, what: &str) {
     let c = r.conservation;
     assert_eq!(
         c.sent_bytes,
-        c.delivered_bytes + c.dropped_bytes + c.in_network_bytes,
+        c.delivered_bytes + c.dropped_bytes + c.trimmed_bytes + c.in_network_bytes,
         "{what}: bytes not conserved ({c:?})"
     );
 }
@@ -283,7 +284,7 @@ pub fn assert_finished_and_conserved(r: &Results, what: &str) {
     let c = r.conservation;
     assert_eq!(
         c.sent_bytes,
-        c.delivered_bytes + c.dropped_bytes,
+        c.delivered_bytes + c.dropped_bytes + c.trimmed_bytes,
         "{what}: bytes not conserved ({c:?})"
     );
     assert_eq!(c.in_network_bytes, 0, "{what}: bytes left in the network");

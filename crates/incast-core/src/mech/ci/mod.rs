@@ -147,8 +147,10 @@ impl SwitchMechanism for Ci {
 
     #[inline(always)]
     fn wants_classify(w: &World, class: u8) -> bool {
-        // `w.mechs.ci.any`, kept beside the other masks of the hot path.
-        w.sw.classified & (1 << class) != 0
+        // `w.mechs.ci.any`, kept beside the other masks of the hot path
+        // (trimming, never on with CI, sets it too: CI's own mask decides
+        // only for a class set there, so an unset class costs one test).
+        w.sw.classified & (1 << class) != 0 && w.mechs.ci.any & (1 << class) != 0
     }
 
     /// A CI class picks its queue (its own, or its flow's CFQ); a class

@@ -30,6 +30,7 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod ndp;
 pub mod newreno;
 pub mod swift;
 pub mod windowed_max;
@@ -306,6 +307,7 @@ registry! {
     Cubic => cubic::Cubic, "cubic";
     Bbr => bbr::Bbr, "bbr";
     Swift => swift::Swift, "swift";
+    Ndp => ndp::Ndp, "ndp";
 }
 
 impl Default for CcConfig {

@@ -238,7 +238,10 @@ pub struct PoissonCase {
 }
 
 /// What a Poisson group's own `cc` may be.
-pub const GROUP_CCS: [&str; 5] = ["cubic", "bbr", "newreno", "dctcp", "swift"];
+pub const GROUP_CCS: [&str; 6] = ["cubic", "bbr", "newreno", "dctcp", "swift", "ndp"];
+
+/// NDP's index in [`GROUP_CCS`].
+pub const NDP: usize = 5;
 
 #[derive(Clone, Debug)]
 pub enum FanIn {
@@ -381,6 +384,31 @@ impl Case {
     }
 
     /// The classes PFC makes lossless.
+    /// The classes the switches trim (`[switch.trim]`): the lossy classes
+    /// of the Poisson groups that run NDP, but 7 (the headers' queue), when
+    /// the switches can trim (strict priority, no congestion isolation).
+    pub fn trim_classes(&self) -> Vec<u8> {
+        let lossless = self.lossless_classes();
+        if !matches!(self.transport, Transport::Tcp(_))
+            || self.switch.dwrr.is_some()
+            || self.ci.is_some()
+            || lossless.contains(&7)
+        {
+            return vec![];
+        }
+        let mut classes: Vec<u8> = self
+            .workload
+            .poisson
+            .iter()
+            .filter(|p| p.cc == Some(NDP))
+            .map(|p| p.class.unwrap_or(self.data_class))
+            .filter(|c| *c != 7 && !lossless.contains(c))
+            .collect();
+        classes.sort_unstable();
+        classes.dedup();
+        classes
+    }
+
     pub fn lossless_classes(&self) -> Vec<u8> {
         let Some(p) = &self.pfc else { return vec![] };
         let mut c = vec![3];

@@ -6,6 +6,9 @@ use super::case::*;
 /// The feature labels of a case ("topology=fat_tree", "pfc.watchdog=drop", ...).
 pub fn features(c: &Case) -> Vec<String> {
     let mut f: Vec<String> = vec![format!("topology={}", c.topo.kind())];
+    if !c.trim_classes().is_empty() {
+        f.push("switch.trim".into());
+    }
     if let Topo::Dumbbell { middle, .. } = &c.topo {
         f.push(format!(
             "topology.explicit.middle_switches={}",
@@ -207,6 +210,9 @@ fn workload_features(c: &Case, f: &mut Vec<String>) {
         if p.cc.is_some() && matches!(c.transport, Transport::Tcp(_)) {
             f.push("poisson group with its own tcp cc".into());
         }
+        if p.cc == Some(NDP) && matches!(c.transport, Transport::Tcp(_)) {
+            f.push("poisson group running ndp".into());
+        }
         if p.small_flows.is_some() {
             f.push("workload.poisson.small_flows".into());
         }
@@ -264,6 +270,8 @@ pub const REQUIRED: &[&str] = &[
     "tcp.cc=bbr",
     "tcp.cc=swift",
     "poisson group with its own tcp cc",
+    "poisson group running ndp",
+    "switch.trim",
     "tcp.delayed_ack",
     "rdma.cc=none",
     "rdma.cc=dcqcn(mellanox)",

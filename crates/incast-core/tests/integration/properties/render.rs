@@ -160,6 +160,11 @@ impl Case {
         );
         let _ = writeln!(s, "\n[topology]\n{}", self.topo.toml());
         self.switch_toml(&mut s, &g);
+        let trim = self.trim_classes();
+        if !trim.is_empty() {
+            let classes: Vec<u32> = trim.iter().map(|&c| c as u32).collect();
+            let _ = writeln!(s, "\n[switch.trim]\nclasses = {}", list(&classes));
+        }
         self.transport_toml(&mut s);
         if let Some(e) = &self.edge {
             edge_toml(&mut s, e, n);
