@@ -2,8 +2,9 @@
 
 A reduced sweep (seed 1, background load 0.1 instead of 0.4, every variant; about 5 s of CPU)
 through the CLI, then `table.py` on it. Checked: every variant has a row, no incast finishes
-faster than its bytes at the receiver's line rate, nothing is left unfinished or dropped (PFC
-and DCTCP both keep this workload lossless), PFC pauses appear only where PFC is on, and
+faster than its bytes at the receiver's line rate, nothing is left unfinished or dropped (every
+design keeps this workload lossless), PFC pauses appear only where PFC is on, NDP
+retransmits exactly the packets it trims (no RTO, nothing dropped), and
 Congestion Isolation keeps the small background flows' p99 slowdown below PFC+DCQCN's (the
 victims it exists to protect; 1.9 against 14.6 in this reduced run, 2.8 against 29.2 in the
 full one).
@@ -50,7 +51,15 @@ def _pair(cell: str) -> tuple[float, float]:
 
 def test_every_variant_has_a_row(rows):
     _, by_variant = rows
-    assert list(by_variant) == ["dctcp", "pfc_dcqcn", "pfc_hpcc", "ci", "swift", "dctcp_spray"]
+    assert list(by_variant) == [
+        "dctcp",
+        "pfc_dcqcn",
+        "pfc_hpcc",
+        "ci",
+        "swift",
+        "dctcp_spray",
+        "ndp",
+    ]
 
 
 def test_no_incast_beats_its_ideal_and_nothing_is_lost(rows):
@@ -67,10 +76,19 @@ def test_no_incast_beats_its_ideal_and_nothing_is_lost(rows):
 
 def test_pauses_only_where_pfc_is_on(rows):
     _, by_variant = rows
-    for variant in ("dctcp", "swift", "dctcp_spray"):
+    for variant in ("dctcp", "swift", "dctcp_spray", "ndp"):
         assert by_variant[variant]["PFC pauses"] == "0", variant
     for variant in ("pfc_dcqcn", "pfc_hpcc", "ci"):
         assert int(by_variant[variant]["PFC pauses"]) > 0, variant
+
+
+def test_ndp_resends_exactly_what_it_trims(rows):
+    _, by_variant = rows
+    ndp = by_variant["ndp"]
+    assert int(ndp["trimmed"]) > 0 and ndp["retransmits"] == ndp["trimmed"], ndp
+    for variant, row in by_variant.items():
+        if variant != "ndp":
+            assert row["trimmed"] == "0", variant
 
 
 def test_isolation_protects_small_background_flows(rows):

@@ -7,7 +7,8 @@ SWEEP_DIR is the output of `incast sweep scenarios/incast_study/experiment.toml`
 completion is the time from an incast's start to its last flow's last ACK, averaged over its
 events in every seed (and the largest); the ideal is the incast's bytes at the receiver's line
 rate. Background flows are the WebSearch flows (every flow not of an incast), pooled over seeds.
-Drops, PFC pause frames, retransmitted packets and timeouts are means per run.
+Drops, trimmed packets, PFC pause frames, retransmitted packets and timeouts are means
+per run.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def table(sweep: Path) -> str:
         "background slowdown, all: p50 / p99",
         "unfinished",
         "drops",
+        "trimmed",
         "PFC pauses",
         "retransmits",
         "timeouts",
@@ -70,6 +72,8 @@ def table(sweep: Path) -> str:
         row.append(str(int((flows[flows.variant == variant].finished == 0).sum())))
         runs = points[points.variant == variant]
         row.append(f"{runs['drops.packets'].mean():.0f}")
+        trimmed = runs["trim.trimmed_packets"].mean() if "trim.trimmed_packets" in runs else 0.0
+        row.append(f"{0.0 if pd.isna(trimmed) else trimmed:.0f}")
         pauses = runs["pfc.pause_frames"].mean() if "pfc.pause_frames" in runs else 0.0
         row.append(f"{0.0 if pd.isna(pauses) else pauses:.0f}")
         row.append(f"{runs['retransmits'].mean():.0f}")
