@@ -88,7 +88,8 @@ pub(crate) fn flow(w: &World, cc: u8, size: u64) -> Option<Box<NdpFlow>> {
         receiver: NdpReceiver::new(sender.packets),
         sender,
         params,
-        spray: p.spray,
+        // Its own `spray`, or the run's packet spraying (`routing.ecmp`).
+        spray: p.spray || w.routes.spray,
         sent: 0,
     }))
 }

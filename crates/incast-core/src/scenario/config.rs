@@ -106,7 +106,8 @@ pub enum EcmpRule {
     /// Packet spraying: every data segment of a TCP flow picks its own
     /// equal-cost next hop at each switch (a hash of the flow's and the
     /// segment's sequence number; a retransmission takes its original's
-    /// path); ACKs keep their flow's path. Segments then arrive out of order
+    /// path); ACKs keep their flow's path. NDP flows spray every packet as
+    /// with their own `spray = true`. Segments then arrive out of order
     /// (the summary's `out_of_order_arrivals`), which TCP's SACK recovery
     /// tolerates up to its duplicate-ACK threshold and RACK within its
     /// reordering window. TCP only.

@@ -26,7 +26,8 @@ pub struct Params {
     /// Spray: each packet (data, ACK, NACK, PULL) takes an equal-cost path
     /// of its own, by a per-packet hash (htsim's `-strat rand`; its `perm`
     /// cycles through a permutation of the paths). Off: the flow's ECMP
-    /// path, as every other transport.
+    /// path, as every other transport, unless the run sprays
+    /// (`[routing] ecmp = "spray"`).
     pub spray: bool,
 }
 
