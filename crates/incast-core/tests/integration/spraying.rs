@@ -11,6 +11,11 @@
 //! takes one path and none arrives out of order. Spraying is refused where
 //! reordering breaks the receiver (RDMA's go-back-N) or a mechanism that
 //! knows a flow by its hash (congestion isolation).
+//!
+//! Not checked here: the flow's completion time. Without DSACK undo or
+//! RACK's reordering-window adaptation (not modelled), the reordering makes
+//! spurious retransmissions that shrink the window: 2 MB takes 6.4 ms here
+//! (179 retransmissions, no timeout), where one path takes about 0.2 ms.
 
 use crate::common;
 use incast_core::Results;
