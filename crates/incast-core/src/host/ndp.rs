@@ -107,24 +107,8 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     let seg = n.sender.next_segment(now, &n.params)?;
     let rto_at = n.sender.rto_at;
     let hash = path_hash(n, f.hash);
-    let pkt = Packet {
-        seq: seg.seq,
-        ts: now,
-        enq_at: now,
-        hash,
-        flow: slot,
-        flow_uid: f.uid,
-        dst: f.dst,
-        size: seg.len + w.tcp.header,
-        payload: seg.len,
-        kind: PacketKind::Data,
-        class: f.class,
-        prio: f.prio,
-        flags: flags::NDP | if seg.retx { flags::RETX } else { 0 },
-        in_port: 0,
-        to_port: 0,
-        tag: 0,
-    };
+    let fl = flags::NDP | if seg.retx { flags::RETX } else { 0 };
+    let pkt = super::tcp::data_packet(f, slot, now, (seg.seq, seg.len), w.tcp.header, hash, fl);
     w.counters.cons.sent_bytes += pkt.size as u64;
     if !f.tcp.rto_timer.is_armed() {
         w.q.arm(&mut f.tcp.rto_timer, rto_at, Ev::Rto(slot));

@@ -19,6 +19,38 @@ use crate::transport::sack::{option_bytes, SackBlocks};
 use crate::transport::{AckOut, AckResult, Echo, TcpFlow, TcpParams};
 use crate::units::Ps;
 
+/// A data packet of flow `f` (slot `slot`), TCP's or NDP's: `len` payload
+/// bytes from `seq` behind `header` bytes, sent now on path `hash`.
+#[inline(always)]
+pub(crate) fn data_packet(
+    f: &FlowSlot,
+    slot: u32,
+    now: Ps,
+    (seq, len): (u64, u32),
+    header: u32,
+    hash: u64,
+    flags: u8,
+) -> Packet {
+    Packet {
+        seq,
+        ts: now,
+        enq_at: now,
+        hash,
+        flow: slot,
+        flow_uid: f.uid,
+        dst: f.dst,
+        size: len + header,
+        payload: len,
+        kind: PacketKind::Data,
+        class: f.class,
+        prio: f.prio,
+        flags,
+        in_port: 0,
+        to_port: 0,
+        tag: 0,
+    }
+}
+
 /// The next data segment of the flow in `slot`, as a packet ready for the
 /// wire, or `None` when its window (or data) allows none.
 #[inline]
@@ -42,24 +74,8 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     if seg.retx {
         fl |= flags::RETX;
     }
-    let mut pkt = Packet {
-        seq: seg.seq,
-        ts: now,
-        enq_at: now,
-        hash: w.routes.packet_hash(f.hash, seg.seq),
-        flow: slot,
-        flow_uid: f.uid,
-        dst: f.dst,
-        size: seg.len + w.tcp.header,
-        payload: seg.len,
-        kind: PacketKind::Data,
-        class: f.class,
-        prio: f.prio,
-        flags: fl,
-        in_port: 0,
-        to_port: 0,
-        tag: 0,
-    };
+    let hash = w.routes.packet_hash(f.hash, seg.seq);
+    let mut pkt = data_packet(f, slot, now, (seg.seq, seg.len), w.tcp.header, hash, fl);
     if let Some(e) = w.edge.as_deref_mut() {
         pkt.tag = e.tag(f.gate.as_deref());
     }
