@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SCENARIOS = REPO / "scenarios"
 INCAST_SCENARIO = SCENARIOS / "incast_single_switch.toml"
+
+
+def load_script(path: Path, name: str) -> ModuleType:
+    """A script of the repository (scenarios/*.py, not a package) as module `name`,
+    registered in sys.modules before it runs (its dataclasses need that)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
 
 #: Why test_html.py's rendering tests skip where no Chromium is found.
 CHROMIUM_MISSING = "chromium not found (apt-get install chromium)"

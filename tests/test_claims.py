@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 import pandas as pd
 import pytest
 
-from conftest import REPO
+from conftest import REPO, load_script
 from incast.experiment import load_experiment
 from incast.sweep import sweep
 
@@ -18,11 +16,7 @@ TALKS = ["smart_pause", "congestion_isolation", "netronome_fb", "on_ramp", "ibm_
 
 
 def _claims_module():
-    spec = importlib.util.spec_from_file_location("claims", REPO / "scenarios" / "claims.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["claims"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "scenarios" / "claims.py", "claims")
 
 
 claims = _claims_module()

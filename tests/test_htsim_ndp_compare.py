@@ -7,12 +7,13 @@ permutation runs under `compare.py --check`. htsim itself is not needed.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scenarios" / "htsim_ndp" / "compare.py"
@@ -20,10 +21,7 @@ SCRIPT = REPO / "scenarios" / "htsim_ndp" / "compare.py"
 
 @pytest.fixture(scope="module")
 def compare():
-    spec = importlib.util.spec_from_file_location("htsim_ndp_compare", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "htsim_ndp_compare")
 
 
 @pytest.fixture(scope="module")

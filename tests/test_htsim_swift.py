@@ -6,12 +6,13 @@ gives now, and the cases the doc states as matching are within the issue's 10 %.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scenarios" / "htsim_swift" / "compare.py"
@@ -19,10 +20,7 @@ SCRIPT = REPO / "scenarios" / "htsim_swift" / "compare.py"
 
 @pytest.fixture(scope="module")
 def compare():
-    spec = importlib.util.spec_from_file_location("htsim_swift_compare", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "htsim_swift_compare")
 
 
 def test_the_scenarios_are_the_matrices(compare):

@@ -12,12 +12,13 @@ full one).
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 STUDY = REPO / "scenarios" / "incast_study"
@@ -32,9 +33,7 @@ def rows(tmp_path_factory):
         "-j", "1", "--quiet",
     ]  # fmt: skip
     subprocess.run(command, check=True, cwd=REPO)
-    spec = importlib.util.spec_from_file_location("incast_study_table", STUDY / "table.py")
-    table = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(table)
+    table = load_script(STUDY / "table.py", "incast_study_table")
     text = table.table(out)
     lines = text.splitlines()
     head = [cell.strip() for cell in lines[0].strip("|").split("|")]

@@ -8,12 +8,13 @@ the doc drifts from what incast gives now. ns-3 itself is not needed.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 CASE = "bbr_10g_nosack"
@@ -21,12 +22,7 @@ CASE = "bbr_10g_nosack"
 
 @pytest.fixture(scope="module")
 def compare():
-    spec = importlib.util.spec_from_file_location(
-        "ns3_compare", REPO / "scenarios" / "ns3_dumbbell" / "compare.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "scenarios" / "ns3_dumbbell" / "compare.py", "ns3_compare")
 
 
 @pytest.fixture(scope="module")

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 import pandas as pd
 import pytest
 
-from conftest import REPO, TINY_TOML
+from conftest import REPO, TINY_TOML, load_script
 from incast.experiment import load_experiment
 from incast.sweep import sweep
 
 
 def _tables_module():
-    spec = importlib.util.spec_from_file_location("tables", REPO / "scenarios" / "tables.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # registered first, as its dataclasses need
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "scenarios" / "tables.py", "tables")
 
 
 def test_tables_written_between_markers_and_checked(tmp_path):
