@@ -284,10 +284,11 @@ impl PySimulation {
 /// `headroom` ("hpcc" or "formula") and `acks` ("hpcc" or "high_priority")
 /// choose between HPCC's behaviour (the default) and the alternative;
 /// `ecmp` ("flow", the default, or "hpcc") incast's seeded flow hash or
-/// HPCC-sim's ECMP rule (docs/hpcc-interop.md). Raises `ScenarioError` naming the configuration
+/// HPCC-sim's ECMP rule; `clock` ("exact", the default, or "ns3") exact
+/// transmission times or ns-3's whole nanoseconds (docs/hpcc-interop.md). Raises `ScenarioError` naming the configuration
 /// key or option at fault.
 #[pyfunction]
-#[pyo3(signature = (config, topology=None, flows=None, flow_file=None, headroom=None, acks=None, ecmp=None))]
+#[pyo3(signature = (config, topology=None, flows=None, flow_file=None, headroom=None, acks=None, ecmp=None, clock=None))]
 #[allow(clippy::too_many_arguments)] // one parameter per Python keyword argument
 fn import_hpcc(
     py: Python<'_>,
@@ -298,9 +299,15 @@ fn import_hpcc(
     headroom: Option<String>,
     acks: Option<String>,
     ecmp: Option<String>,
+    clock: Option<String>,
 ) -> PyResult<(String, String)> {
-    let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref(), ecmp.as_deref())
-        .map_err(|e| scenario_err(py, e))?;
+    let opts = ImportOptions::from_names(
+        headroom.as_deref(),
+        acks.as_deref(),
+        ecmp.as_deref(),
+        clock.as_deref(),
+    )
+    .map_err(|e| scenario_err(py, e))?;
     let mut imp = py
         .allow_threads(|| {
             hpcc_format::import_with(&config, topology.as_deref(), flows.as_deref(), &opts)
@@ -332,7 +339,7 @@ struct PyHpccRun {
 #[pymethods]
 impl PyHpccRun {
     #[new]
-    #[pyo3(signature = (config, topology=None, flows=None, seed=None, headroom=None, acks=None, ecmp=None))]
+    #[pyo3(signature = (config, topology=None, flows=None, seed=None, headroom=None, acks=None, ecmp=None, clock=None))]
     #[allow(clippy::too_many_arguments)] // one parameter per Python keyword argument
     fn new(
         py: Python<'_>,
@@ -343,9 +350,15 @@ impl PyHpccRun {
         headroom: Option<String>,
         acks: Option<String>,
         ecmp: Option<String>,
+        clock: Option<String>,
     ) -> PyResult<Self> {
-        let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref(), ecmp.as_deref())
-            .map_err(|e| scenario_err(py, e))?;
+        let opts = ImportOptions::from_names(
+            headroom.as_deref(),
+            acks.as_deref(),
+            ecmp.as_deref(),
+            clock.as_deref(),
+        )
+        .map_err(|e| scenario_err(py, e))?;
         let imp = py
             .allow_threads(|| {
                 hpcc_format::import_with(&config, topology.as_deref(), flows.as_deref(), &opts)
