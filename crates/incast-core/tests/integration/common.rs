@@ -340,3 +340,23 @@ pub fn hol_scenario(
         "#
     )
 }
+
+/// A digest of a whole run: every result table (`Results::tables`) and
+/// the summary.
+pub fn digest(r: &Results) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    for (_, t) in r.tables() {
+        for (name, col) in &t.columns {
+            eat(name.as_bytes());
+            eat(&col.to_le_bytes());
+        }
+    }
+    eat(r.summary_json.as_bytes());
+    h
+}
