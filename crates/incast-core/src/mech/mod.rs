@@ -350,6 +350,7 @@ macro_rules! mechanisms {
         /// and its `[switch.KEY]` key (`None`: switched on by something
         /// else, as INT by HPCC). Tests run each of them
         /// (`tests/integration/nic_mechanisms.rs`).
+        #[allow(clippy::vec_init_then_push)] // one `push` per entry, each under its `#[cfg]`
         pub fn registered() -> Vec<(&'static str, Option<&'static str>)> {
             let mut all = Vec::new();
             $( $(#[$attr])* all.push((stringify!($module), key_name!($($key)?))); )*
