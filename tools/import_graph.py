@@ -23,7 +23,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from feature_names import SRC, code_lines  # noqa: E402
+
+# Tarjan's strongly connected sets, as the Python package's own cycle test finds them.
+from test_import_graph import cycles as strongly_connected  # noqa: E402
 
 LAYERS = [
     {"units", "rng", "engine", "config_types", "huge_pages", "metrics_table", "lib"},
@@ -99,37 +103,6 @@ def edges() -> dict[str, set[str]]:
             if target and target != rel and target != "lib.rs":
                 graph[rel].add(target)
     return graph
-
-
-def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
-    index, low, stack, on, out = {}, {}, [], set(), []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on.add(node)
-        for nxt in sorted(graph[node]):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            comp = []
-            while True:
-                top = stack.pop()
-                on.discard(top)
-                comp.append(top)
-                if top == node:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return out
 
 
 def main() -> int:

@@ -301,18 +301,8 @@ fn import_hpcc(
     ecmp: Option<String>,
     clock: Option<String>,
 ) -> PyResult<(String, String)> {
-    let opts = ImportOptions::from_names(
-        headroom.as_deref(),
-        acks.as_deref(),
-        ecmp.as_deref(),
-        clock.as_deref(),
-    )
-    .map_err(|e| scenario_err(py, e))?;
-    let mut imp = py
-        .allow_threads(|| {
-            hpcc_format::import_with(&config, topology.as_deref(), flows.as_deref(), &opts)
-        })
-        .map_err(|e| scenario_err(py, e))?;
+    let options = [headroom, acks, ecmp, clock];
+    let mut imp = import_with_options(py, &config, topology, flows, options)?;
     if let Some(name) = flow_file {
         imp.set_flow_file(&name);
     }
@@ -320,11 +310,34 @@ fn import_hpcc(
     Ok((toml, std::mem::take(&mut imp.flows_csv)))
 }
 
+/// Imports an HPCC experiment with the import options by name (`headroom`,
+/// `acks`, `ecmp`, `clock`; `None`: the default), outside the GIL; a bad
+/// name or input raises `ScenarioError`.
+fn import_with_options(
+    py: Python<'_>,
+    config: &Path,
+    topology: Option<PathBuf>,
+    flows: Option<PathBuf>,
+    [headroom, acks, ecmp, clock]: [Option<String>; 4],
+) -> PyResult<HpccImport> {
+    let options = ImportOptions::from_names(
+        headroom.as_deref(),
+        acks.as_deref(),
+        ecmp.as_deref(),
+        clock.as_deref(),
+    )
+    .map_err(|e| scenario_err(py, e))?;
+    py.allow_threads(|| {
+        hpcc_format::import_with(config, topology.as_deref(), flows.as_deref(), &options)
+    })
+    .map_err(|e| scenario_err(py, e))
+}
+
 /// A running simulation of an HPCC simulator experiment.
 ///
 /// `HpccRun(config, topology=None, flows=None, seed=None, headroom=None,
-/// acks=None, ecmp=None)` imports the experiment (raising `ScenarioError`) and builds
-/// the network; `headroom`, `acks` and `ecmp` are the import options of
+/// acks=None, ecmp=None, clock=None)` imports the experiment (raising `ScenarioError`) and
+/// builds the network; `headroom`, `acks`, `ecmp` and `clock` are the import options of
 /// `import_hpcc`. Drive it like a
 /// `Simulation`; `finish()` returns the same dict plus `"hpcc_fct"` and
 /// `"hpcc_pfc"`: the texts of HPCC's fct.txt and pfc.txt.
@@ -352,18 +365,8 @@ impl PyHpccRun {
         ecmp: Option<String>,
         clock: Option<String>,
     ) -> PyResult<Self> {
-        let opts = ImportOptions::from_names(
-            headroom.as_deref(),
-            acks.as_deref(),
-            ecmp.as_deref(),
-            clock.as_deref(),
-        )
-        .map_err(|e| scenario_err(py, e))?;
-        let imp = py
-            .allow_threads(|| {
-                hpcc_format::import_with(&config, topology.as_deref(), flows.as_deref(), &opts)
-            })
-            .map_err(|e| scenario_err(py, e))?;
+        let options = [headroom, acks, ecmp, clock];
+        let imp = import_with_options(py, &config, topology, flows, options)?;
         let base = config
             .parent()
             .map(Path::to_path_buf)
