@@ -271,16 +271,17 @@ def test_ecmp_option_routes_as_the_hpcc_simulator(hpcc_dir, tmp_path):
 
 
 def test_clock_option_runs_on_ns3_time(hpcc_dir, tmp_path):
-    """`clock="ns3"` writes `[timing] tx_times = "ns3"`; its lone flows then finish
-    earlier than on the exact clock, by under 1 ns a packet a hop (ns-3 truncates each
-    transmission to whole nanoseconds; the FCTs equal the HPCC simulator's to the
-    nanosecond on its fat tree: `lone_flows_match_hpcc_sim_on_ns3_clock` in the Rust
-    core). The CLI takes it as `--import-option clock=ns3` and refuses unknown keys."""
+    """By default (`clock="ns3"`) the import writes `[timing] tx_times = "ns3"`; its
+    lone flows then finish earlier than on the exact clock (`clock="exact"`, no
+    `[timing]`), by under 1 ns a packet a hop (ns-3 truncates each transmission to
+    whole nanoseconds; the FCTs equal the HPCC simulator's to the nanosecond on its
+    fat tree: `lone_flows_match_hpcc_sim_on_ns3_clock` in the Rust core). The CLI
+    takes it as `--import-option clock=exact` and refuses unknown keys."""
     cfg = hpcc_dir / "config.txt"
     default, _ = incast.import_hpcc(cfg, tmp_path / "default.toml")
-    assert "timing" not in incast.validate(default)
-    path, _ = incast.import_hpcc(cfg, tmp_path / "ns3.toml", clock="ns3")
-    assert incast.validate(path)["timing"] == {"tx_times": "ns3"}
+    assert incast.validate(default)["timing"] == {"tx_times": "ns3"}
+    path, _ = incast.import_hpcc(cfg, tmp_path / "exact.toml", clock="exact")
+    assert "timing" not in incast.validate(path)
     two = tmp_path / "two.txt"
     two.write_text("2\n0 1 3 100 500000 2.0\n2 3 3 100 500000 2.0\n")  # disjoint paths
     fct = {}

@@ -104,7 +104,7 @@ def _hpcc_file_options(lead: str):
             "import_options",
             multiple=True,
             metavar="KEY=VALUE",
-            help="An HPCC import choice, e.g. --import-option clock=ns3 --import-option "
+            help="An HPCC import choice, e.g. --import-option clock=exact --import-option "
             f"ecmp=hpcc (keys: {', '.join(IMPORT_OPTION_KEYS)}; docs/hpcc-interop.md, "
             '"Import options"; repeat for several).',
         )(command)
@@ -124,7 +124,7 @@ def _parse_import_options(pairs: tuple[str, ...]) -> dict[str, str]:
         key, value = key.strip(), value.strip()
         if not sep or not value:
             raise click.BadParameter(
-                f"`{_shown(pair)}` is not KEY=VALUE (e.g. clock=ns3)", param_hint="--import-option"
+                f"`{_shown(pair)}` is not KEY=VALUE (e.g. ecmp=hpcc)", param_hint="--import-option"
             )
         if key not in IMPORT_OPTION_KEYS:
             raise click.BadParameter(

@@ -48,9 +48,9 @@ def hpcc_simulation(
     choose between what the HPCC simulator does and the alternative; `ecmp`
     ("flow", the default: incast's seeded flow hash, or "hpcc": the HPCC
     simulator's ECMP rule, so that every flow takes its path there) chooses how
-    switches pick among equal-cost next hops; `clock` ("exact", the default, or
-    "ns3": transmission and pacing times truncated to whole nanoseconds, as
-    ns-3 and so the HPCC simulator compute them) chooses the clock (see
+    switches pick among equal-cost next hops; `clock` ("ns3", the default:
+    transmission and pacing times truncated to whole nanoseconds, as ns-3 and
+    so the HPCC simulator compute them, or "exact") chooses the clock (see
     docs/hpcc-interop.md, "Import options"). Raises `ScenarioError` naming the
     configuration key or option at fault.
     """

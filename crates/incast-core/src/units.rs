@@ -99,11 +99,15 @@ impl Rate {
 pub fn ns3_tx_time(bytes: u64, bits_per_sec: f64) -> Ps {
     debug_assert!(bits_per_sec > 0.0);
     let seconds = (bytes * 8) as f64 / bits_per_sec;
-    let whole = seconds.floor();
+    // The integer part (`seconds` is not negative: a cast truncates, as floor;
+    // `floor` is a library call on x86-64's baseline).
+    let whole = seconds as u64;
     // `(value - hi) * HP128_MAX_64` then a cast: the 64-bit fraction, truncated.
-    let fraction = ((seconds - whole) * 18_446_744_073_709_551_615.0) as u128;
+    // HP128_MAX_64 as a double is 2^64 and the difference is below 1, so the
+    // product is below 2^64 and fits a u64 exactly.
+    let fraction = ((seconds - whole as f64) * 18_446_744_073_709_551_615.0) as u64;
     // Times 10^9 (`Time::From`, `timeFrom` of seconds at ns resolution), `GetHigh`.
-    let ns = whole as u128 * 1_000_000_000 + ((fraction * 1_000_000_000) >> 64);
+    let ns = whole * 1_000_000_000 + ((fraction as u128 * 1_000_000_000) >> 64) as u64;
     ns as Ps * NS
 }
 
@@ -280,6 +284,44 @@ mod tests {
             // Never longer than the exact time, and short of it by at most 1 ns.
             let exact = Rate::bps(bps as u64).tx_time(bytes);
             assert!(ns3_tx_time(bytes, bps) <= exact && exact <= ns3_tx_time(bytes, bps) + NS);
+        }
+    }
+
+    /// [`ns3_tx_time`]'s steps as ns-3 takes them, in 128 bits and with `floor`
+    /// (the test's reference for the form above).
+    fn ns3_tx_time_literal(seconds: f64) -> Ps {
+        let whole = seconds.floor();
+        let fraction = ((seconds - whole) * 18_446_744_073_709_551_615.0) as u128;
+        let ns = whole as u128 * 1_000_000_000 + ((fraction * 1_000_000_000) >> 64);
+        ns as Ps * NS
+    }
+
+    /// The 64-bit form equals ns-3's steps taken literally (`floor`, a
+    /// 128-bit fraction and product), over every packet size 0..=9216 at
+    /// common and odd rates, and for transfers with integer parts of seconds.
+    #[test]
+    fn ns3_tx_time_equals_ns3_steps_taken_literally() {
+        let literal = |bytes: u64, bps: f64| ns3_tx_time_literal((bytes * 8) as f64 / bps);
+        let rates = [
+            1e9,
+            10e9,
+            25e9,
+            40e9,
+            100e9,
+            400e9,
+            12.5e9,
+            3.3e9,
+            99_999_999_999.0,
+            1e3,
+        ];
+        for bps in rates {
+            for bytes in (0..=9216).chain([1 << 20, 10_000_000, 1_250_000_000, 7_777_777_777]) {
+                assert_eq!(
+                    ns3_tx_time(bytes, bps),
+                    literal(bytes, bps),
+                    "{bytes} B at {bps}"
+                );
+            }
         }
     }
 

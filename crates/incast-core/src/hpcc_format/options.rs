@@ -1,11 +1,11 @@
 //! The import's choices where HPCC-sim's behaviour and its intent part:
-//! PFC headroom and the class ACKs travel in. By default the import does what
+//! PFC headroom, the class ACKs travel in and the clock (ns-3's whole
+//! nanoseconds, or exact transmission times). By default the import does what
 //! HPCC-sim does; each option switches to the other behaviour
-//! (docs/hpcc-interop.md, "Import options"). Two more choices keep incast's
-//! own behaviour by default, so that earlier imports keep their results, and
-//! offer HPCC-sim's as an option: the path choice (incast's seeded flow hash,
-//! or HPCC-sim's ECMP rule) and the clock (exact transmission times, or
-//! ns-3's whole nanoseconds).
+//! (docs/hpcc-interop.md, "Import options"). One more choice keeps incast's
+//! own behaviour by default and offers HPCC-sim's as an option: the path
+//! choice (incast's seeded flow hash, so that the seed moves the paths, or
+//! HPCC-sim's ECMP rule).
 
 use crate::scenario::ScenarioError;
 
@@ -53,12 +53,13 @@ pub enum EcmpChoice {
 /// How long a transmission or a pacing gap lasts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ClockChoice {
-    /// incast's exact times (`[timing]` unset).
-    #[default]
+    /// incast's exact times (`[timing]` unset), to the picosecond.
     Exact,
     /// ns-3's, so HPCC-sim's (`timing.tx_times = "ns3"`): truncated to whole
     /// nanoseconds ([`crate::units::ns3_tx_time`]). A 1048-byte packet at
-    /// 100 Gb/s takes 83 ns there: HPCC-sim's links carry 1 % more than their rate.
+    /// 100 Gb/s takes 83 ns there: HPCC-sim's links carry 1 % more than their
+    /// rate. The default: the import does what HPCC-sim does.
+    #[default]
     Ns3,
 }
 
@@ -79,7 +80,7 @@ impl ImportOptions {
     /// Names of the `ecmp` choices.
     pub const ECMP: &'static [&'static str] = &["flow", "hpcc"];
     /// Names of the `clock` choices.
-    pub const CLOCK: &'static [&'static str] = &["exact", "ns3"];
+    pub const CLOCK: &'static [&'static str] = &["ns3", "exact"];
 
     /// Options by name (`None`: the default); an unknown name is an error
     /// naming the option and its choices.
@@ -114,8 +115,8 @@ impl ImportOptions {
             Some(v) => return Err(bad("ecmp", v, Self::ECMP)),
         };
         let clock = match clock {
-            None | Some("exact") => ClockChoice::Exact,
-            Some("ns3") => ClockChoice::Ns3,
+            Some("exact") => ClockChoice::Exact,
+            None | Some("ns3") => ClockChoice::Ns3,
             Some(v) => return Err(bad("clock", v, Self::CLOCK)),
         };
         Ok(ImportOptions {
@@ -148,9 +149,12 @@ mod tests {
         assert_eq!(o.acks, AckChoice::HighPriority);
         assert_eq!(o.ecmp, EcmpChoice::Hpcc);
         assert_eq!(o.clock, ClockChoice::Ns3);
+        assert_eq!(ImportOptions::default().clock, ClockChoice::Ns3);
+        let o = ImportOptions::from_names(None, None, None, Some("exact")).unwrap();
+        assert_eq!(o.clock, ClockChoice::Exact);
         let e = ImportOptions::from_names(None, None, None, Some("ps")).unwrap_err();
         assert_eq!(e.path, "clock");
-        assert!(e.message.contains("exact, ns3"), "{}", e.message);
+        assert!(e.message.contains("ns3, exact"), "{}", e.message);
         let e = ImportOptions::from_names(None, None, Some("random"), None).unwrap_err();
         assert_eq!(e.path, "ecmp");
         assert!(e.message.contains("flow, hpcc"), "{}", e.message);

@@ -242,6 +242,11 @@ pub struct Port {
     /// Transmit time not covered by `tx_bytes x ps_per_byte` (all of it
     /// when `ps_per_byte` is 0); see [`Port::busy_time`].
     busy_extra: Ps,
+    /// The last two packet sizes [`Port::uneven_tx_time`] worked out, and
+    /// their times in ps: a port's rate is fixed and it carries few sizes
+    /// (data and ACKs), while ns-3's arithmetic costs about 50 instructions.
+    tx_memo_sizes: [u16; 2],
+    tx_memo_times: [u32; 2],
     /// Transmission times as ns-3 computes them ([`crate::units::ns3_tx_time`],
     /// `[timing] tx_times = "ns3"`), set with [`Port::use_ns3_tx_times`].
     ns3_tx_times: bool,
@@ -320,6 +325,9 @@ impl Port {
             owner: 0,
             rate,
             busy_extra: 0,
+            // A packet of no bytes takes no time under either rule.
+            tx_memo_sizes: [0; 2],
+            tx_memo_times: [0; 2],
             ns3_tx_times: false,
             ctrl: VecDeque::new(),
             queues: Default::default(),
@@ -367,17 +375,35 @@ impl Port {
     }
 
     /// A transmission's time when it is not `size x ps_per_byte`: a rate that
-    /// is not a whole number of ps per byte, or ns-3's clock. Kept out of
-    /// line: every hop at 100 Gb/s on the exact clock takes the product.
-    #[cold]
+    /// is not a whole number of ps per byte, or ns-3's clock (every hop of an
+    /// HPCC import). Kept out of line: every hop at 100 Gb/s on the exact
+    /// clock takes the product.
     #[inline(never)]
     fn uneven_tx_time(&mut self, size: u32) -> Ps {
+        let tx = if size == self.tx_memo_sizes[0] as u32 {
+            self.tx_memo_times[0] as Ps
+        } else if size == self.tx_memo_sizes[1] as u32 {
+            self.tx_memo_times[1] as Ps
+        } else {
+            self.work_out_tx_time(size)
+        };
+        self.busy_extra += tx;
+        tx
+    }
+
+    /// [`Port::uneven_tx_time`] without the memo; remembers the result when
+    /// it fits (sizes to 64 KiB, times to 4.29 ms).
+    #[cold]
+    fn work_out_tx_time(&mut self, size: u32) -> Ps {
         let tx = if self.ns3_tx_times {
             ns3_tx_time(size as Bytes, self.rate.bits_per_sec() as f64)
         } else {
             self.rate.tx_time(size as Bytes)
         };
-        self.busy_extra += tx;
+        if let (Ok(size), Ok(time)) = (u16::try_from(size), u32::try_from(tx)) {
+            self.tx_memo_sizes = [size, self.tx_memo_sizes[0]];
+            self.tx_memo_times = [time, self.tx_memo_times[0]];
+        }
         tx
     }
 
@@ -386,6 +412,7 @@ impl Port {
     pub fn use_ns3_tx_times(&mut self) {
         self.ns3_tx_times = true;
         self.ps_per_byte = 0;
+        (self.tx_memo_sizes, self.tx_memo_times) = ([0; 2], [0; 2]);
     }
 
     /// Total time the transmitter has been busy.
@@ -538,6 +565,39 @@ mod tests {
             }
             assert_eq!(p.busy_time(), sum);
             assert_eq!(p.tx_pkts, 3);
+        }
+    }
+
+    /// Remembered times are the times worked out: sizes alternating, repeating
+    /// and new, one too large to remember (70,000 B) and one whose time is (a
+    /// jumbo frame at 1 Mb/s, 74 ms), on an uneven rate and on ns-3's clock.
+    #[test]
+    fn remembered_tx_times_equal_the_rule() {
+        let sizes = [
+            1048u32, 60, 1048, 60, 0, 512, 1048, 70_000, 60, 70_000, 9216, 9216,
+        ];
+        for (rate, ns3) in [
+            (Rate::gbps(3), false),
+            (Rate::gbps(100), true),
+            (Rate::bps(1_000_000), true),
+            (Rate::bps(1_000_000), false),
+        ] {
+            let mut p = Port::new(0, 1, rate, NS);
+            if ns3 {
+                p.use_ns3_tx_times();
+            }
+            let (mut now, mut sum) = (0, 0);
+            for s in sizes {
+                let tx = if ns3 {
+                    crate::units::ns3_tx_time(s as Bytes, rate.bits_per_sec() as f64)
+                } else {
+                    rate.tx_time(s as Bytes)
+                };
+                assert_eq!(p.transmit(now, s), now + tx + NS, "{s} B at {rate}");
+                sum += tx;
+                now = p.busy_until;
+            }
+            assert_eq!(p.busy_time(), sum);
         }
     }
 

@@ -80,8 +80,8 @@ pub struct TimingConfig {
     /// `"exact"` (default, to the picosecond) or `"ns3"`, as ns-3 and so the
     /// HPCC simulator compute it: seconds in a double, truncated to whole
     /// nanoseconds (1048 bytes at 100 Gb/s take 83 ns, not 83.84; 1000 bytes
-    /// take 79 ns, not 80). The HPCC import sets `"ns3"`
-    /// (docs/hpcc-interop.md, "Time in whole nanoseconds").
+    /// take 79 ns, not 80). The HPCC import sets `"ns3"` unless its option
+    /// `clock = "exact"` is given (docs/hpcc-interop.md, "Time in whole nanoseconds").
     #[serde(default)]
     pub tx_times: TxTimes,
 }

@@ -29,12 +29,16 @@ fn run_1ms(config: &str) {
     // standalone FCT charges a full 1000-byte payload's serialization on every
     // hop (240 ns on a 6-hop 100G/400G path), so a short flow may beat it by up
     // to that much; HPCC's analysis floors the slowdown at 1 for this reason.
+    // On ns-3's clock (the import's default) every packet also leaves up to
+    // 1 ns early at the bottleneck (83 ns for 83.84: docs/hpcc-interop.md,
+    // "Time in whole nanoseconds"), as in HPCC-sim.
     for line in String::from_utf8(fct).unwrap().lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(f.len(), 8, "{line}");
+        let size: u64 = f[4].parse().unwrap();
         let fct: u64 = f[6].parse().unwrap();
         let ideal: u64 = f[7].parse().unwrap();
-        assert!(fct + 240 >= ideal, "{line}");
+        assert!(fct + 240 + size.div_ceil(1000) >= ideal, "{line}");
     }
     let slow = r.flows.f64s("slowdown");
     assert!(slow.iter().all(|&x| x >= 1.0));

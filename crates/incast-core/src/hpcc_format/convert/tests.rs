@@ -3,8 +3,8 @@
 use crate::config_types::{SizeValue, TimeValue};
 use crate::hpcc_format::test_util::*;
 use crate::hpcc_format::{
-    import, import_texts, import_texts_with, AckChoice, EcmpChoice, HeadroomChoice, HpccImport,
-    ImportOptions,
+    import, import_texts, import_texts_with, AckChoice, ClockChoice, EcmpChoice, HeadroomChoice,
+    HpccImport, ImportOptions,
 };
 use crate::mech::pfc::headroom_formula;
 use crate::scenario::ScenarioConfig;
@@ -380,4 +380,19 @@ fn hpcc_ecmp_tables_match_hpcc_sim() {
         long += usize::from(want.len() > 1);
     }
     assert_eq!((lists, long), (17_920, 11_200));
+}
+
+/// By default the import runs on ns-3's clock (`[timing] tx_times = "ns3"`);
+/// `clock = "exact"` leaves `[timing]` out (docs/hpcc-interop.md, "Time in
+/// whole nanoseconds").
+#[test]
+fn clock_option_writes_timing() {
+    let imp = import_texts_with("small", &base_config(), TOPO, FLOWS, &Default::default());
+    assert_eq!(imp.unwrap().scenario_value["timing"]["tx_times"], "ns3");
+    let exact = ImportOptions {
+        clock: ClockChoice::Exact,
+        ..Default::default()
+    };
+    let imp = import_texts_with("small", &base_config(), TOPO, FLOWS, &exact).unwrap();
+    assert!(imp.scenario_value.get("timing").is_none());
 }
