@@ -80,6 +80,7 @@ pub mod input_buffer;
 pub mod qcn_cp;
 pub mod qcn_rp;
 pub mod rx_buffer;
+pub mod scenario;
 pub mod scheme;
 pub mod watermark;
 

@@ -354,7 +354,7 @@ impl Generators {
         // The frame `next_frame` returned when this event was scheduled.
         let f = self.onoff[g].current(i);
         let size = f.bytes as u32;
-        if w.cm.is_some() {
+        if nic::adapter::active(w) {
             // The adapter model: into the destination's VOQ, or quenched.
             nic::adapter::offer(w, now, f.src, f.dst, size, f.burst);
         } else {

@@ -43,7 +43,8 @@
 //! not stop (802.1Qau sends CNMs on a priority of their own).
 
 use super::{NicModel, RoundRobin};
-use crate::cm::adapter::{AdapterParams, VoqAdapter};
+pub use crate::cm::adapter::AdapterParams;
+use crate::cm::adapter::VoqAdapter;
 use crate::cm::e2cm::{ProbeClass, ProbeEcho, ProbeRequest};
 use crate::cm::rx_buffer::{rx_watermarks, RxBuffer};
 use crate::cm::scheme::{AnyRp, Feedback, RpShared};
@@ -474,6 +475,17 @@ fn sync(w: &mut World, now: Ps, slot: u32) {
 /// offered to `src`'s adapter (step 1 of the module docs): queued in its VOQ,
 /// or refused (quenched).
 #[inline(never)]
+/// Whether the NICs are the IBM talk's adapter (`[nic] model = "adapter"`),
+/// whose state the run then holds.
+pub(crate) fn active(w: &World) -> bool {
+    w.cm.is_some()
+}
+
+/// The NIC whose reaction point `rp`'s timer fired (`None` without the adapter).
+pub(crate) fn rp_nic(w: &World, rp: u32) -> Option<u32> {
+    Some(w.cm.as_deref()?.rps[rp as usize].nic)
+}
+
 pub(crate) fn offer(w: &mut World, now: Ps, src: u32, dst: u32, bytes: u32, burst: u64) {
     let nic = w.host_nic[src as usize];
     let size = bytes as u64;

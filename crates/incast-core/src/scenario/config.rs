@@ -62,7 +62,7 @@ pub struct ScenarioConfig {
     pub cm: crate::cm::CmConfig,
     /// The NIC model.
     #[serde(default)]
-    pub nic: super::cm::NicConfig,
+    pub nic: super::nic::NicConfig,
     /// How switches choose among equal-cost next hops (default: each flow
     /// by incast's seeded hash of its 5-tuple).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -565,7 +565,7 @@ workload_generators! { workload_config;
         pub onoff: Vec<crate::workload::onoff::OnOffConfig>,
         /// Hosts whose receive side drains slower than their link for a while
         /// (an output-generated hotspot). Needs `[nic] model = "adapter"`.
-        pub hotspot: Vec<super::cm::HotspotConfig>,
+        pub hotspot: Vec<crate::cm::scenario::HotspotConfig>,
     }
 }
 

@@ -42,20 +42,21 @@
 
 mod buffer;
 mod bulk;
-mod cm;
 pub mod config;
 mod files;
 mod memory;
+mod nic;
 mod parse;
 mod switch;
 mod timing;
 mod transport;
 mod workload;
 
-pub use cm::{HotspotConfig, NicConfig};
+pub use crate::cm::scenario::HotspotConfig;
 pub use config::*;
 pub use files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
 pub use memory::{MemoryEstimate, BYTES_PER_PORT};
+pub use nic::NicConfig;
 pub use timing::DEFAULT_STOP;
 pub use transport::MAX_PACKET_BYTES;
 
@@ -311,7 +312,8 @@ impl Scenario {
         self.validate_timing()?;
         self.validate_buffer()?;
         self.validate_edge()?;
-        self.validate_cm()?;
+        self.validate_nic()?;
+        crate::cm::scenario::validate(self)?;
         self.validate_routing()?;
         self.validate_memory()
     }

@@ -13,6 +13,26 @@ fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, Scen
 }
 
 impl Scenario {
+    /// The host a validated [`HostRef`] names.
+    pub(crate) fn host_index(&self, r: &HostRef) -> u32 {
+        match r {
+            HostRef::Index(i) => *i,
+            HostRef::Name(n) => self
+                .graph
+                .host_names
+                .iter()
+                .position(|x| x == n)
+                .expect("validated") as u32,
+        }
+    }
+
+    /// The class of transport data (and raw frames) where a group names
+    /// none: the RDMA data class, or `transport.class`.
+    pub(crate) fn data_class(&self) -> u8 {
+        let c = &self.config;
+        c.rdma.as_ref().map_or(c.transport.class, |r| r.data_class)
+    }
+
     pub(crate) fn host(&self, r: &HostRef, path: &str) -> Result<u32, ScenarioError> {
         let n = self.graph.host_names.len();
         match r {

@@ -269,7 +269,7 @@ impl Partition {
             Ev::NicWake(nic) | Ev::RxDone(nic) => nic_node(nic),
             Ev::PcieDone(host) | Ev::NdpPull(host) => host_node(host),
             Ev::Gen(source) => host_node(gens.source_host(source)?),
-            Ev::RpTimer(rp) => nic_node(w.cm.as_deref()?.rps[rp as usize].nic),
+            Ev::RpTimer(rp) => nic_node(crate::nic::adapter::rp_nic(w, rp)?),
             Ev::Hotspot(..) | Ev::Sample => return None,
         })
     }

@@ -30,8 +30,8 @@
 //! assert_ne!(f.dst, 3);
 //! ```
 
-use crate::cm::ParamError;
 use crate::config_types::{SizeValue, TimeValue};
+use crate::rdma::cc::ParamError;
 use crate::rng::Stream;
 use crate::units::{Ps, Rate};
 use schemars::JsonSchema;
