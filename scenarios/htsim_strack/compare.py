@@ -257,7 +257,7 @@ def main() -> None:
     if args.htsim:
         if not args.htsim_ack64:
             sys.exit("compare: --htsim needs --htsim-ack64 BINARY too (both runs are stored)")
-        # htsim's sim/parse_output sits two levels above sim/tests/<binary>.
+        # htsim's sim/parse_output, beside sim/tests/ where the binary is built.
         parse_output = args.htsim.resolve().parents[1] / "parse_output"
         write_htsim({"base": args.htsim, "ack64": args.htsim_ack64}, parse_output)
     table = markdown()
