@@ -40,6 +40,17 @@ def test_stored_htsim_run_is_the_dumbbell(compare):
         assert htsim["queue_max"] <= 1000
 
 
+def test_stored_htsim_fat_tree_runs(compare):
+    with compare.FAT_TREE_CSV.open() as f:
+        rows = list(compare.csv.DictReader(f))
+    count = {case: sum(r["case"] == case for r in rows) for case in ("perm", "incast")}
+    assert count["perm"] == 128 and 0 < count["incast"] <= 64, count
+    for case, (src, dst) in compare.LONE_PAIRS.items():
+        assert [r["flow"] for r in rows if r["case"] == case] == [f"strack_{src}_{dst}"]
+    # No flow beats 2,004,000 B at 100 Gb/s (160.3 us).
+    assert min(float(r["fct_us"]) for r in rows) > 160.3
+
+
 def test_incast_scenario_truncates_without_changing_the_run(compare):
     text = compare.scenario_until(5)
     assert text.count("[[workload.flows]]") == 1 and '"200ms"' not in text

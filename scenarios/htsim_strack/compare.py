@@ -6,6 +6,8 @@
         # re-run htsim (and its variant with the ACK path 64 ns longer) into the CSVs
     python scenarios/htsim_strack/compare.py --htsim BINARY --cpu 5 --bench INCAST_BENCH
         # CPU seconds of htsim and incast on the dumbbell, alternated round by round
+    python scenarios/htsim_strack/compare.py --htsim-fat-tree BINARY
+        # re-run htsim/main_strack_fat_tree.cpp's binary on both matrices into the CSV
 
 The case is dumbbell.toml of this directory (its comments: htsim's topology, 4 flows starting at
 0, 5, 10, 15 ms, 200 ms). htsim prints every flow's bytes received once a millisecond
@@ -23,6 +25,15 @@ every ACK, a period-2 map, and wraps to max_cwnd once srtt passes the target) ma
 between flows hinge on single ACK timings: the `ack64` rows are htsim with its ACK pipe 64 ns
 longer (incast's two 40 B ACK serialisations at 10 Gb/s) and incast with one sender's link 1 ns
 longer; each reshuffles the flows' shares on its own simulator.
+The fat-tree cases: htsim has no STrack main for them, so htsim/main_strack_fat_tree.cpp (ours,
+modelled on htsim's datacenter/main_swift.cpp) runs STrack on main_swift's k = 8 fat-tree with
+the permutation and 64-to-1 matrices of scenarios/htsim_swift/ (2 MB flows: 501 x 4000 B, queues
+of 1000 packets, initial window 15, base_rtt 4 us: below every path's RTT, which htsim asserts),
+until 20 ms, and one flow alone (LONE_PAIRS); its "Flow ... finished at T" lines are in
+htsim_fat_tree_fct.csv. incast runs
+htsim_swift's scenarios of the same matrices with `cc` STrack and the same base_rtt, to 20 ms.
+FCT percentiles are nearest-rank over the flows that finished; shown, not held (the doc says
+why).
 Standard library plus incast.
 """
 
@@ -165,7 +176,131 @@ def rows() -> list[tuple[str, str, str, str]]:
 def markdown() -> str:
     lines = ["| figure | htsim | incast | incast - htsim |", "|---|---|---|---|"]
     lines += [f"| {' | '.join(row)} |" for row in rows()]
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n\n" + "\n".join(fat_tree_rows())
+
+
+FAT_TREE_CSV = HERE / "htsim_fat_tree_fct.csv"
+FAT_TREE_END_US = 20_000
+FAT_TREE_BASE_RTT_US = 4
+
+
+def swift_compare():
+    """scenarios/htsim_swift/compare.py, whose matrices and fat-tree scenarios these share."""
+    import importlib.util
+
+    path = HERE.parent / "htsim_swift" / "compare.py"
+    spec = importlib.util.spec_from_file_location("htsim_swift_compare", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# One flow alone on the fat-tree: under one edge switch, and across the core.
+LONE_PAIRS = {"lone_1_2": (1, 2), "lone_14_127": (14, 127)}
+
+
+def fat_tree_toml(case: str) -> str:
+    """htsim_swift's scenario of case `case` ("perm", "incast"; a LONE_PAIRS case: the
+    permutation's scenario with only that flow) with STrack instead of Swift, to 20 ms."""
+    swift = swift_compare()
+    if case in LONE_PAIRS:
+        src, dst = LONE_PAIRS[case]
+        head = swift.scenario_toml("perm").split("[[workload.flows]]")[0]
+        flow = f'src = {src}\ndst = {dst}\nsize = {swift.FLOW_BYTES}\nstart = "0us"\n'
+        text = head.replace('"htsim_swift_perm"', f'"htsim_swift_{case}"')
+        text += "[[workload.flows]]\n" + flow
+    else:
+        text = swift.scenario_toml(case)
+    replaced = (
+        text.replace('name = "htsim_swift_', 'name = "htsim_strack_')
+        .replace(
+            'cc = "swift"',
+            f'cc = {{ algorithm = "strack", base_rtt = "{FAT_TREE_BASE_RTT_US}us" }}',
+        )
+        .replace('stop = "1s"', f'stop = "{FAT_TREE_END_US // 1000}ms"')
+        .replace("Swift with htsim's defaults", "STrack with htsim's defaults")
+        .replace("SwiftAck::ACKSIZE", "STrackAck::ACKSIZE")
+        .replace("SwiftSubflowSrc", "STrackSrc")
+        .replace(
+            "csg-htsim's Swift experiment (`datacenter/main_swift.cpp`)",
+            "STrack on csg-htsim's Swift fat-tree (htsim_strack/htsim/main_strack_fat_tree.cpp)",
+        )
+        .replace(
+            "Written by scenarios/htsim_swift/compare.py --write.",
+            "htsim_swift's scenario, made STrack's by scenarios/htsim_strack/compare.py.",
+        )
+    )
+    if 'cc = "swift"' in replaced or 'algorithm = "strack"' not in replaced:
+        sys.exit("compare: htsim_swift's scenario text changed; update fat_tree_toml")
+    return replaced
+
+
+def fat_tree_stats(fcts_us: list[float]) -> dict:
+    swift = swift_compare()
+    return swift.stats(fcts_us) if fcts_us else {}
+
+
+def fat_tree_rows() -> list[str]:
+    """The doc's fat-tree table: FCT percentiles (us) of htsim and incast per case."""
+    import incast
+
+    lines = [
+        "| case | finished by 20 ms (htsim / incast) | min us | p50 us | p99 us | max us "
+        "| incast: retransmits, timeouts, drops |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    cases = [("perm", 128), ("incast", 64)] + [(case, 1) for case in LONE_PAIRS]
+    for case, size in cases:
+        with FAT_TREE_CSV.open() as f:
+            theirs = [float(r["fct_us"]) for r in csv.DictReader(f) if r["case"] == case]
+        results = incast.run(fat_tree_toml(case))
+        flows = results.flows
+        ours = [x / 1e6 for x in flows[flows.finished == 1].fct_ps]
+        a, b = fat_tree_stats(theirs), fat_tree_stats(ours)
+        cells = [
+            f"{a[k]:.1f} / {b[k]:.1f} ({100 * rel(b[k], a[k]):+.1f} %)"
+            for k in ("min", "p50", "p99", "max")
+        ]
+        counted = (
+            f"{int(flows.retransmits.sum())}, {int(flows.timeouts.sum())}, "
+            f"{int(results.counters.drop_pkts.sum())}"
+        )
+        lines.append(
+            f"| {case} | {len(theirs)} / {len(ours)} of {size} | {' | '.join(cells)} | {counted} |"
+        )
+    return lines
+
+
+def run_htsim_fat_tree(binary: Path) -> None:
+    """Runs main_strack_fat_tree's binary on every fat-tree case into htsim_fat_tree_fct.csv."""
+    swift = swift_compare()
+    with FAT_TREE_CSV.open("w", newline="") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(["case", "flow", "fct_us"])
+        matrices = {case: swift.HERE / f"{matrix}.cm" for case, matrix in swift.CASES.items()}
+        for case in LONE_PAIRS:
+            matrices[case] = None
+        for case, matrix in matrices.items():
+            with tempfile.TemporaryDirectory() as tmp:
+                if matrix is None:  # one flow, in htsim's connection-matrix format
+                    src, dst = LONE_PAIRS[case]
+                    matrix = Path(tmp) / "lone.cm"
+                    matrix.write_text(
+                        f"Nodes 128\nConnections 1\n{src}->{dst} id 1 start 0 size 2000000\n"
+                    )
+                command = [
+                    str(binary), "-nodes", "128", "-tm", str(matrix),
+                    "-flowsize", str(swift.FLOW_PACKETS), "-q", str(swift.QUEUE_PACKETS),
+                    "-end", str(FAT_TREE_END_US), "-basertt", str(FAT_TREE_BASE_RTT_US),
+                    "-o", str(Path(tmp) / "log.dat"),
+                ]  # fmt: skip
+                done = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
+            if done.returncode != 0:
+                sys.exit(f"compare: htsim exited with {done.returncode}: {done.stderr[-300:]}")
+            for line in done.stdout.splitlines():
+                found = re.match(r"Flow (\S+) finished at ([\d.]+)$", line)
+                if found:
+                    out.writerow([case, found.group(1), found.group(2)])
 
 
 def htsim_command(binary: Path, log: Path) -> list[str]:
@@ -248,7 +383,10 @@ def main() -> None:
     parser.add_argument("--htsim-ack64", type=Path, help="its variant, ACK pipe 64 ns longer")
     parser.add_argument("--cpu", type=int, metavar="ROUNDS", help="CPU time rounds (with --htsim)")
     parser.add_argument("--bench", default="target/release/incast-bench", help="for --cpu")
+    parser.add_argument("--htsim-fat-tree", type=Path, help="main_strack_fat_tree's binary")
     args = parser.parse_args()
+    if args.htsim_fat_tree:
+        run_htsim_fat_tree(args.htsim_fat_tree)
     if args.cpu:
         if not args.htsim:
             sys.exit("compare: --cpu needs --htsim BINARY")
@@ -263,7 +401,8 @@ def main() -> None:
     table = markdown()
     print(table)
     if args.check:
-        if table not in DOC.read_text():
+        doc = DOC.read_text()
+        if any(part not in doc for part in table.split("\n\n")):  # the dumbbell's, the fat-tree's
             sys.exit(f"compare: the table differs from {DOC.name} (above: the table now)")
         print(f"compare: the table matches {DOC.name}")
 
