@@ -195,6 +195,15 @@ def swift_compare():
     return module
 
 
+# htsim's host queue (FairScheduler): STrackSrc stamps a packet when it hands it to the queue and
+# the scheduler never holds STrack back (its back-pressure and its stamp at the NIC are for SWIFT
+# packets only, swift_scheduler.cpp); incast's transmit-queue NIC does the same, its limit never
+# reached (max_cwnd, 1000 x 4000 B). docs/htsim-strack.md: the lone flows' per-ACK traces.
+NIC_QUEUE = (
+    '\n[nic]\nmodel = "queues"         # htsim\'s FairScheduler (htsim_strack/compare.py)\n'
+    'queues = { limit = "4MB" }  # never reached: max_cwnd is 1000 x 4000 B\n'
+)
+
 # One flow alone on the fat-tree: under one edge switch, and across the core.
 LONE_PAIRS = {"lone_1_2": (1, 2), "lone_14_127": (14, 127)}
 
@@ -219,6 +228,7 @@ def fat_tree_toml(case: str) -> str:
         )
         .replace('stop = "1s"', f'stop = "{FAT_TREE_END_US // 1000}ms"')
         .replace("Swift with htsim's defaults", "STrack with htsim's defaults")
+        .replace("\n[transport]\n", NIC_QUEUE + "\n[transport]\n", 1)
         .replace("SwiftAck::ACKSIZE", "STrackAck::ACKSIZE")
         .replace("SwiftSubflowSrc", "STrackSrc")
         .replace(
@@ -230,7 +240,11 @@ def fat_tree_toml(case: str) -> str:
             "htsim_swift's scenario, made STrack's by scenarios/htsim_strack/compare.py.",
         )
     )
-    if 'cc = "swift"' in replaced or 'algorithm = "strack"' not in replaced:
+    if (
+        'cc = "swift"' in replaced
+        or 'algorithm = "strack"' not in replaced
+        or "[nic]" not in replaced
+    ):
         sys.exit("compare: htsim_swift's scenario text changed; update fat_tree_toml")
     return replaced
 

@@ -40,6 +40,17 @@
 //!   `cwnd = min_cwnd`, else `cwnd *= 1 - max_mdf` if a decrease is allowed;
 //! * `applySTrackLimits`: clamp to `[min_cwnd, max_cwnd]`; below one packet
 //!   the sender paces one packet every `srtt * mss / cwnd`.
+//! * the window is whole bytes: htsim's `_strack_cwnd` is a `uint32_t`, so
+//!   every update above (computed in `double`) is truncated toward zero when
+//!   it is stored (C++ [conv.fpint]), [`htsim_bytes`]. On the period-2 orbit
+//!   this is a ratchet, not rounding noise: the small window is floored
+//!   (25.9 B is stored as 25 B), the next large one is `K / 25`, and any dip
+//!   of `K` as srtt rises floors the small window one byte lower, while
+//!   raising it back needs `K` to grow by a whole `1 / small`. htsim's lone
+//!   flow across its k = 8 fat-tree walks the small window from 25 B down to
+//!   the 10 B minimum and its large one from 60,000 B up to about 125,000 B
+//!   in 3 RTTs (docs/htsim-strack.md); with a fractional window the orbit
+//!   stays at 60,000 / 25 B and the flow takes 2.7 times as long.
 //!
 //! Target delay (`STrackSrc::targetDelay`): `base_target + hops * per_hop`,
 //! no flow scaling (commented out in htsim). htsim's `Route::clone` starts
@@ -156,7 +167,8 @@ impl Params {
 #[derive(Clone, Debug)]
 pub struct Strack {
     p: Params,
-    /// The window in bytes (fractional: below one packet it sets the pacing).
+    /// The window in whole bytes (htsim's `uint32_t`; below one packet it
+    /// sets the pacing), kept in an `f64` so the wrap is `INFINITY`.
     cwnd: f64,
     /// Bytes in one packet (the transport's MSS).
     mss: f64,
@@ -220,7 +232,7 @@ impl Strack {
     /// clamp turns into `max_cwnd`.
     pub fn increase(&self, target: Ps, srtt: Ps) -> f64 {
         match target.checked_sub(srtt) {
-            Some(gap) if gap > 0 => self.p.alpha * gap as f64 / self.cwnd,
+            Some(gap) if gap > 0 => htsim_bytes(self.p.alpha * gap as f64 / self.cwnd),
             // gap 0: htsim gives cwnd 0, clamped to min_cwnd.
             Some(_) => 0.0,
             None => f64::INFINITY,
@@ -259,7 +271,7 @@ impl Strack {
                 let d = delay as f64;
                 let factor =
                     (1.0 - self.p.beta * (d - target as f64) / d).max(1.0 - self.p.max_mdf);
-                self.cwnd *= factor;
+                self.cwnd = htsim_bytes(self.cwnd * factor);
             }
             self.last_decrease = now;
         }
@@ -267,7 +279,7 @@ impl Strack {
 
     /// `applySTrackLimits`: clamp, and note a decrease since `prev`.
     fn apply_limits(&mut self, prev: f64, now: Ps) {
-        let max = self.p.max_cwnd * self.mss;
+        let max = htsim_bytes(self.p.max_cwnd * self.mss);
         self.cwnd = self.cwnd.clamp(self.p.min_cwnd as f64, max);
         if self.cwnd < prev {
             self.last_decrease = now;
@@ -277,6 +289,17 @@ impl Strack {
     /// The transport's window: STrack's, at least one byte.
     fn window_bytes(&self) -> u64 {
         (self.cwnd.round() as u64).max(1)
+    }
+}
+
+/// A window computed in `double` as htsim stores it in its `uint32_t
+/// _strack_cwnd`: truncated toward zero (C++ [conv.fpint]). `INFINITY` (the
+/// wrap of `target - srtt`) stays infinite for the clamp to `max_cwnd`.
+pub fn htsim_bytes(window: f64) -> f64 {
+    if window.is_finite() {
+        window.trunc()
+    } else {
+        window
     }
 }
 
@@ -322,7 +345,7 @@ impl CongestionControl for Strack {
         if self.retransmit_cnt >= self.p.retx_reset_threshold {
             self.cwnd = self.p.min_cwnd as f64;
         } else if t.now.saturating_sub(self.last_decrease) >= self.srtt {
-            self.cwnd *= 1.0 - self.p.max_mdf;
+            self.cwnd = htsim_bytes(self.cwnd * (1.0 - self.p.max_mdf));
         }
         self.apply_limits(prev, t.now);
         w.cwnd = self.window_bytes();
@@ -341,7 +364,7 @@ impl CongestionControl for Strack {
             self.retransmit_cnt = 0;
             if a.now.saturating_sub(self.last_decrease) >= self.srtt {
                 let prev = self.cwnd;
-                self.cwnd *= 1.0 - self.p.max_mdf;
+                self.cwnd = htsim_bytes((1.0 - self.p.max_mdf) * self.cwnd);
                 self.last_decrease = a.now;
                 self.apply_limits(prev, a.now);
             }

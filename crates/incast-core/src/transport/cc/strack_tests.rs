@@ -52,23 +52,108 @@ fn below_target_the_window_alternates_between_w_and_k_over_w() {
     // At a steady srtt of 16.4 us (htsim's dumbbell unloaded: 10 us of
     // pipes and two 3.2 us serialisations), K = 0.25 (20 - 16.4) us in ps
     // = 900,000 bytes^2: from 48,000 B the window goes to K / 48,000 =
-    // 18.75 B, then back to 48,000 B, and so on (a period-2 orbit).
+    // 18.75 B, stored as 18 B (htsim's uint32_t truncates), then to
+    // K / 18 = 50,000 B, and back to 18 B (a period-2 orbit).
     let (mut cc, mut w) = strack(12);
     let srtt = 16_400_000;
-    let k = 0.25 * (20 * US - srtt) as f64;
     let mut now = 100 * US;
-    let mut prev = cc.cwnd();
-    for i in 0..6 {
+    for (i, want) in [18.0, 50_000.0, 18.0, 50_000.0, 18.0, 50_000.0]
+        .into_iter()
+        .enumerate()
+    {
         cc.on_ack_any(&mut w, &ack(now, srtt, srtt));
-        assert!(
-            (cc.cwnd() * prev - k).abs() < 1e-6 * k,
-            "ack {i}: {} x {prev} against K = {k}",
-            cc.cwnd()
-        );
-        prev = cc.cwnd();
+        assert_eq!(cc.cwnd(), want, "ack {i}");
         now += US;
     }
-    assert!((cc.cwnd() - 48_000.0).abs() < 1e-6);
+}
+
+#[test]
+fn the_truncated_orbit_ratchets_as_htsims_does() {
+    // htsim's per-ACK trace of its lone flow 14 -> 127 on the k = 8
+    // fat-tree (main_strack_fat_tree.cpp, base_rtt 4 us, initial window
+    // 15 x 4000 B; a print in a copy of STrackSrc::adjust_cwnd): time,
+    // sample, smoothed RTT (ps) and the window adjust_cwnd computes
+    // (before applySTrackLimits). As srtt climbs the small window is
+    // floored one byte lower each time (25, 24, ... 10, then 9, clamped to
+    // 10) and the large one grows from 60,000 B to 118,470 B. The same
+    // inputs must give the same windows, byte for byte.
+    const HTSIM: [(Ps, Ps, Ps, u64); 48] = [
+        (13939200, 13939200, 13939200, 25),
+        (14259200, 14259200, 13979200, 60208),
+        (14579200, 14579200, 14054200, 24),
+        (14899200, 14899200, 14159825, 60835),
+        (15219200, 15219200, 14292246, 23),
+        (15539200, 15539200, 14448115, 60346),
+        (15859200, 15859200, 14624500, 22),
+        (16179200, 16179200, 14818837, 58876),
+        (16499200, 16499200, 15028882, 21),
+        (16819200, 16819200, 15252671, 56515),
+        (17139200, 17139200, 15488487, 19),
+        (17459200, 17459200, 15734826, 56120),
+        (17779200, 17779200, 15990372, 17),
+        (18099200, 18099200, 16253975, 55088),
+        (18419200, 18419200, 16524628, 15),
+        (28198400, 13939200, 16201449, 63309),
+        (28518400, 14259200, 15958667, 15),
+        (28838400, 13939200, 15706233, 71562),
+        (29158400, 14259200, 15525353, 15),
+        (29478400, 13939200, 15327083, 77881),
+        (29798400, 14259200, 15193597, 15),
+        (30118400, 13939200, 15036797, 82720),
+        (30758400, 13939200, 14899597, 15),
+        (31078400, 14259200, 14819547, 86340),
+        (31398400, 13939200, 14709503, 15),
+        (31718400, 14259200, 14653215, 89113),
+        (32038400, 13939200, 14563963, 15),
+        (42137600, 13939200, 14485867, 91902),
+        (42457600, 14259200, 14457533, 15),
+        (42777600, 14579200, 14472741, 92120),
+        (43097600, 14899200, 14526048, 14),
+        (43417600, 14579200, 14532692, 97630),
+        (43737600, 14899200, 14578505, 13),
+        (44057600, 15219200, 14658591, 102719),
+        (44377600, 15539200, 14768667, 12),
+        (44697600, 15219200, 14824983, 107812),
+        (45017600, 15539200, 14914260, 11),
+        (45337600, 15859200, 15032377, 112900),
+        (45657600, 16179200, 15175729, 10),
+        (45977600, 15859200, 15261162, 118470),
+        (46297600, 16179200, 15375916, 9),
+        (46617600, 16499200, 15516326, 112091),
+        (46937600, 15859200, 15559185, 9),
+        (47257600, 16179200, 15636686, 109082),
+        (47577600, 16499200, 15744500, 9),
+        (47897600, 16179200, 15798837, 105029),
+        (48217600, 16499200, 15886382, 9),
+        (48537600, 16819200, 16002984, 99925),
+    ];
+    let mut cc = Strack::new(&Params {
+        base_rtt: TimeValue(4 * US),
+        ..Params::default()
+    });
+    let mut w = Window::new(15, MSS);
+    cc.init(&w);
+    let mut clamped = 0;
+    for (i, &(now, delay, srtt, want)) in HTSIM.iter().enumerate() {
+        cc.on_ack_any(&mut w, &ack(now, delay, srtt));
+        let got = cc.cwnd();
+        if want < 10 {
+            clamped += 1;
+            assert_eq!(got, 10.0, "ack {i}: htsim's {want} B clamped to min_cwnd");
+        } else {
+            assert_eq!(got, want as f64, "ack {i} at {now} ps");
+        }
+    }
+    assert_eq!(clamped, 4);
+    // A fractional window would have kept the product: 60,000 x 25.
+    assert!(cc.cwnd() > 90_000.0, "{}", cc.cwnd());
+}
+
+#[test]
+fn htsims_window_is_truncated_toward_zero() {
+    assert_eq!(htsim_bytes(25.99), 25.0);
+    assert_eq!(htsim_bytes(60_208.3), 60_208.0);
+    assert_eq!(htsim_bytes(f64::INFINITY), f64::INFINITY);
 }
 
 #[test]
@@ -88,14 +173,15 @@ fn above_target_the_decrease_is_swifts_and_once_per_rtt() {
     // delay 30 us against a 20 us target: factor max(1 - 0.8 * 10/30, 0.5).
     let d = 30 * US;
     cc.on_ack_any(&mut w, &ack(100 * US, d, d));
-    let want = 48_000.0 * (1.0 - 0.8 * 10.0 / 30.0);
-    assert!((cc.cwnd() - want).abs() < 1e-6, "{}", cc.cwnd());
+    let want = 35_200.0; // 48,000 x 11/15
+    assert_eq!(cc.cwnd(), want);
     // Within the smoothed RTT of the decrease: no further decrease.
     cc.on_ack_any(&mut w, &ack(110 * US, d, d));
     assert!((cc.cwnd() - want).abs() < 1e-6);
-    // One RTT later it goes down again.
+    // One RTT later it goes down again: 35,200 x 11/15 = 25,813.3 B,
+    // stored as htsim's uint32_t stores it, 25,813 B.
     cc.on_ack_any(&mut w, &ack(130 * US, d, d));
-    assert!((cc.cwnd() - want * (1.0 - 0.8 * 10.0 / 30.0)).abs() < 1e-6);
+    assert_eq!(cc.cwnd(), 25_813.0);
 }
 
 #[test]
@@ -150,7 +236,7 @@ fn below_one_packet_it_paces_cwnd_bytes_per_srtt() {
     let (mut cc, mut w) = strack(12);
     let srtt = 16_400_000;
     cc.on_ack_any(&mut w, &ack(100 * US, srtt, srtt));
-    let rate = cc.pacing_rate().expect("18.75 B window: paced");
+    let rate = cc.pacing_rate().expect("18 B window: paced");
     assert!((rate - cc.cwnd() * 1e12 / srtt as f64).abs() < 1e-6 * rate);
 }
 
