@@ -111,3 +111,27 @@ fn spraying_is_refused_with_rdma_and_with_congestion_isolation() {
         "{e}"
     );
 }
+
+/// STrack is a congestion control over incast's TCP (`transport/cc/strack.rs`), so spraying
+/// is allowed with it and its reordering goes through the TCP receiver and recovery like
+/// every TCP congestion control's: the sprayed flow uses both paths, is reordered, and
+/// finishes with its bytes conserved, deterministically.
+#[test]
+fn strack_is_allowed_to_spray_and_finishes() {
+    let strack = "[transport]\ncc = { algorithm = \"strack\", base_rtt = \"10us\" }";
+    let r = common::run(&two_paths("[routing]\necmp = \"spray\"", strack));
+    common::assert_finished_and_conserved(&r, "strack spray");
+    let (via_a, via_b) = per_path(&r);
+    assert!(via_a > 0 && via_b > 0, "both paths: {via_a} / {via_b}");
+    assert!(out_of_order(&r) > 0, "the long path's segments arrive late");
+    let again = common::run(&two_paths("[routing]\necmp = \"spray\"", strack));
+    assert_eq!(per_path(&again), (via_a, via_b), "deterministic");
+    assert_eq!(r.flows.u64s("fct_ps"), again.flows.u64s("fct_ps"));
+    let one_path = common::run(&two_paths("", strack));
+    common::assert_finished_and_conserved(&one_path, "strack flow");
+    eprintln!(
+        "strack 2 MB: sprayed {} ps, one path {} ps",
+        r.flows.u64s("fct_ps")[0],
+        one_path.flows.u64s("fct_ps")[0]
+    );
+}

@@ -32,6 +32,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod ndp;
 pub mod newreno;
+pub mod strack;
 pub mod swift;
 pub mod windowed_max;
 
@@ -308,6 +309,7 @@ registry! {
     Bbr => bbr::Bbr, "bbr";
     Swift => swift::Swift, "swift";
     Ndp => ndp::Ndp, "ndp";
+    Strack => strack::Strack, "strack";
 }
 
 impl Default for CcConfig {

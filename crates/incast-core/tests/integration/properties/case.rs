@@ -98,6 +98,8 @@ pub enum TcpCc {
         g: f64,
         initial_alpha: f64,
     },
+    /// csg-htsim's STrack (`transport/cc/strack.rs`), base_rtt 10 us; paced below one packet.
+    Strack,
 }
 
 #[derive(Clone, Debug)]

@@ -68,6 +68,7 @@ fn transport_features(transport: &Transport, f: &mut Vec<String>) {
                     TcpCc::Bbr => "tcp.cc=bbr",
                     TcpCc::Swift => "tcp.cc=swift",
                     TcpCc::DctcpWith { .. } => "tcp.cc=dctcp(params)",
+                    TcpCc::Strack => "tcp.cc=strack",
                 }
                 .into(),
             );
@@ -269,6 +270,7 @@ pub const REQUIRED: &[&str] = &[
     "tcp.cc=cubic",
     "tcp.cc=bbr",
     "tcp.cc=swift",
+    "tcp.cc=strack",
     "poisson group with its own tcp cc",
     "poisson group running ndp",
     "switch.trim",

@@ -297,6 +297,8 @@ impl Case {
                             "{{ algorithm = \"dctcp\", g = {g}, initial_alpha = {initial_alpha} }}"
                         )
                     }
+                    // base_rtt has no default (htsim asserts it is set).
+                    TcpCc::Strack => "{ algorithm = \"strack\", base_rtt = \"10us\" }".to_string(),
                 };
                 let _ = writeln!(
                     s,

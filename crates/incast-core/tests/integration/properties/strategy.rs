@@ -143,6 +143,7 @@ fn tcp() -> impl Strategy<Value = TcpCase> {
             Just(TcpCc::Swift),
             (select(vec![0.0625, 0.5, 1.0]), select(vec![1.0, 0.0, 0.5]))
                 .prop_map(|(g, initial_alpha)| TcpCc::DctcpWith { g, initial_alpha }),
+            Just(TcpCc::Strack),
         ],
         select(vec![1500u32, 1000, 4000, 9000]),
         select(vec![10u32, 1, 2, 40]),
