@@ -33,6 +33,7 @@
 //! far with the old ECE value).
 
 pub mod cc;
+pub mod eqds;
 pub mod ndp;
 pub mod prr;
 pub mod rack;

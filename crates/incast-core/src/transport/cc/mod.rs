@@ -30,6 +30,7 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod eqds;
 pub mod ndp;
 pub mod newreno;
 pub mod swift;
@@ -308,6 +309,19 @@ registry! {
     Bbr => bbr::Bbr, "bbr";
     Swift => swift::Swift, "swift";
     Ndp => ndp::Ndp, "ndp";
+    Eqds => eqds::Eqds, "eqds";
+}
+
+impl CcConfig {
+    /// The name of a receiver-driven transport of its own (NDP, EQDS),
+    /// which numbers its packets and so needs a flow size; `None` for TCP.
+    pub fn pull_transport(&self) -> Option<&'static str> {
+        match self {
+            CcConfig::Ndp(_) => Some("NDP"),
+            CcConfig::Eqds(_) => Some("EQDS"),
+            _ => None,
+        }
+    }
 }
 
 impl Default for CcConfig {
