@@ -67,6 +67,7 @@ def import_hpcc(
     headroom: str | None = None,
     acks: str | None = None,
     ecmp: str | None = None,
+    clock: str | None = None,
 ) -> tuple[str, str]:
     """Convert an HPCC simulator experiment; return `(toml_text, csv_text)`.
     `headroom`: "hpcc" or "formula"; `acks`: "hpcc" or "high_priority";
@@ -109,6 +110,7 @@ class HpccRun:
         headroom: str | None = None,
         acks: str | None = None,
         ecmp: str | None = None,
+        clock: str | None = None,
     ) -> HpccRun: ...
     @property
     def name(self) -> str:

@@ -99,9 +99,41 @@ def _hpcc_file_options(lead: str):
                 default=None,
                 help=f"{lead} {what} file to use instead of the config's {key}.",
             )(command)
-        return command
+        return click.option(
+            "--import-option",
+            "import_options",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="An HPCC import choice, e.g. --import-option clock=ns3 --import-option "
+            f"ecmp=hpcc (keys: {', '.join(IMPORT_OPTION_KEYS)}; docs/hpcc-interop.md, "
+            '"Import options"; repeat for several).',
+        )(command)
 
     return add
+
+
+#: The HPCC import's options (`incast.hpcc.hpcc_simulation`'s keywords).
+IMPORT_OPTION_KEYS = ("headroom", "acks", "ecmp", "clock")
+
+
+def _parse_import_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    """`--import-option KEY=VALUE` pairs as keywords; the core checks the values."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not value:
+            raise click.BadParameter(
+                f"`{_shown(pair)}` is not KEY=VALUE (e.g. clock=ns3)", param_hint="--import-option"
+            )
+        if key not in IMPORT_OPTION_KEYS:
+            raise click.BadParameter(
+                f"unknown import option `{_shown(key)}`; "
+                f"use one of: {', '.join(IMPORT_OPTION_KEYS)}",
+                param_hint="--import-option",
+            )
+        options[key] = value
+    return options
 
 
 @cli.command()
@@ -147,6 +179,7 @@ def run(
     hpcc_config: str | None,
     topology: str | None,
     flows: str | None,
+    import_options: tuple[str, ...],
     out_dir: str | None,
     seed: int | None,
     assignments: tuple[str, ...],
@@ -161,15 +194,15 @@ def run(
 
     if bool(files) == (hpcc_config is not None):
         raise click.UsageError("give scenario FILES or --hpcc CONFIG (exactly one of the two)")
-    if hpcc_config is None and (topology or flows):
-        raise click.UsageError("--topology and --flows go with --hpcc")
+    if hpcc_config is None and (topology or flows or import_options):
+        raise click.UsageError("--topology, --flows and --import-option go with --hpcc")
     if hpcc_config is not None and assignments:
         raise click.UsageError("--set applies to scenario files, not to --hpcc configs")
     overrides = _parse_sets(assignments)
     console = Console(stderr=True, quiet=quiet)
     out_console = Console(quiet=quiet)
     jobs = (
-        [_prepare_hpcc(hpcc_config, topology, flows, seed)]
+        [_prepare_hpcc(hpcc_config, topology, flows, seed, _parse_import_options(import_options))]
         if hpcc_config
         else [_prepare_scenario(f, seed, overrides) for f in files]
     )
@@ -262,12 +295,15 @@ def _with_overrides(file: str, src: Any, overrides: list) -> str:
     return json.dumps(data)
 
 
-def _prepare_hpcc(config: str, topology: str | None, flows: str | None, seed: int | None) -> dict:
+def _prepare_hpcc(
+    config: str, topology: str | None, flows: str | None, seed: int | None, options: dict
+) -> dict:
     return {
         "hpcc": config,
         "topology": topology,
         "flows": flows,
         "seed": seed,
+        "options": options,
         "name": Path(config).stem,
         "scenario": None,
     }
@@ -282,6 +318,7 @@ def _out_for(job: dict, out_dir: str | None, several: bool, overrides: list) -> 
     scenario = job.get("scenario")
     if job.get("hpcc"):  # the seed is the config's unless --seed says otherwise
         key = "hpcc" if job["seed"] is None else f"hpcc_seed{job['seed']}"
+        key += "".join(f"_{k}-{_safe_dirname(v)}" for k, v in sorted(job["options"].items()))
     else:
         seed = job["seed"] if job["seed"] is not None else scenario.get("seed", 1)
         key = f"seed{seed}"
@@ -323,7 +360,11 @@ def _run_one(
 
             try:
                 sim = hpcc_simulation(
-                    job["hpcc"], topology=job["topology"], flows=job["flows"], seed=job["seed"]
+                    job["hpcc"],
+                    topology=job["topology"],
+                    flows=job["flows"],
+                    seed=job["seed"],
+                    **job["options"],
                 )
             except ScenarioError as e:
                 staging.abandon()
@@ -469,14 +510,22 @@ def schema(out_file: str | None, experiment: bool) -> None:
     "<stem>_flows.csv next to it.",
 )
 @_hpcc_file_options("The")
-def import_hpcc(config: str, out_file: str | None, topology: str | None, flows: str | None) -> None:
+def import_hpcc(
+    config: str,
+    out_file: str | None,
+    topology: str | None,
+    flows: str | None,
+    import_options: tuple[str, ...],
+) -> None:
     """Convert an HPCC simulator experiment (CONFIG, with its topology and flow
     files) into an incast scenario file and a flows CSV."""
     from .hpcc import import_hpcc as convert
 
     out = Path(out_file) if out_file else Path(f"{Path(config).stem}.toml")
     try:
-        toml_path, csv_path = convert(config, out, topology=topology, flows=flows)
+        toml_path, csv_path = convert(
+            config, out, topology=topology, flows=flows, **_parse_import_options(import_options)
+        )
     except _scenario_error() as e:
         _fail(f"cannot convert {config}: {e}")
     except OSError as e:

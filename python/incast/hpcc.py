@@ -38,6 +38,7 @@ def hpcc_simulation(
     headroom: str | None = None,
     acks: str | None = None,
     ecmp: str | None = None,
+    clock: str | None = None,
 ) -> Any:
     """Build the low-level `incast._core.HpccRun` for an HPCC configuration file.
 
@@ -47,11 +48,15 @@ def hpcc_simulation(
     choose between what the HPCC simulator does and the alternative; `ecmp`
     ("flow", the default: incast's seeded flow hash, or "hpcc": the HPCC
     simulator's ECMP rule, so that every flow takes its path there) chooses how
-    switches pick among equal-cost next hops (see docs/hpcc-interop.md, "Import
-    options"). Raises `ScenarioError` naming the configuration key or option at
-    fault.
+    switches pick among equal-cost next hops; `clock` ("exact", the default, or
+    "ns3": transmission and pacing times truncated to whole nanoseconds, as
+    ns-3 and so the HPCC simulator compute them) chooses the clock (see
+    docs/hpcc-interop.md, "Import options"). Raises `ScenarioError` naming the
+    configuration key or option at fault.
     """
-    return _core.HpccRun(os.fspath(config), _opt(topology), _opt(flows), seed, headroom, acks, ecmp)
+    return _core.HpccRun(
+        os.fspath(config), _opt(topology), _opt(flows), seed, headroom, acks, ecmp, clock
+    )
 
 
 def write_hpcc_outputs(raw: dict, out_dir: str | os.PathLike[str]) -> list[Path]:
@@ -78,13 +83,14 @@ def run_hpcc(
     headroom: str | None = None,
     acks: str | None = None,
     ecmp: str | None = None,
+    clock: str | None = None,
 ) -> Results:
     """Run an HPCC simulator experiment and return its `Results`.
 
     `config` is an HPCC `config.txt`; `topology` / `flows` override the files it
     names. With `out`, `fct.txt` and `pfc.txt` are written there in HPCC's formats
     (the texts are also on the returned object as `hpcc_fct` and `hpcc_pfc`).
-    `headroom`, `acks` and `ecmp` are the import options of `hpcc_simulation`.
+    `headroom`, `acks`, `ecmp` and `clock` are the import options of `hpcc_simulation`.
     """
     started = time.perf_counter()
     sim = hpcc_simulation(
@@ -95,6 +101,7 @@ def run_hpcc(
         headroom=headroom,
         acks=acks,
         ecmp=ecmp,
+        clock=clock,
     )
     console = None
     if progress:
@@ -118,15 +125,16 @@ def import_hpcc(
     headroom: str | None = None,
     acks: str | None = None,
     ecmp: str | None = None,
+    clock: str | None = None,
 ) -> tuple[Path, Path]:
     """Convert an HPCC experiment into an incast scenario file `out` (TOML) and a
     flows CSV `<stem>_flows.csv` next to it, which the scenario refers to
-    relatively. Returns both paths. `headroom`, `acks` and `ecmp` are the import
-    options of `hpcc_simulation`."""
+    relatively. Returns both paths. `headroom`, `acks`, `ecmp` and `clock` are the
+    import options of `hpcc_simulation`."""
     out_path = Path(out)
     csv_path = out_path.with_name(f"{out_path.stem}_flows.csv")
     toml_text, csv_text = _core.import_hpcc(
-        os.fspath(config), _opt(topology), _opt(flows), csv_path.name, headroom, acks, ecmp
+        os.fspath(config), _opt(topology), _opt(flows), csv_path.name, headroom, acks, ecmp, clock
     )
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(toml_text, encoding="utf-8")

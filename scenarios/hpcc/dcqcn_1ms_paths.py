@@ -1,6 +1,7 @@
 """DCQCN on HPCC's 1 ms WebSearch slice: incast with each ECMP choice (its own flow hash,
-HPCC-sim's rule) and ACK mode, seeds 1-5, beside HPCC-sim's runs (docs/hpcc-interop.md,
-"DCQCN on the 1 ms slice").
+HPCC-sim's rule) and ACK mode, and with HPCC-sim's paths on ns-3's clock, seeds 1-5, beside
+HPCC-sim's runs (docs/hpcc-interop.md, "DCQCN on the 1 ms slice" and "Time in whole
+nanoseconds").
 
     python3 dcqcn_1ms_paths.py HPCC_DIR CONFIG OUT
 
@@ -36,15 +37,18 @@ def row(stats: list[dict]) -> str:
 def main(hpcc_dir: str, config: str, out: str) -> None:
     refs = sorted(Path(hpcc_dir).glob("fct*.txt"))
     print(f"HPCC-sim ({len(refs)} runs): {row([hpcc_compare.fct_stats(str(f)) for f in refs])}")
-    for ecmp in ("flow", "hpcc"):
-        for acks in ("hpcc", "high_priority"):
-            stats = []
-            for seed in range(1, 6):
-                run = Path(out) / f"{ecmp}_{acks}_s{seed}"
-                if not (run / "fct.txt").exists():
-                    incast.hpcc.run_hpcc(config, seed=seed, acks=acks, ecmp=ecmp, out=run)
-                stats.append(hpcc_compare.fct_stats(str(run / "fct.txt")))
-            print(f"incast ecmp={ecmp} acks={acks} (seeds 1-5): {row(stats)}")
+    modes = ("hpcc", "high_priority")
+    sets = [(ecmp, acks, "exact") for ecmp in ("flow", "hpcc") for acks in modes]
+    sets += [("hpcc", acks, "ns3") for acks in modes]
+    for ecmp, acks, clock in sets:
+        stats = []
+        for seed in range(1, 6):
+            tag = "" if clock == "exact" else f"_{clock}"
+            run = Path(out) / f"{ecmp}_{acks}{tag}_s{seed}"
+            if not (run / "fct.txt").exists():
+                incast.hpcc.run_hpcc(config, seed=seed, acks=acks, ecmp=ecmp, clock=clock, out=run)
+            stats.append(hpcc_compare.fct_stats(str(run / "fct.txt")))
+        print(f"incast ecmp={ecmp} acks={acks} clock={clock} (seeds 1-5): {row(stats)}")
 
 
 if __name__ == "__main__":

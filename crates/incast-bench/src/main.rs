@@ -47,7 +47,8 @@
 //! `INCAST_HPCC_IMPORT=headroom=formula,acks=high_priority` (the import as it
 //! was before the HPCC simulator's headroom and ACK class were adopted: a
 //! build of that time gives the same results, so instructions compare);
-//! `ecmp=hpcc` routes as HPCC-sim does.
+//! `ecmp=hpcc` routes as HPCC-sim does; `clock=ns3` times transmissions on
+//! ns-3's whole nanoseconds, as HPCC-sim does.
 
 use incast_core::{Scenario, Simulation};
 use std::path::Path;
@@ -98,20 +99,21 @@ fn load(path: &str) -> Result<Scenario, String> {
 /// pairs separated by commas; module docs).
 fn import_options() -> Result<incast_core::hpcc_format::ImportOptions, String> {
     let text = std::env::var("INCAST_HPCC_IMPORT").unwrap_or_default();
-    let (mut headroom, mut acks, mut ecmp) = (None, None, None);
+    let (mut headroom, mut acks, mut ecmp, mut clock) = (None, None, None, None);
     for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
         match pair.trim().split_once('=') {
             Some(("headroom", v)) => headroom = Some(v),
             Some(("acks", v)) => acks = Some(v),
             Some(("ecmp", v)) => ecmp = Some(v),
+            Some(("clock", v)) => clock = Some(v),
             _ => {
                 return Err(format!(
-                    "INCAST_HPCC_IMPORT: `{pair}` is not headroom=..., acks=... or ecmp=..."
-                ))
+                "INCAST_HPCC_IMPORT: `{pair}` is not headroom=..., acks=..., ecmp=... or clock=..."
+            ))
             }
         }
     }
-    incast_core::hpcc_format::ImportOptions::from_names(headroom, acks, ecmp)
+    incast_core::hpcc_format::ImportOptions::from_names(headroom, acks, ecmp, clock)
         .map_err(|e| e.to_string())
 }
 

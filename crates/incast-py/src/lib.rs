@@ -284,10 +284,11 @@ impl PySimulation {
 /// `headroom` ("hpcc" or "formula") and `acks` ("hpcc" or "high_priority")
 /// choose between HPCC's behaviour (the default) and the alternative;
 /// `ecmp` ("flow", the default, or "hpcc") incast's seeded flow hash or
-/// HPCC-sim's ECMP rule (docs/hpcc-interop.md). Raises `ScenarioError` naming the configuration
+/// HPCC-sim's ECMP rule; `clock` ("exact", the default, or "ns3") exact
+/// transmission times or ns-3's whole nanoseconds (docs/hpcc-interop.md). Raises `ScenarioError` naming the configuration
 /// key or option at fault.
 #[pyfunction]
-#[pyo3(signature = (config, topology=None, flows=None, flow_file=None, headroom=None, acks=None, ecmp=None))]
+#[pyo3(signature = (config, topology=None, flows=None, flow_file=None, headroom=None, acks=None, ecmp=None, clock=None))]
 #[allow(clippy::too_many_arguments)] // one parameter per Python keyword argument
 fn import_hpcc(
     py: Python<'_>,
@@ -298,14 +299,10 @@ fn import_hpcc(
     headroom: Option<String>,
     acks: Option<String>,
     ecmp: Option<String>,
+    clock: Option<String>,
 ) -> PyResult<(String, String)> {
-    let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref(), ecmp.as_deref())
-        .map_err(|e| scenario_err(py, e))?;
-    let mut imp = py
-        .allow_threads(|| {
-            hpcc_format::import_with(&config, topology.as_deref(), flows.as_deref(), &opts)
-        })
-        .map_err(|e| scenario_err(py, e))?;
+    let options = [headroom, acks, ecmp, clock];
+    let mut imp = import_with_options(py, &config, topology, flows, options)?;
     if let Some(name) = flow_file {
         imp.set_flow_file(&name);
     }
@@ -313,11 +310,34 @@ fn import_hpcc(
     Ok((toml, std::mem::take(&mut imp.flows_csv)))
 }
 
+/// Imports an HPCC experiment with the import options by name (`headroom`,
+/// `acks`, `ecmp`, `clock`; `None`: the default), outside the GIL; a bad
+/// name or input raises `ScenarioError`.
+fn import_with_options(
+    py: Python<'_>,
+    config: &Path,
+    topology: Option<PathBuf>,
+    flows: Option<PathBuf>,
+    [headroom, acks, ecmp, clock]: [Option<String>; 4],
+) -> PyResult<HpccImport> {
+    let options = ImportOptions::from_names(
+        headroom.as_deref(),
+        acks.as_deref(),
+        ecmp.as_deref(),
+        clock.as_deref(),
+    )
+    .map_err(|e| scenario_err(py, e))?;
+    py.allow_threads(|| {
+        hpcc_format::import_with(config, topology.as_deref(), flows.as_deref(), &options)
+    })
+    .map_err(|e| scenario_err(py, e))
+}
+
 /// A running simulation of an HPCC simulator experiment.
 ///
 /// `HpccRun(config, topology=None, flows=None, seed=None, headroom=None,
-/// acks=None, ecmp=None)` imports the experiment (raising `ScenarioError`) and builds
-/// the network; `headroom`, `acks` and `ecmp` are the import options of
+/// acks=None, ecmp=None, clock=None)` imports the experiment (raising `ScenarioError`) and
+/// builds the network; `headroom`, `acks`, `ecmp` and `clock` are the import options of
 /// `import_hpcc`. Drive it like a
 /// `Simulation`; `finish()` returns the same dict plus `"hpcc_fct"` and
 /// `"hpcc_pfc"`: the texts of HPCC's fct.txt and pfc.txt.
@@ -332,7 +352,7 @@ struct PyHpccRun {
 #[pymethods]
 impl PyHpccRun {
     #[new]
-    #[pyo3(signature = (config, topology=None, flows=None, seed=None, headroom=None, acks=None, ecmp=None))]
+    #[pyo3(signature = (config, topology=None, flows=None, seed=None, headroom=None, acks=None, ecmp=None, clock=None))]
     #[allow(clippy::too_many_arguments)] // one parameter per Python keyword argument
     fn new(
         py: Python<'_>,
@@ -343,14 +363,10 @@ impl PyHpccRun {
         headroom: Option<String>,
         acks: Option<String>,
         ecmp: Option<String>,
+        clock: Option<String>,
     ) -> PyResult<Self> {
-        let opts = ImportOptions::from_names(headroom.as_deref(), acks.as_deref(), ecmp.as_deref())
-            .map_err(|e| scenario_err(py, e))?;
-        let imp = py
-            .allow_threads(|| {
-                hpcc_format::import_with(&config, topology.as_deref(), flows.as_deref(), &opts)
-            })
-            .map_err(|e| scenario_err(py, e))?;
+        let options = [headroom, acks, ecmp, clock];
+        let imp = import_with_options(py, &config, topology, flows, options)?;
         let base = config
             .parent()
             .map(Path::to_path_buf)

@@ -195,7 +195,9 @@ pub(crate) fn start_flow_until(
             ctx.base_rtt = paths::path_base_rtt(w, req.src, req.dst, hash).0;
         }
         ctx.bdp = line.bytes_in(ctx.base_rtt);
-        Box::new(RdmaQp::new(req.size, r.cfg.cc.build(&ctx), ctx))
+        let mut qp = RdmaQp::new(req.size, r.cfg.cc.build(&ctx), ctx);
+        qp.ns3_tx_times = r.cfg.ns3_tx_times;
+        Box::new(qp)
     });
     let slot = FlowSlot {
         uid,

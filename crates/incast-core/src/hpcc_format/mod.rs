@@ -40,7 +40,7 @@ mod write;
 mod test_util;
 
 pub use config::{known_keys, ns3_rate, output_keys};
-pub use options::{AckChoice, EcmpChoice, HeadroomChoice, ImportOptions};
+pub use options::{AckChoice, ClockChoice, EcmpChoice, HeadroomChoice, ImportOptions};
 pub use topology::standalone_fct_ns;
 pub use write::{pfc_rows, write_fct, write_fct_table, write_pfc, write_pfc_rows};
 

@@ -331,9 +331,31 @@ macro_rules! switch_config {
 }
 pub(crate) use switch_config;
 
+/// A mechanism's `[switch.KEY]` key as text in a registry expansion, or
+/// `None` for a mechanism without a key.
+macro_rules! key_name {
+    () => {
+        None
+    };
+    ($key:ident) => {
+        Some(stringify!($key))
+    };
+}
+
 macro_rules! mechanisms {
     ([] $( $(#[$attr:meta])* $module:ident :: $ty:ident $(= $key:ident $doc:literal)? ),* $(,)?) => {
         $( $(#[$attr])* use $module::$ty; )*
+
+        /// Every registered mechanism, in registry order: its module's name
+        /// and its `[switch.KEY]` key (`None`: switched on by something
+        /// else, as INT by HPCC). Tests run each of them
+        /// (`tests/integration/nic_mechanisms.rs`).
+        #[allow(clippy::vec_init_then_push)] // one `push` per entry, each under its `#[cfg]`
+        pub fn registered() -> Vec<(&'static str, Option<&'static str>)> {
+            let mut all = Vec::new();
+            $( $(#[$attr])* all.push((stringify!($module), key_name!($($key)?))); )*
+            all
+        }
 
         /// The mechanisms' state, one field per registered mechanism, named
         /// after its module ([`SwitchMechanism::State`]).

@@ -181,11 +181,12 @@ impl SwitchMechanism for Trim {
                 "[switch.trim] serves its headers by strict priority: use scheduler = \"strict\"",
             ));
         }
-        if sw.ci.is_some() || sw.input_buffer.is_some() {
+        // (Congestion isolation refuses trimming in its own checks.)
+        if sw.input_buffer.is_some() {
             return Err(err(
                 "classes",
-                "trimming with congestion isolation or the input-partitioned buffer is not \
-                 modelled: remove [switch.ci] / [switch.input_buffer] or [switch.trim]",
+                "trimming with the input-partitioned buffer is not modelled: remove \
+                 [switch.input_buffer] or [switch.trim]",
             ));
         }
         Ok(())

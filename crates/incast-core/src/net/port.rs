@@ -9,7 +9,7 @@
 
 use super::switch::Ecn;
 use super::{PktId, NUM_CLASSES};
-use crate::units::{Bytes, Ps, Rate};
+use crate::units::{ns3_tx_time, Bytes, Ps, Rate};
 use std::collections::VecDeque;
 
 /// The bit of [`Port`]'s packed `owner` that marks a NIC's port.
@@ -242,6 +242,9 @@ pub struct Port {
     /// Transmit time not covered by `tx_bytes x ps_per_byte` (all of it
     /// when `ps_per_byte` is 0); see [`Port::busy_time`].
     busy_extra: Ps,
+    /// Transmission times as ns-3 computes them ([`crate::units::ns3_tx_time`],
+    /// `[timing] tx_times = "ns3"`), set with [`Port::use_ns3_tx_times`].
+    ns3_tx_times: bool,
     /// Control frames (PFC) waiting; sent before any class queue, never paused.
     ctrl: VecDeque<PktId>,
     /// Per-class egress queues (used on switch ports).
@@ -317,6 +320,7 @@ impl Port {
             owner: 0,
             rate,
             busy_extra: 0,
+            ns3_tx_times: false,
             ctrl: VecDeque::new(),
             queues: Default::default(),
             ecn: [Ecn::Off; NUM_CLASSES],
@@ -354,14 +358,34 @@ impl Port {
         let tx = if self.ps_per_byte > 0 {
             size as Ps * self.ps_per_byte as Ps
         } else {
-            let tx = self.rate.tx_time(size as Bytes);
-            self.busy_extra += tx;
-            tx
+            self.uneven_tx_time(size)
         };
         self.busy_until = now + tx;
         self.tx_bytes += size as u64;
         self.tx_pkts += 1;
         self.busy_until + self.delay
+    }
+
+    /// A transmission's time when it is not `size x ps_per_byte`: a rate that
+    /// is not a whole number of ps per byte, or ns-3's clock. Kept out of
+    /// line: every hop at 100 Gb/s on the exact clock takes the product.
+    #[cold]
+    #[inline(never)]
+    fn uneven_tx_time(&mut self, size: u32) -> Ps {
+        let tx = if self.ns3_tx_times {
+            ns3_tx_time(size as Bytes, self.rate.bits_per_sec() as f64)
+        } else {
+            self.rate.tx_time(size as Bytes)
+        };
+        self.busy_extra += tx;
+        tx
+    }
+
+    /// Times every transmission as ns-3 does, truncated to whole nanoseconds
+    /// ([`crate::units::ns3_tx_time`]), instead of exactly.
+    pub fn use_ns3_tx_times(&mut self) {
+        self.ns3_tx_times = true;
+        self.ps_per_byte = 0;
     }
 
     /// Total time the transmitter has been busy.
@@ -429,6 +453,8 @@ mod tests {
         assert!(offset_of!(Port, peer_switch) + 8 <= 64);
         assert!(offset_of!(Port, owner) + 4 <= 64);
         assert_eq!(offset_of!(Port, rate), 64);
+        // The second line's fields fit before the queues' alignment.
+        assert_eq!(offset_of!(Port, queues), 128);
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub(crate) mod queues;
 pub(crate) mod round_robin;
 
 use crate::engine::LazyTimer;
-use crate::host::{rdma, tcp, Flows};
+use crate::host::{rdma, tcp};
 use crate::mech;
 use crate::net::packet::flags;
 use crate::net::{link, PacketKind, PktId};
@@ -275,30 +275,4 @@ pub(crate) fn deliver(w: &mut World, now: Ps, n: u32, id: PktId) {
 pub(crate) fn push_ctrl(w: &mut World, h: u32, id: PktId) {
     let n = w.host_nic[h as usize];
     w.nics[n as usize].ctrl.push_back(id);
-}
-
-/// Congestion isolation at the NIC (IEEE 802.1Qcz): a CIP for flow `key`
-/// of class `base` reached NIC `n`; its hosts' matching flows send on the
-/// CFQ's priority `cfq` from now on. Returns how many it isolated.
-pub(crate) fn isolate(
-    flows: &mut Flows,
-    host_nic: &[u32],
-    n: u32,
-    key: u64,
-    base: u8,
-    cfq: u8,
-    now: Ps,
-) -> u64 {
-    let mut count = 0;
-    for f in flows.slots.iter_mut() {
-        if f.active && host_nic[f.src as usize] == n && f.hash == key && f.class == base {
-            if f.prio != cfq {
-                f.prio = cfq;
-                f.ci_isolations += 1;
-                count += 1;
-            }
-            f.ci_last = now;
-        }
-    }
-    count
 }

@@ -114,6 +114,10 @@ pub struct RdmaConfig {
     pub back_to_chunk: bool,
     /// Chunk size for `back_to_chunk` (HPCC simulator `L2_CHUNK_SIZE`).
     pub chunk: u32,
+    /// Pacing gaps as ns-3 computes them ([`crate::units::ns3_tx_time`]): set
+    /// from `[timing] tx_times` when the simulation is built, not a key of `[rdma]`.
+    #[serde(skip)]
+    pub ns3_tx_times: bool,
 }
 
 impl Default for RdmaConfig {
@@ -138,6 +142,7 @@ impl Default for RdmaConfig {
             rate_bound: true,
             back_to_chunk: false,
             chunk: 4000,
+            ns3_tx_times: false,
         }
     }
 }

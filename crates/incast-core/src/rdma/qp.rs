@@ -8,7 +8,7 @@
 use super::cc::{AnyRateCc, CcCtx, RateCc, RdmaAck};
 use super::{CnpMode, RdmaConfig, WindowMode};
 use crate::engine::LazyTimer;
-use crate::units::Ps;
+use crate::units::{ns3_tx_time, Ps};
 
 /// `x.round() as Ps`: to the nearest picosecond, halves away from zero,
 /// saturating. Without SSE4.1 `round` is a call into libm, and pacing
@@ -24,6 +24,17 @@ fn round_to_ps(x: f64) -> Ps {
         (whole + i64::from(fraction >= 0.5)) as Ps
     } else {
         x.round() as Ps
+    }
+}
+
+/// The pacing gap after a packet of `wire` bytes at `rate` bits/s (HPCC
+/// simulator `UpdateNextAvail`): exact to the picosecond, or on ns-3's clock.
+#[inline(always)]
+fn pacing_gap(cfg: &RdmaConfig, wire: u32, rate: f64) -> Ps {
+    if cfg.ns3_tx_times {
+        ns3_tx_time(wire as u64, rate)
+    } else {
+        round_to_ps(wire as f64 * 8.0 / rate * 1e12)
     }
 }
 
@@ -87,6 +98,8 @@ pub struct RdmaQp {
     since_ack: u32,
     ce_since_ack: bool,
     cnp_pending: bool,
+    /// Pacing on ns-3's clock (`RdmaConfig::ns3_tx_times`; read when the rate changes).
+    pub ns3_tx_times: bool,
     last_cnp: Option<Ps>,
     last_nack: Option<(u64, Ps)>,
     pub cnps_sent: u64,
@@ -116,6 +129,7 @@ impl RdmaQp {
             last_nack: None,
             last_cnp: None,
             cnp_pending: false,
+            ns3_tx_times: false,
             cnp_timer: LazyTimer::default(),
             cnps_sent: 0,
         }
@@ -182,7 +196,7 @@ impl RdmaQp {
         // one serialization time at the current rate after this one starts.
         let rate = self.cc.rate().max(1.0);
         self.last_wire = wire_bytes(len);
-        let gap = round_to_ps(self.last_wire as f64 * 8.0 / rate * 1e12);
+        let gap = pacing_gap(cfg, self.last_wire, rate);
         self.next_avail = now + gap;
         self.cc.on_sent(&self.ctx, now, len as u64);
         (seq, len, retx)
@@ -259,6 +273,13 @@ impl RdmaQp {
     fn rate_changed(&mut self, before: f64) {
         let after = self.cc.rate();
         if after != before && self.next_avail > 0 && after > 0.0 && before > 0.0 {
+            if self.ns3_tx_times {
+                // ns-3 truncates each of the two times to whole nanoseconds.
+                let bytes = self.last_wire as u64;
+                let (new, old) = (ns3_tx_time(bytes, after), ns3_tx_time(bytes, before));
+                self.next_avail = (self.next_avail + new).saturating_sub(old);
+                return;
+            }
             let bits = self.last_wire as f64 * 8.0;
             let delta = bits / after - bits / before; // seconds
             let t = self.next_avail as f64 + delta * 1e12;

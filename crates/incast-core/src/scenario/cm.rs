@@ -229,12 +229,6 @@ impl Scenario {
                     "the input-partitioned memory has its own PAUSE (802.3x, per input); remove [switch.pfc] or [switch.input_buffer]",
                 ));
             }
-            if c.switch.ci.is_some() {
-                return Err(ScenarioError::new(
-                    "switch.input_buffer",
-                    "congestion isolation needs the shared buffer's PFC; remove [switch.ci] or [switch.input_buffer]",
-                ));
-            }
         }
         Ok(())
     }

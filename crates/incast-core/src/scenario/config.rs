@@ -67,6 +67,40 @@ pub struct ScenarioConfig {
     /// by incast's seeded hash of its 5-tuple).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<RoutingConfig>,
+    /// How times computed from a rate are rounded (default: exactly).
+    #[serde(default, skip_serializing_if = "TimingConfig::is_default")]
+    pub timing: TimingConfig,
+}
+
+/// How the clock turns a rate into a duration (`[timing]`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct TimingConfig {
+    /// The duration of a transmission on a link and of an RDMA pacing gap:
+    /// `"exact"` (default, to the picosecond) or `"ns3"`, as ns-3 and so the
+    /// HPCC simulator compute it: seconds in a double, truncated to whole
+    /// nanoseconds (1048 bytes at 100 Gb/s take 83 ns, not 83.84; 1000 bytes
+    /// take 79 ns, not 80). The HPCC import sets `"ns3"`
+    /// (docs/hpcc-interop.md, "Time in whole nanoseconds").
+    #[serde(default)]
+    pub tx_times: TxTimes,
+}
+
+impl TimingConfig {
+    fn is_default(&self) -> bool {
+        *self == TimingConfig::default()
+    }
+}
+
+/// `[timing] tx_times`: how a duration is computed from a rate.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TxTimes {
+    /// bytes x 8 / rate, rounded up to a whole picosecond.
+    #[default]
+    Exact,
+    /// ns-3's arithmetic ([`crate::units::ns3_tx_time`]).
+    Ns3,
 }
 
 /// How a switch chooses among its equal-cost next hops (`[routing]`).

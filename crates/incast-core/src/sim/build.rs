@@ -14,9 +14,10 @@ use crate::net::switch::{Switch, SwitchParams};
 use crate::net::{PacketArena, Port, NUM_CLASSES};
 use crate::nic::{Nic, NicModelKind};
 use crate::rdma::cc::{CcCtx, RateCc};
+use crate::rdma::RdmaConfig;
 use crate::scenario::config::EcmpRule;
 use crate::scenario::{
-    HostRef, MetricsConfig, Process, QueuePorts, Scenario, ScenarioError, DEFAULT_STOP,
+    HostRef, MetricsConfig, Process, QueuePorts, Scenario, ScenarioError, TxTimes, DEFAULT_STOP,
 };
 use crate::topology::hpcc_ecmp::HpccEcmp;
 use crate::topology::{Graph, NodeRef, Routes};
@@ -275,9 +276,17 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             }
         }
     }
+    // `[timing] tx_times = "ns3"`: every link and RDMA pacing gap on ns-3's clock.
+    let ns3_tx_times = c.timing.tx_times == TxTimes::Ns3;
+    if ns3_tx_times {
+        fabric.ports.iter_mut().for_each(Port::use_ns3_tx_times);
+    }
     let ccs = sc.ccs.clone();
     let rdma = c.rdma.as_ref().map(|r| Rdma {
-        cfg: r.clone(),
+        cfg: RdmaConfig {
+            ns3_tx_times,
+            ..r.clone()
+        },
         // Computed below, once the world can walk paths.
         ctx: CcCtx {
             line_rate: 0.0,

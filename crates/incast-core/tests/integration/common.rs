@@ -340,3 +340,33 @@ pub fn hol_scenario(
         "#
     )
 }
+
+/// A digest of a whole run: its result tables and its summary.
+pub fn digest(r: &Results) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    // These eight tables and the summary (the `cm` table left out), so that
+    // the property tests' digest stays comparable with older builds'.
+    for t in [
+        &r.flows,
+        &r.pfc,
+        &r.incasts,
+        &r.counters,
+        &r.ports,
+        &r.queues,
+        &r.owd,
+        &r.hosts,
+    ] {
+        for (name, col) in &t.columns {
+            eat(name.as_bytes());
+            eat(&col.to_le_bytes());
+        }
+    }
+    eat(r.summary_json.as_bytes());
+    h
+}

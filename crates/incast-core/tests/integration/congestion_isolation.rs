@@ -268,6 +268,15 @@ fn bad_ci_settings_are_rejected_by_name() {
             "[switch.ci]\ndetect = { kind = \"top\", k = 0, every = \"1KB\" }",
             "switch.ci.detect.k",
         ),
+        // What CI cannot work with (its own checks, mech/ci/validate.rs).
+        (
+            "[switch.ci]\n[switch.trim]\nclasses = [0]",
+            "trimming with congestion isolation is not modelled",
+        ),
+        (
+            "[switch.ci]\n[switch.input_buffer]",
+            "congestion isolation needs the shared buffer's PFC",
+        ),
     ];
     for (ci, want) in cases {
         let e = common::scenario_err(&hol(1, ci)).to_string();

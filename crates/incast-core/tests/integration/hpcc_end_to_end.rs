@@ -51,3 +51,55 @@ fn hpcc_fat_tree_1ms_dcqcn() {
 fn hpcc_fat_tree_1ms_hpcc() {
     run_1ms("config_fat_web30_10ms_hp95.txt");
 }
+
+/// Three flows alone on the shipped fat tree (DCQCN configuration, HPCC-sim's
+/// paths: `ecmp = "hpcc"`), each as
+/// HPCC-sim (commit 9f4be2a) prints it in fct.txt: 10 MB within a rack, 10 MB
+/// across the core and 1 MB across the core. With `clock = "ns3"` incast's
+/// FCTs are HPCC-sim's to the nanosecond: ns-3 times each 1048-byte packet at
+/// 83 ns, so its 100 Gb/s links carry 1 % more than 100 Gb/s. With the exact
+/// clock each FCT is its standalone FCT less 58-67 ns (docs/hpcc-interop.md,
+/// "Time in whole nanoseconds").
+#[test]
+fn lone_flows_match_hpcc_sim_on_ns3_clock() {
+    let d = dir();
+    let text = |f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+    let flows = "3\n0 200 3 100 10000000 2.000000000\n1 2 3 100 10000000 2.000000000\n\
+                 17 250 3 100 1000000 2.000000000\n";
+    // (fct, standalone fct) in ns, by source: HPCC-sim's fct.txt.
+    let hpcc_sim = [
+        (0, 842_175, 850_640),
+        (1, 834_091, 842_560),
+        (17, 95_175, 96_080),
+    ];
+    for (clock, ns3) in [("ns3", true), ("exact", false)] {
+        let options =
+            hpcc_format::ImportOptions::from_names(None, None, Some("hpcc"), Some(clock)).unwrap();
+        let imp = hpcc_format::import_texts_with(
+            "lone",
+            &text("config_fat_web30_10ms_dcqcn.txt"),
+            &text("fat.txt"),
+            flows,
+            &options,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = Simulation::new(&imp.runnable(&d).unwrap()).unwrap();
+        sim.run();
+        let r = sim.finish();
+        let mut fct = vec![];
+        assert_eq!(hpcc_format::write_fct(&imp, &r, &mut fct).unwrap(), 3);
+        let lines = String::from_utf8(fct).unwrap();
+        for line in lines.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let src = (u32::from_str_radix(f[0], 16).unwrap() >> 8) & 0xffff;
+            let (fct, ideal): (u64, u64) = (f[6].parse().unwrap(), f[7].parse().unwrap());
+            let &(_, want, want_ideal) = hpcc_sim.iter().find(|h| h.0 == src).unwrap();
+            assert_eq!(ideal, want_ideal, "{line}");
+            if ns3 {
+                assert_eq!(fct, want, "{clock}: {line}");
+            } else {
+                assert!((ideal - 70..ideal - 50).contains(&fct), "{clock}: {line}");
+            }
+        }
+    }
+}

@@ -62,6 +62,7 @@ mod coverage;
 mod render;
 mod strategy;
 
+use crate::common;
 use case::Case;
 use checks::Tally;
 use incast_core::{Results, Scenario, Simulation};
@@ -148,7 +149,7 @@ fn check_case(case: &Case, tally: &mut Tally) -> Result<u64, String> {
         tally.other_seed_runs += 1;
         tally.other_seed_differs += checks::identical(&a, &c).is_err() as u64;
     }
-    Ok(checks::digest(&a))
+    Ok(common::digest(&a))
 }
 
 fn fnv(s: &str) -> u64 {

@@ -26,7 +26,10 @@ mod switch;
 use super::config::{seconds_to_ns, Config};
 use super::flows::RawFlow;
 use super::topology::{pair_rtt_to, standalone_fct_ns, Topo};
-use super::{AckChoice, EcmpChoice, HpccFlow, HpccImport, ImportOptions, FIRST_SPORT, HPCC_HEADER};
+use super::{
+    AckChoice, ClockChoice, EcmpChoice, HpccFlow, HpccImport, ImportOptions, FIRST_SPORT,
+    HPCC_HEADER,
+};
 use crate::config_types::{RateValue, TimeValue};
 use crate::scenario::{ScenarioConfig, ScenarioError};
 use crate::units::{self, Rate, NS};
@@ -77,6 +80,10 @@ pub(super) fn convert(
     let mut value = scenario_value(name, &run, &nodes, switch, rdma);
     if let Some(routing) = routing_section(options.ecmp, &flows)? {
         value["routing"] = routing;
+    }
+    if options.clock == ClockChoice::Ns3 {
+        // ns-3's `Time`: whole nanoseconds (docs/hpcc-interop.md, "Time in whole nanoseconds").
+        value["timing"] = json!({"tx_times": "ns3"});
     }
     let scenario = scenario_from_value(&value)?;
     Ok(HpccImport {

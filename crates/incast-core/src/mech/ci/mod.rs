@@ -12,11 +12,12 @@
 //!   block a CFQ's head ([`crate::net::Port::held`]);
 //! * **frames** ([`Ci::on_frame`]): a CIP isolates the flow at the egress
 //!   towards its sender (a switch) or moves the flow to the CFQ's priority
-//!   (a NIC, [`crate::nic::isolate`]); a CIP-ACK confirms;
+//!   (a NIC, [`nic::isolate`]); a CIP-ACK confirms;
 //! * **timer**: resends unconfirmed CIPs and ages entries out.
 //!
 //! Decisions: docs/congestion-isolation.md.
 
+mod nic;
 pub mod table;
 mod validate;
 
@@ -518,7 +519,7 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
                 return;
             }
             // The sending NIC isolates the flow: it sends on the CFQ's priority.
-            let isolated = crate::nic::isolate(&mut w.flows, &w.host_nic, n, key, base, cfq, now);
+            let isolated = nic::isolate(&mut w.flows, &w.host_nic, n, key, base, cfq, now);
             w.mechs.ci.nic_isolations += isolated;
         }
         Owner::Switch(_) => {

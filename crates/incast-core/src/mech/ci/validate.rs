@@ -3,6 +3,7 @@
 //! their order under strict priority, PFC on both, the control classes,
 //! and the table's and CIPs' options.
 
+use crate::scenario::config::EcmpRule;
 use crate::scenario::{check_class, Scenario, ScenarioError, SchedulerKind};
 
 /// `[switch.ci]`: classes, queue order and the CIP options.
@@ -134,6 +135,36 @@ pub(crate) fn validate(ci: &super::CiConfig, sc: &Scenario) -> Result<(), Scenar
         return Err(ScenarioError::new(
             "switch.ci.cip.interval",
             "must be positive",
+        ));
+    }
+    validate_combinations(sc)
+}
+
+/// What congestion isolation cannot work with: packet spraying, the
+/// input-partitioned buffer, trimming. Each error names the key of the
+/// other feature, which is what these checks had before they moved here.
+fn validate_combinations(sc: &Scenario) -> Result<(), ScenarioError> {
+    let c = &sc.config;
+    if c.routing
+        .as_ref()
+        .is_some_and(|r| r.ecmp == EcmpRule::Spray)
+    {
+        return Err(ScenarioError::new(
+            "routing.ecmp",
+            "\"spray\" gives each packet its own hash, and congestion isolation ([switch.ci]) \
+             knows a flow by its packets' hash; use ecmp = \"flow\" (the default) with it",
+        ));
+    }
+    if c.switch.input_buffer.is_some() {
+        return Err(ScenarioError::new(
+            "switch.input_buffer",
+            "congestion isolation needs the shared buffer's PFC; remove [switch.ci] or [switch.input_buffer]",
+        ));
+    }
+    if c.switch.trim.is_some() {
+        return Err(ScenarioError::new(
+            "switch.trim.classes",
+            "trimming with congestion isolation is not modelled: remove [switch.ci] or [switch.trim]",
         ));
     }
     Ok(())

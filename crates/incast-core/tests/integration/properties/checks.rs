@@ -625,31 +625,3 @@ fn tally_features(r: &Results, tally: &mut Tally) {
     tally.with_timeouts += count(&s["timeouts"]);
     tally.with_watchdog_trips += (sum(&r.ports, "watchdog_trips") > 0) as u64;
 }
-
-/// Bytes of a table's contents, for a digest of a whole run.
-pub fn digest(r: &Results) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x100_0000_01b3);
-        }
-    };
-    for t in [
-        &r.flows,
-        &r.pfc,
-        &r.incasts,
-        &r.counters,
-        &r.ports,
-        &r.queues,
-        &r.owd,
-        &r.hosts,
-    ] {
-        for (name, col) in &t.columns {
-            eat(name.as_bytes());
-            eat(&col.to_le_bytes());
-        }
-    }
-    eat(r.summary_json.as_bytes());
-    h
-}
