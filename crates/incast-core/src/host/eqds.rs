@@ -17,10 +17,12 @@
 //! * Its RTO ([`on_rto`], the slot's TCP timer) may send an RTS.
 //!
 //! Wire format (control packets of `ack_size` bytes; htsim: 64): data
-//! `seq` = its first payload byte, `ts` = its pull target (quanta),
+//! `seq` = its first payload byte, `ts` = its pull target (quanta) in the
+//! low 48 bits and its entropy value above ([`TARGET_BITS`]),
 //! [`flags::RETX`] on a retransmission; ACK `seq` = the packet it
 //! acknowledges, `payload` = the cumulative ACK (packets); NACK `seq` = the
-//! trimmed packet; PULL `payload` = its pull number (quanta). An RTS is a
+//! trimmed packet, `payload` = its entropy value; PULL `payload` = its pull
+//! number (quanta). An RTS is a
 //! PULL-kind packet to the receiver with [`flags::RETX`], `payload` = the
 //! quanta it asks for.
 
@@ -31,9 +33,11 @@ use crate::nic;
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::transport::cc::CcConfig;
+use crate::transport::entropy::{self, Entropy};
 use crate::transport::eqds::{
-    EqdsPacer, EqdsParams, EqdsReceiver, EqdsReply, EqdsSender, Join, QUANTUM,
+    EqdsPacer, EqdsParams, EqdsReceiver, EqdsReply, EqdsSender, Join, Turn, QUANTUM,
 };
+use crate::transport::eqds_pacer;
 use crate::units::Ps;
 
 /// A flow's two EQDS ends.
@@ -41,8 +45,10 @@ pub(crate) struct EqdsFlow {
     pub params: EqdsParams,
     /// Each packet its own path ([`crate::transport::cc::eqds::Params::spray`]).
     pub spray: bool,
-    /// Packets sent by either end (a sprayed packet's hash).
-    pub sent: u64,
+    /// The sender's entropy cycle (data and RTS), when sprayed.
+    pub data_paths: Entropy,
+    /// The receiver's entropy cycle (PULLs), when sprayed.
+    pub pull_paths: Entropy,
     /// The flow's uid (a stale entry of a recycled slot is recognised).
     pub uid: u32,
     pub sender: EqdsSender,
@@ -55,7 +61,8 @@ pub(crate) struct EqdsState {
     pub pacers: Vec<EqdsPacer>,
     /// Bytes of an ACK, NACK, PULL or RTS: the transport's `ack_size`.
     pub control_bytes: u32,
-    /// Quanta one PULL grants (`pull_bytes` / 512).
+    /// Quanta one PULL grants (`pull_bytes` / 512, by default one
+    /// packet's payload in quanta, rounded up).
     pub pull_quanta: u64,
     /// Each flow slot's EQDS ends, when the flow in it runs EQDS.
     pub flows: Vec<Option<Box<EqdsFlow>>>,
@@ -83,7 +90,10 @@ pub(crate) fn build(w: &mut World) {
     w.eqds = Some(Box::new(EqdsState {
         pacers,
         control_bytes: w.tcp.ack_size,
-        pull_quanta: p.pull_bytes as u64 / QUANTUM as u64,
+        pull_quanta: match p.pull_bytes {
+            Some(bytes) => bytes as u64 / QUANTUM as u64,
+            None => crate::transport::eqds::quantize_ceil(w.tcp.mss as i64) as u64,
+        },
         flows: vec![],
     }));
 }
@@ -116,7 +126,8 @@ pub(crate) fn start(w: &mut World, slot: u32, cc: u8, size: u64) {
         params,
         // Its own `spray`, or the run's packet spraying (`routing.ecmp`).
         spray: p.spray || w.routes.spray,
-        sent: 0,
+        data_paths: Entropy::new(p.entropies, w.flows.slots[s].hash),
+        pull_paths: Entropy::new(p.entropies, w.flows.slots[s].ack_hash),
         uid: w.flows.slots[s].uid,
     }));
 }
@@ -151,14 +162,18 @@ fn key(slot: u32, uid: u32) -> u64 {
     (uid as u64) << 32 | slot as u64
 }
 
-/// The ECMP hash of the flow's next packet: the flow's (`flow_hash`), or
-/// sprayed, one of its own per packet.
-fn path_hash(e: &mut EqdsFlow, flow_hash: u64) -> u64 {
-    if !e.spray {
-        return flow_hash;
+/// Bits of a data packet's `ts` that hold its pull target; its entropy
+/// value is above them.
+pub(crate) const TARGET_BITS: u32 = 48;
+
+/// The ECMP hash of a packet of direction hash `flow_hash` with entropy
+/// `value`: the direction's own unless sprayed.
+fn path_hash(spray: bool, flow_hash: u64, value: u16) -> u64 {
+    if spray {
+        entropy::hash(flow_hash, value)
+    } else {
+        flow_hash
     }
-    e.sent += 1;
-    crate::rng::mix64(flow_hash ^ e.sent)
 }
 
 /// The next packet of EQDS flow `slot`, if it may send one.
@@ -167,23 +182,32 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     let e = flow_mut(&mut w.eqds, slot);
     let seg = e.sender.next_segment(now, &e.params)?;
     let rto_at = e.sender.rto_at;
-    let hash = path_hash(e, f.hash);
+    let value = if e.spray {
+        e.data_paths.next_value()
+    } else {
+        0
+    };
+    let hash = path_hash(e.spray, f.hash, value);
     // htsim's `ar` bit (EqdsSender::ack_request) is not carried: incast's
     // receiver ACKs every packet, where htsim's ACKs every 16 KB or on `ar`.
     let fl = flags::EQDS | if seg.retx { flags::RETX } else { 0 };
     let mut pkt = super::tcp::data_packet(f, slot, now, (seg.seq, seg.len), w.tcp.header, hash, fl);
-    pkt.ts = seg.pull_target;
+    debug_assert!(seg.pull_target < 1 << TARGET_BITS);
+    pkt.ts = seg.pull_target | (value as u64) << TARGET_BITS;
     w.counters.cons.sent_bytes += pkt.size as u64;
-    arm_rto(w, slot, rto_at);
+    arm_rto(w, now, slot, rto_at);
     Some(w.arena.alloc(pkt))
 }
 
-fn arm_rto(w: &mut World, slot: u32, rto_at: Ps) {
+/// Arms flow `slot`'s timer for `rto_at`, or at once when that is past (an
+/// RTS's timer that ran out while the sender still had credit: it fires
+/// now and the timeout decides again).
+fn arm_rto(w: &mut World, now: Ps, slot: u32, rto_at: Ps) {
     let f = &mut w.flows.slots[slot as usize];
     if rto_at == Ps::MAX {
         f.tcp.rto_timer.disarm();
     } else {
-        w.q.arm(&mut f.tcp.rto_timer, rto_at, Ev::Rto(slot));
+        w.q.arm(&mut f.tcp.rto_timer, rto_at.max(now), Ev::Rto(slot));
     }
 }
 
@@ -229,7 +253,11 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
             let index = (pkt.seq / e.params.mss as u64) as u32;
             let mtu = e.params.mss + e.params.header;
             let trimmed = pkt.has(flags::TRIMMED);
-            let (reply, join) = e.receiver.on_packet(index, trimmed, pkt.ts, mtu);
+            let target = pkt.ts & ((1 << TARGET_BITS) - 1);
+            // The entropy value it came by: its ACK or NACK goes back by it
+            // (htsim's `sack(pkt.path_id(), ..)`, `nack(pkt.path_id(), ..)`).
+            let value = Some((pkt.ts >> TARGET_BITS) as u16);
+            let (reply, join) = e.receiver.on_packet(index, trimmed, target, mtu);
             let complete = e.receiver.complete();
             join_pacer(w, now, h, slot, join);
             if complete {
@@ -238,10 +266,11 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
             }
             match reply {
                 EqdsReply::Ack { cum, index } => {
-                    send_control(w, slot, PacketKind::Ack, index as u64, cum, 0)
+                    send_control(w, slot, PacketKind::Ack, index as u64, cum, 0, value)
                 }
                 EqdsReply::Nack { index } => {
-                    send_control(w, slot, PacketKind::Nack, index as u64, 0, 0)
+                    let v = value.unwrap_or(0) as u32;
+                    send_control(w, slot, PacketKind::Nack, index as u64, v, 0, value)
                 }
             }
             nic::kick(w, now, w.host_nic[h as usize]);
@@ -259,11 +288,21 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
                     return;
                 }
                 PacketKind::Ack => {}
-                PacketKind::Nack => e.sender.on_nack(pkt.seq as u32, &p),
+                PacketKind::Nack => {
+                    e.sender.on_nack(pkt.seq as u32, &p);
+                    // Skip the trimmed packet's entropy once (htsim
+                    // `processNack`: `penalizePath(ev, 1)`).
+                    e.data_paths.penalize(pkt.payload as u16);
+                }
                 _ => e.sender.on_pull(pkt.payload as u64),
             }
             let rto_at = e.sender.rto_at;
-            arm_rto(w, slot, rto_at);
+            let rts = std::mem::take(&mut e.sender.rts_due);
+            arm_rto(w, now, slot, rto_at);
+            if rts > 0 {
+                send_control(w, slot, PacketKind::Pull, 0, rts as u32, flags::RETX, None);
+                nic::kick(w, now, w.host_nic[h as usize]);
+            }
             wake_sender(w, now, slot);
         }
         _ => unreachable!("not an EQDS packet"),
@@ -271,8 +310,17 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
 }
 
 /// Queues an EQDS control packet of flow `slot` at the NIC of its receiver
-/// (ACK, NACK, PULL: `to_sender`) or of its sender (RTS).
-fn send_control(w: &mut World, slot: u32, kind: PacketKind, seq: u64, payload: u32, fl: u8) {
+/// (ACK, NACK, PULL: `to_sender`) or of its sender (RTS), sprayed by entropy
+/// `value`, or without one the next of its end's cycle.
+fn send_control(
+    w: &mut World,
+    slot: u32,
+    kind: PacketKind,
+    seq: u64,
+    payload: u32,
+    fl: u8,
+    value: Option<u16>,
+) {
     let f = &w.flows.slots[slot as usize];
     let to_sender = fl & flags::RETX == 0;
     let (from, to, flow_hash) = if to_sender {
@@ -283,7 +331,13 @@ fn send_control(w: &mut World, slot: u32, kind: PacketKind, seq: u64, payload: u
     let st = w.eqds.as_deref_mut().expect("eqds");
     let size = st.control_bytes;
     let e = st.flows[slot as usize].as_deref_mut().expect("eqds flow");
-    let hash = path_hash(e, flow_hash);
+    let value = match value {
+        _ if !e.spray => 0,
+        Some(v) => v,
+        None if to_sender => e.pull_paths.next_value(),
+        None => e.data_paths.next_value(),
+    };
+    let hash = path_hash(e.spray, flow_hash, value);
     let pkt = Packet {
         seq,
         ts: 0,
@@ -311,32 +365,34 @@ fn send_control(w: &mut World, slot: u32, kind: PacketKind, seq: u64, payload: u
 pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
     let st = w.eqds.as_deref_mut().expect("eqds");
     let quanta = st.pull_quanta;
-    let Some((k, from_rtx)) = st.pacers[h as usize].next() else {
+    let Some((k, turn)) = st.pacers[h as usize].next() else {
         return;
     };
     let (slot, uid) = (k as u32, (k >> 32) as u32);
     let f = &w.flows.slots[slot as usize];
     let live = f.active && f.uid == uid;
-    let pull = if live {
-        let r = &mut flow_mut(&mut w.eqds, slot).receiver;
+    let (no, rejoin) = if live {
+        let e = flow_mut(&mut w.eqds, slot);
+        // One window in quanta, rounded down (htsim's slow-pull cap,
+        // `quantize_floor(getMaxCwnd())`).
+        let cap =
+            e.params.init_window as u64 * (e.params.mss + e.params.header) as u64 / QUANTUM as u64;
+        let r = &mut e.receiver;
         let no = r.pull(quanta);
-        let again = if from_rtx {
-            r.rtx_backlog > 0
-        } else {
-            let more = r.backlog() > 0;
-            r.in_active = more;
-            more
-        };
-        Some((no, again))
+        let rejoin = eqds_pacer::rejoin(turn, r.rtx_backlog, r.backlog(), r.slow_credit(), cap);
+        if turn != Turn::Rtx {
+            // In the active list only while it has demand (htsim's `_in_pull`).
+            r.in_active = rejoin == Some(Turn::Active);
+        }
+        (no, rejoin)
     } else {
-        None
+        (0, None)
     };
     let pacer = &mut w.eqds.as_deref_mut().expect("eqds").pacers[h as usize];
-    let (no, again) = pull.unwrap_or((0, false));
-    let next = pacer.after_pull(now, k, from_rtx, again);
+    let next = pacer.after_pull(now, k, rejoin);
     w.q.push(next, Ev::EqdsPull(h));
     if live {
-        send_control(w, slot, PacketKind::Pull, 0, no as u32, 0);
+        send_control(w, slot, PacketKind::Pull, 0, no as u32, 0, None);
         nic::kick(w, now, w.host_nic[h as usize]);
     }
 }
@@ -350,15 +406,15 @@ pub(crate) fn on_rto(w: &mut World, now: Ps, slot: u32) {
     let e = flow_mut(&mut w.eqds, slot);
     if now < e.sender.rto_at {
         let t = e.sender.rto_at;
-        arm_rto(w, slot, t);
+        arm_rto(w, now, slot, t);
         return;
     }
     let p = e.params;
     let rts = e.sender.on_timeout(now, &p);
     let t = e.sender.rto_at;
-    arm_rto(w, slot, t);
+    arm_rto(w, now, slot, t);
     if rts > 0 {
-        send_control(w, slot, PacketKind::Pull, 0, rts as u32, flags::RETX);
+        send_control(w, slot, PacketKind::Pull, 0, rts as u32, flags::RETX, None);
         let src = w.flows.slots[slot as usize].src;
         nic::kick(w, now, w.host_nic[src as usize]);
     }

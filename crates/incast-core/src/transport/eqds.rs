@@ -24,20 +24,25 @@
 //!   demand: a trimmed header adds one MTU of it and is answered with a
 //!   NACK (§4.3: "the receiver NACKs the trimmed packet and adds it to the
 //!   pull queue"); an RTS adds what it asks for.
-//! * Each receiving host's **pull pacer** ([`EqdsPacer`]) sends one PULL
-//!   of `pull_bytes` credit (htsim: 8 quanta, 4096 B) every
+//! * Each receiving host's **pull pacer** ([`EqdsPacer`], in
+//!   [`crate::transport::eqds_pacer`]) sends one PULL
+//!   of `pull_bytes` credit (default one payload in quanta; htsim: 8
+//!   quanta, 4096 B) every
 //!   `spacing` (§4.2: the pull queue is served "at the rate of the
 //!   receiver's link"; htsim: 0.99 x (MTU + 38 B framing) x 8 / rate),
 //!   to senders owed retransmissions first, then round robin over the
-//!   senders with demand (htsim's `EqdsPullPacer`: `_rtx_senders`, then
-//!   `_active_senders`).
+//!   senders with demand, then, when no one has demand, slow pulls of
+//!   speculative credit to senders whose demand it met, up to a window each
+//!   (htsim's `EqdsPullPacer`: `_rtx_senders`, `_active_senders`,
+//!   `_idle_senders`).
 //!
 //! Packets are numbered from 0; packet `i` carries payload bytes
 //! `[i x mss, min((i + 1) x mss, size))`.
 
+pub use crate::transport::eqds_pacer::{EqdsPacer, Turn};
 use crate::transport::ndp::Bits;
 use crate::units::Ps;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 
 /// Credit is asked for and granted in quanta of this many bytes (htsim's
 /// `PULL_QUANTUM`).
@@ -111,6 +116,9 @@ pub struct EqdsSender {
     pub retransmits: u32,
     pub timeouts: u32,
     pub nacks: u32,
+    /// Quanta an RTS must ask for now (taken by the host; see
+    /// `stop_speculating`).
+    pub rts_due: u64,
 }
 
 /// One packet the sender sends now.
@@ -156,6 +164,7 @@ impl EqdsSender {
             retransmits: 0,
             timeouts: 0,
             nacks: 0,
+            rts_due: 0,
         }
     }
 
@@ -238,7 +247,21 @@ impl EqdsSender {
     /// The first reply ends speculation (htsim's `stopSpeculating`): the
     /// speculative credit left is given up (htsim burns it a packet at a
     /// time without sending; any overdraft stays as a debt).
+    ///
+    /// Not htsim's: a flow smaller than its window announces no demand while
+    /// it speculates (its pull targets are net of the speculative credit),
+    /// so if the first reply stops it with packets unsent, no credit and
+    /// nothing owed, no PULL would ever come (in htsim it waits for ever; a
+    /// flow starting at a busy NIC hits it). It then asks by RTS (§4.3) for
+    /// what it has left, at most a window.
     fn stop_speculating(&mut self) {
+        if self.speculating
+            && self.next_new < self.packets
+            && self.pulled <= 0
+            && self.pull_target <= self.max_pull
+        {
+            self.rts_due = quantize_ceil(self.backlog.min(self.window)) as u64;
+        }
         self.speculating = false;
         self.spec = self.spec.min(0);
     }
@@ -303,6 +326,9 @@ impl EqdsSender {
             self.rtx.insert(i);
         }
         let rts = if self.rtx.is_empty() || self.has_credit() {
+            // Nothing waits for credit: no RTS timer (the packets it sends
+            // now arm the timer of packets in flight).
+            self.rts_at = Ps::MAX;
             0
         } else {
             self.rts_at = now;
@@ -448,80 +474,14 @@ impl EqdsReceiver {
         self.latest_pull
     }
 
+    /// Credit pulled beyond the highest pull target (quanta): the slow
+    /// pulls' speculative credit (htsim's `EqdsSink::slowCredit`).
+    pub fn slow_credit(&self) -> u64 {
+        self.latest_pull.saturating_sub(self.highest_target)
+    }
+
     pub fn complete(&self) -> bool {
         self.count == self.packets
-    }
-}
-
-/// A receiving host's pull pacer: one PULL every `spacing` while some
-/// sender is owed credit, retransmissions first, then round robin (htsim's
-/// `EqdsPullPacer`).
-#[derive(Clone, Debug, Default)]
-pub struct EqdsPacer {
-    pub spacing: Ps,
-    /// Flow keys owed retransmission credit, in turn.
-    rtx: VecDeque<u64>,
-    /// Flow keys with demand, in turn.
-    active: VecDeque<u64>,
-    /// A pacer event is pending.
-    pub scheduled: bool,
-}
-
-impl EqdsPacer {
-    pub fn new(spacing: Ps) -> EqdsPacer {
-        EqdsPacer {
-            spacing,
-            ..Default::default()
-        }
-    }
-
-    /// Flow `key` joins the lists `join` names. Returns when the pacer's
-    /// event is due, if it must be scheduled (an idle pacer starts at once,
-    /// as htsim's `sourceIsPendingRel(*this, 0)`).
-    pub fn request(&mut self, now: Ps, key: u64, join: Join) -> Option<Ps> {
-        if join.rtx {
-            self.rtx.push_back(key);
-        }
-        if join.active {
-            self.active.push_back(key);
-        }
-        if (join.rtx || join.active) && !self.scheduled {
-            self.scheduled = true;
-            return Some(now);
-        }
-        None
-    }
-
-    /// The pacer's event: the flow to pull now and whether it was owed a
-    /// retransmission, or `None` when no one waits (the pacer goes idle).
-    pub fn next(&mut self) -> Option<(u64, bool)> {
-        if let Some(k) = self.rtx.pop_front() {
-            return Some((k, true));
-        }
-        if let Some(k) = self.active.pop_front() {
-            return Some((k, false));
-        }
-        self.scheduled = false;
-        None
-    }
-
-    /// After its pull, flow `key` keeps its turn in the list it came from
-    /// when it is still owed (`again`); the next event is `spacing` later.
-    pub fn after_pull(&mut self, now: Ps, key: u64, from_rtx: bool, again: bool) -> Ps {
-        if again {
-            if from_rtx {
-                self.rtx.push_back(key);
-            } else {
-                self.active.push_back(key);
-            }
-        }
-        now + self.spacing
-    }
-
-    /// Drops flow `key` from both lists (it finished).
-    pub fn forget(&mut self, key: u64) {
-        self.rtx.retain(|&k| k != key);
-        self.active.retain(|&k| k != key);
     }
 }
 
@@ -588,6 +548,28 @@ mod tests {
 
     /// A NACK's packet goes first, asking for an ACK; ACKs (cumulative and
     /// selective) finish the flow; the last new packet asks for an ACK.
+    /// A flow smaller than its window stopped before it sent everything
+    /// asks by RTS for the rest (it announced no demand); a large one does
+    /// not (its pull targets announced a window).
+    #[test]
+    fn a_small_flow_stopped_early_asks_by_rts() {
+        let p = params();
+        let mut small = EqdsSender::new(10 * p.mss as u64, &p);
+        for _ in 0..4 {
+            small.next_segment(0, &p).unwrap();
+        }
+        assert_eq!(small.pull_target, 0, "no demand announced");
+        small.on_ack(1, 0, &p);
+        let left = 6 * (p.mss + p.header) as i64;
+        assert_eq!(small.rts_due, quantize_ceil(left) as u64);
+        let mut large = EqdsSender::new(1000 * p.mss as u64, &p);
+        for _ in 0..4 {
+            large.next_segment(0, &p).unwrap();
+        }
+        large.on_ack(1, 0, &p);
+        assert_eq!(large.rts_due, 0);
+    }
+
     #[test]
     fn nacks_requeue_and_acks_finish() {
         let p = params();
@@ -663,34 +645,5 @@ mod tests {
         assert_eq!(r.rtx_backlog, 10);
         assert_eq!(r.backlog(), 22 - 8);
         assert_eq!(r.trimmed, 2);
-    }
-
-    /// The pacer serves retransmissions first, then round robin; it starts
-    /// at once when idle and goes idle when no one is owed.
-    #[test]
-    fn pacer_serves_retransmissions_first() {
-        let mut pc = EqdsPacer::new(100);
-        let active = Join {
-            active: true,
-            rtx: false,
-        };
-        assert_eq!(pc.request(5, 1, active), Some(5));
-        assert_eq!(pc.request(6, 2, active), None);
-        let rtx = Join {
-            active: false,
-            rtx: true,
-        };
-        assert_eq!(pc.request(7, 3, rtx), None);
-        assert_eq!(pc.next(), Some((3, true)));
-        assert_eq!(pc.after_pull(7, 3, true, false), 107);
-        assert_eq!(pc.next(), Some((1, false)));
-        pc.after_pull(107, 1, false, true);
-        assert_eq!(pc.next(), Some((2, false)));
-        pc.after_pull(207, 2, false, false);
-        assert_eq!(pc.next(), Some((1, false)));
-        pc.after_pull(307, 1, false, false);
-        assert_eq!(pc.next(), None);
-        assert!(!pc.scheduled);
-        assert_eq!(pc.request(900, 2, active), Some(900));
     }
 }

@@ -9,6 +9,7 @@
 
 use super::{CongestionControl, ParamError};
 use crate::config_types::TimeValue;
+use crate::transport::entropy::MAX_ENTROPIES;
 use crate::units::NS;
 use serde::{Deserialize, Serialize};
 
@@ -25,8 +26,11 @@ pub struct Params {
     /// its 35 x 4150 B queues at 100 Gb/s, the default here.
     pub rto: TimeValue,
     /// Credit one PULL grants, in bytes (a multiple of EQDS's 512-byte
-    /// quantum; htsim's `_credit_per_pull`: 8 quanta, 4096 B).
-    pub pull_bytes: u32,
+    /// quantum). Default: one packet's payload rounded up to quanta, so
+    /// that the pacer, one PULL per packet time, grants its link rate
+    /// (htsim's `_credit_per_pull`, 8 quanta = 4096 B for its 4086 B
+    /// payload: "this assumes one pull per MTU").
+    pub pull_bytes: Option<u32>,
     /// The pull pacer sends one PULL every (MTU + `framing_bytes`) x 8 /
     /// link rate x this (htsim's `EqdsPullPacer(linkspeed, 0.99, mtu)`: its
     /// factor multiplies the interval).
@@ -34,11 +38,14 @@ pub struct Params {
     /// Bytes of Ethernet framing (preamble, gap, FCS) the pacer adds to an
     /// MTU (htsim's `pktByteTimes`: 38).
     pub framing_bytes: u32,
-    /// Spray: each packet (data, ACK, NACK, PULL) takes an equal-cost path
-    /// of its own, by a per-packet hash (htsim's EQDS gives each packet an
-    /// entropy value of its own, cycling through 64). Off: the flow's ECMP
-    /// path, unless the run sprays (`[routing] ecmp = "spray"`).
+    /// Spray: each packet takes a path of its own, by the entropy value it
+    /// carries ([`crate::transport::entropy`]: data and PULLs cycle through
+    /// `entropies` values, an ACK or NACK takes its data packet's). Off: the
+    /// flow's ECMP path, unless the run sprays (`[routing] ecmp = "spray"`).
     pub spray: bool,
+    /// Entropy values a sprayed flow cycles through (a power of two, at
+    /// most 64; htsim's `-paths`, 64 in `main_eqds.cpp`).
+    pub entropies: u32,
 }
 
 impl Default for Params {
@@ -46,10 +53,11 @@ impl Default for Params {
         Params {
             init_window: 50,
             rto: TimeValue(219_720 * NS),
-            pull_bytes: 4096,
+            pull_bytes: None,
             pull_interval: 0.99,
             framing_bytes: 38,
             spray: false,
+            entropies: 64,
         }
     }
 }
@@ -68,7 +76,7 @@ impl Params {
                 "give a positive timeout, e.g. \"220us\"",
             ));
         }
-        if self.pull_bytes == 0 || self.pull_bytes % 512 != 0 {
+        if self.pull_bytes.is_some_and(|b| b == 0 || b % 512 != 0) {
             return Err(ParamError::new(
                 "pull_bytes",
                 "a positive multiple of EQDS's 512-byte credit quantum (htsim: 4096)",
@@ -78,6 +86,12 @@ impl Params {
             return Err(ParamError::new(
                 "pull_interval",
                 "a factor of the packet time in (0, 10] (htsim: 0.99)",
+            ));
+        }
+        if !self.entropies.is_power_of_two() || self.entropies > MAX_ENTROPIES {
+            return Err(ParamError::new(
+                "entropies",
+                "a power of two from 1 to 64 (htsim: 64)",
             ));
         }
         Ok(())
