@@ -256,7 +256,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
             let target = pkt.ts & ((1 << TARGET_BITS) - 1);
             // The entropy value it came by: its ACK or NACK goes back by it
             // (htsim's `sack(pkt.path_id(), ..)`, `nack(pkt.path_id(), ..)`).
-            let value = Some((pkt.ts >> TARGET_BITS) as u16);
+            let value = (pkt.ts >> TARGET_BITS) as u16;
             let (reply, join) = e.receiver.on_packet(index, trimmed, target, mtu);
             let complete = e.receiver.complete();
             join_pacer(w, now, h, slot, join);
@@ -266,11 +266,11 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
             }
             match reply {
                 EqdsReply::Ack { cum, index } => {
-                    send_control(w, slot, PacketKind::Ack, index as u64, cum, 0, value)
+                    send_control(w, slot, PacketKind::Ack, index as u64, cum, 0, Some(value))
                 }
                 EqdsReply::Nack { index } => {
-                    let v = value.unwrap_or(0) as u32;
-                    send_control(w, slot, PacketKind::Nack, index as u64, v, 0, value)
+                    let v = value as u32;
+                    send_control(w, slot, PacketKind::Nack, index as u64, v, 0, Some(value))
                 }
             }
             nic::kick(w, now, w.host_nic[h as usize]);
@@ -365,7 +365,7 @@ fn send_control(
 pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
     let st = w.eqds.as_deref_mut().expect("eqds");
     let quanta = st.pull_quanta;
-    let Some((k, turn)) = st.pacers[h as usize].next() else {
+    let Some((k, turn)) = st.pacers[h as usize].next_turn() else {
         return;
     };
     let (slot, uid) = (k as u32, (k >> 32) as u32);

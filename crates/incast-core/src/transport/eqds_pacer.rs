@@ -72,7 +72,7 @@ impl EqdsPacer {
 
     /// The pacer's event: the flow to pull now and the list it came from,
     /// or `None` when no one waits (the pacer goes idle).
-    pub fn next(&mut self) -> Option<(u64, Turn)> {
+    pub fn next_turn(&mut self) -> Option<(u64, Turn)> {
         if let Some(k) = self.rtx.pop_front() {
             return Some((k, Turn::Rtx));
         }
@@ -147,15 +147,15 @@ mod tests {
         assert_eq!(pc.request(5, 1, ACTIVE), Some(5));
         assert_eq!(pc.request(6, 2, ACTIVE), None);
         assert_eq!(pc.request(7, 3, RTX), None);
-        assert_eq!(pc.next(), Some((3, Turn::Rtx)));
+        assert_eq!(pc.next_turn(), Some((3, Turn::Rtx)));
         assert_eq!(pc.after_pull(7, 3, None), 107);
-        assert_eq!(pc.next(), Some((1, Turn::Active)));
+        assert_eq!(pc.next_turn(), Some((1, Turn::Active)));
         pc.after_pull(107, 1, Some(Turn::Active));
-        assert_eq!(pc.next(), Some((2, Turn::Active)));
+        assert_eq!(pc.next_turn(), Some((2, Turn::Active)));
         pc.after_pull(207, 2, None);
-        assert_eq!(pc.next(), Some((1, Turn::Active)));
+        assert_eq!(pc.next_turn(), Some((1, Turn::Active)));
         pc.after_pull(307, 1, None);
-        assert_eq!(pc.next(), None);
+        assert_eq!(pc.next_turn(), None);
         assert!(!pc.scheduled);
         assert_eq!(pc.request(900, 2, ACTIVE), Some(900));
     }
@@ -168,22 +168,22 @@ mod tests {
         pc.request(0, 1, ACTIVE);
         pc.request(0, 2, ACTIVE);
         // Sender 1's demand is met by this pull: it goes idle.
-        assert_eq!(pc.next(), Some((1, Turn::Active)));
+        assert_eq!(pc.next_turn(), Some((1, Turn::Active)));
         pc.after_pull(0, 1, rejoin(Turn::Active, 0, 0, 0, 3));
         // Sender 2 still has demand: served before any slow pull.
-        assert_eq!(pc.next(), Some((2, Turn::Active)));
+        assert_eq!(pc.next_turn(), Some((2, Turn::Active)));
         pc.after_pull(100, 2, rejoin(Turn::Active, 0, 5, 0, 3));
-        assert_eq!(pc.next(), Some((2, Turn::Active)));
+        assert_eq!(pc.next_turn(), Some((2, Turn::Active)));
         pc.after_pull(200, 2, rejoin(Turn::Active, 0, 0, 0, 3));
         // Both idle now: slow pulls in turn, each kept while under the cap.
-        assert_eq!(pc.next(), Some((1, Turn::Slow)));
+        assert_eq!(pc.next_turn(), Some((1, Turn::Slow)));
         pc.after_pull(300, 1, rejoin(Turn::Slow, 0, 0, 1, 3));
-        assert_eq!(pc.next(), Some((2, Turn::Slow)));
+        assert_eq!(pc.next_turn(), Some((2, Turn::Slow)));
         pc.after_pull(400, 2, rejoin(Turn::Slow, 0, 0, 3, 3));
-        assert_eq!(pc.next(), Some((1, Turn::Slow)));
+        assert_eq!(pc.next_turn(), Some((1, Turn::Slow)));
         // New demand (backlog) ends slow pulls for that sender too.
         pc.after_pull(500, 1, rejoin(Turn::Slow, 0, 2, 0, 3));
-        assert_eq!(pc.next(), None);
+        assert_eq!(pc.next_turn(), None);
         assert!(!pc.scheduled);
     }
 
@@ -204,6 +204,6 @@ mod tests {
         pc.request(0, 4, ACTIVE);
         pc.after_pull(0, 4, Some(Turn::Slow));
         pc.forget(4);
-        assert_eq!(pc.next(), None);
+        assert_eq!(pc.next_turn(), None);
     }
 }
