@@ -22,6 +22,7 @@
 //! flight still reach the receiver (they count as delivered), nothing new
 //! leaves, and its record is closed then with the bytes its receiver got.
 
+pub mod eqds;
 pub mod generators;
 pub mod ndp;
 pub mod paths;
@@ -235,6 +236,7 @@ pub(crate) fn start_flow_until(
     };
     flows.active += 1;
     flows.peak_active = flows.peak_active.max(flows.active);
+    eqds::start(w, s, req.cc, req.size);
     if stop != Ps::MAX {
         w.q.push(stop, Ev::FlowStop(s));
     }
@@ -294,17 +296,18 @@ pub(crate) enum End {
 /// flow still running is recorded with the bytes its receiver got so far.
 pub(crate) fn record(w: &mut World, slot: u32, end: End) {
     let now = w.q.now();
+    let eqds = eqds::totals(w, slot);
     let flows = &mut w.flows;
     let f = &flows.slots[slot as usize];
-    let (size, received) = match (f.qp.as_deref(), f.ndp.as_deref()) {
-        (Some(q), _) => (q.size, q.expected),
-        (None, Some(n)) => (n.sender.size, n.sender.acked_bytes()),
-        (None, None) => (f.tcp.size, f.tcp.rcv_nxt),
-    };
-    let (retransmits, timeouts) = match (f.qp.as_deref(), f.ndp.as_deref()) {
-        (Some(q), _) => (q.retransmits, q.timeouts),
-        (None, Some(n)) => (n.sender.retransmits, n.sender.timeouts),
-        (None, None) => (f.tcp.retransmits, f.tcp.timeouts),
+    let (size, received, retransmits, timeouts) = match (f.qp.as_deref(), f.ndp.as_deref()) {
+        (Some(q), _) => (q.size, q.expected, q.retransmits, q.timeouts),
+        (None, Some(n)) => {
+            let s = &n.sender;
+            (s.size, s.acked_bytes(), s.retransmits, s.timeouts)
+        }
+        (None, None) => {
+            eqds.unwrap_or((f.tcp.size, f.tcp.rcv_nxt, f.tcp.retransmits, f.tcp.timeouts))
+        }
     };
     let finish = match end {
         End::Finished(t) | End::Stopped(t) => Some(t),

@@ -59,6 +59,10 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     if f.ndp.is_some() {
         return super::ndp::send_segment(w, now, slot);
     }
+    if w.eqds.is_some() && super::eqds::owns(w, slot) {
+        return super::eqds::send_segment(w, now, slot);
+    }
+    let f = &mut w.flows.slots[slot as usize];
     // The segment's send time (retransmissions' and, for model-based CC
     // such as BBR, every segment's) and, when the CC paces, the next one's
     // (the NIC waits for it: `RoundRobin`).

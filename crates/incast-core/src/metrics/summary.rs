@@ -169,8 +169,10 @@ fn by_congestion_control(w: &World, flows: &Table, summary: &mut serde_json::Val
 pub(crate) fn warnings(w: &World, t: &Tables, stopped_at: Option<Ps>, stop: Ps) -> Vec<String> {
     let mut out = vec![];
     let flows = t.flows;
-    if let Some(w) = ndp_untrimmed(w, flows) {
-        out.push(w);
+    for (on, name) in [(w.ndp.is_some(), "NDP"), (w.eqds.is_some(), "EQDS")] {
+        if let Some(w) = on.then(|| untrimmed(w, flows, name)).flatten() {
+            out.push(w);
+        }
     }
     let fin = flows.u8s("finished");
     let unfinished: Vec<usize> = (0..fin.len()).filter(|&i| fin[i] == 0).collect();
@@ -223,15 +225,14 @@ pub(crate) fn warnings(w: &World, t: &Tables, stopped_at: Option<Ps>, stop: Ps) 
     out
 }
 
-/// NDP relies on trimming (Handley et al., SIGCOMM 2017, §3.1): the
-/// warning when some NDP flow's class is not trimmed (`[switch.trim]`), so
-/// that each of its losses waits for the RTO.
-fn ndp_untrimmed(w: &World, flows: &Table) -> Option<String> {
-    use crate::transport::cc::CcConfig;
-    w.ndp.as_ref()?;
+/// NDP and EQDS rely on trimming (NDP: Handley et al., SIGCOMM 2017,
+/// §3.1; EQDS: Olteanu et al., NSDI 2022, §4.3): the warning when some
+/// flow of the pull transport `name` is in a class that is not trimmed
+/// (`[switch.trim]`), so that each of its losses waits for the RTO.
+fn untrimmed(w: &World, flows: &Table, name: &str) -> Option<String> {
     let (cc, class) = (flows.u8s("cc"), flows.u8s("class"));
     let untrimmed: std::collections::BTreeSet<u8> = (0..cc.len())
-        .filter(|&i| matches!(w.ccs[cc[i] as usize], CcConfig::Ndp(_)))
+        .filter(|&i| w.ccs[cc[i] as usize].pull_transport() == Some(name))
         .map(|i| class[i])
         .filter(|&c| !w.mechs.trim.trims(c))
         .collect();
@@ -239,7 +240,7 @@ fn ndp_untrimmed(w: &World, flows: &Table) -> Option<String> {
         return None;
     }
     Some(format!(
-        "NDP flows in class(es) {untrimmed:?} cross switches that do not trim them: each lost \
-         packet waits for NDP's retransmission timeout; add the class to [switch.trim] classes"
+        "{name} flows in class(es) {untrimmed:?} cross switches that do not trim them: each lost \
+         packet waits for {name}'s retransmission timeout; add the class to [switch.trim] classes"
     ))
 }

@@ -31,7 +31,8 @@ pub enum PacketKind {
     /// mechanism ([`crate::mech::SwitchMechanism::ID`]) and its frame kind
     /// ([`Packet::control_frame`]), the other fields are the mechanism's.
     Control = 6,
-    /// NDP's PULL ([`crate::host::ndp`]): `payload` is its pull number.
+    /// NDP's and EQDS's PULL ([`crate::host::ndp`], [`crate::host::eqds`]):
+    /// `payload` is its pull number.
     Pull = 7,
 }
 
@@ -58,6 +59,8 @@ pub mod flags {
     pub const TRIMMED: u8 = 16;
     /// A packet of an NDP flow ([`crate::host::ndp`]).
     pub const NDP: u8 = 32;
+    /// A packet of an EQDS flow ([`crate::host::eqds`]).
+    pub const EQDS: u8 = 64;
 }
 
 /// A packet: 64 bytes, copied by value, referenced by [`PktId`]. Aligned to a

@@ -247,9 +247,11 @@ pub(crate) fn deliver(w: &mut World, now: Ps, n: u32, id: PktId) {
         mech::on_notify(w, now, n, id);
         return;
     }
-    if pkt.flags & (flags::TRIMMED | flags::NDP) != 0 {
+    if pkt.flags & (flags::TRIMMED | flags::NDP | flags::EQDS) != 0 {
         if pkt.flags & flags::NDP != 0 {
             crate::host::ndp::receive(w, now, pkt.dst, &pkt, id);
+        } else if pkt.flags & flags::EQDS != 0 {
+            crate::host::eqds::receive(w, now, pkt.dst, &pkt, id);
         } else {
             // A header whose payload a switch cut ([`crate::mech::trim`]):
             // TCP and RDMA know no trimming, so to them it is a loss.

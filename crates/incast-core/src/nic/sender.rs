@@ -64,11 +64,15 @@ pub(crate) fn offer_tcp(
         return TcpOffer::Idle;
     };
     pcie::charge(&mut w.pcie, now, src, w.arena.get(pkt).size as u64);
-    let f = &mut w.flows.slots[slot as usize];
+    let f = &w.flows.slots[slot as usize];
     let again = match f.ndp.as_deref() {
         Some(n) => crate::host::ndp::can_send(n),
+        None if w.eqds.is_some() && crate::host::eqds::owns(w, slot) => {
+            crate::host::eqds::can_send(w, slot)
+        }
         None => f.tcp.can_send(&w.tcp),
     };
+    let f = &mut w.flows.slots[slot as usize];
     f.in_ready = again;
     TcpOffer::Sent { pkt, again }
 }

@@ -82,11 +82,13 @@ impl Scenario {
             let class = b.class.unwrap_or(self.data_class());
             check_class(class, &format!("{p}.class"))?;
             let cc = self.group_cc(ccs, &b.cc, &p)?;
-            if matches!(ccs[cc as usize], CcConfig::Ndp(_)) {
+            if let Some(name) = ccs[cc as usize].pull_transport() {
                 return Err(ScenarioError::new(
                     format!("{p}.cc"),
-                    "bulk flows are long-lived and an NDP flow has a size (NDP numbers its \
-                     packets): pick a TCP congestion control for this group",
+                    format!(
+                        "bulk flows are long-lived and an {name} flow has a size ({name} numbers \
+                         its packets): pick a TCP congestion control for this group"
+                    ),
                 ));
             }
             out.push(BulkGroup {

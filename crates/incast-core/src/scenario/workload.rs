@@ -109,11 +109,13 @@ impl Scenario {
     pub(super) fn validate_workload(&mut self) -> Result<(), ScenarioError> {
         let w = &self.config.workload;
         let mut ccs = vec![self.config.transport.cc.clone()];
-        if self.config.rdma.is_some() && matches!(ccs[0], CcConfig::Ndp(_)) {
+        if let (Some(_), Some(name)) = (&self.config.rdma, ccs[0].pull_transport()) {
             return err(
                 "transport.cc",
-                "NDP is a transport of its own, and this scenario's flows are RDMA queue pairs \
-                 ([rdma]): remove [rdma] to run NDP",
+                format!(
+                    "{name} is a transport of its own, and this scenario's flows are RDMA queue \
+                     pairs ([rdma]): remove [rdma] to run {name}"
+                ),
             );
         }
         let mut listed = vec![];
@@ -123,10 +125,10 @@ impl Scenario {
             let size = f.size.map(|s| s.0);
             let mut flow = self.listed_flow(&f.src, &f.dst, size, times, f.class, &p)?;
             flow.cc = self.group_cc(&mut ccs, &f.cc, &p)?;
-            if size.is_none() && matches!(ccs[flow.cc as usize], CcConfig::Ndp(_)) {
+            if let (None, Some(name)) = (size, ccs[flow.cc as usize].pull_transport()) {
                 return err(
                     format!("{p}.size"),
-                    "an NDP flow has a size (NDP numbers its packets): give `size`",
+                    format!("an {name} flow has a size ({name} numbers its packets): give `size`"),
                 );
             }
             listed.push(flow);

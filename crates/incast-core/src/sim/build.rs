@@ -328,6 +328,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         ack_class: c.transport.ack_class,
         rdma,
         ndp: None,
+        eqds: None,
         mechs,
         edge: c
             .edge
@@ -350,6 +351,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     // The NIC model's state and start events (`nic_models!`).
     crate::nic::build_model(sc, &mut w);
     crate::host::ndp::build(&mut w);
+    crate::host::eqds::build(&mut w);
     let n_hosts = g.n_hosts();
     if let Some((r, rate)) = c.nic.receive_path() {
         let mtu = c

@@ -46,6 +46,8 @@ pub(crate) enum Ev {
     Timer(u16, u32),
     /// NDP: host `.0`'s pull pacer may send its next PULL.
     NdpPull(u32),
+    /// EQDS: host `.0`'s pull pacer may send its next PULL.
+    EqdsPull(u32),
 }
 
 impl Ev {

@@ -290,12 +290,15 @@ impl Simulation {
                     rdma::on_rto(w, now, slot)
                 } else if f.ndp.is_some() {
                     crate::host::ndp::on_rto(w, now, slot)
+                } else if crate::host::eqds::owns(w, slot) {
+                    crate::host::eqds::on_rto(w, now, slot)
                 } else {
                     tcp::on_rto(w, now, slot)
                 }
             }
             Ev::CcTimer(slot) => rdma::on_cc_timer(w, now, slot),
             Ev::NdpPull(h) => crate::host::ndp::on_pacer(w, now, h),
+            Ev::EqdsPull(h) => crate::host::eqds::on_pacer(w, now, h),
             Ev::CnpTimer(slot) => rdma::on_cnp_timer(w, now, slot),
             Ev::NicWake(n) => {
                 if w.q.fire(&mut w.nics[n as usize].wake, now, Ev::NicWake(n)) {

@@ -267,7 +267,7 @@ impl Partition {
             Ev::FlowStop(slot) => slot_src(slot),
             Ev::DelAck(slot) | Ev::CnpTimer(slot) => slot_dst(slot),
             Ev::NicWake(nic) | Ev::RxDone(nic) => nic_node(nic),
-            Ev::PcieDone(host) | Ev::NdpPull(host) => host_node(host),
+            Ev::PcieDone(host) | Ev::NdpPull(host) | Ev::EqdsPull(host) => host_node(host),
             Ev::Gen(source) => host_node(gens.source_host(source)?),
             Ev::RpTimer(rp) => nic_node(crate::nic::adapter::rp_nic(w, rp)?),
             Ev::Hotspot(..) | Ev::Sample => return None,

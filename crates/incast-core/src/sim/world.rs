@@ -55,6 +55,9 @@ pub(crate) struct World {
     pub rdma: Option<Rdma>,
     /// NDP's pull pacers, when a group runs NDP ([`crate::host::ndp`]).
     pub ndp: Option<Box<crate::host::ndp::NdpHosts>>,
+    /// EQDS's pull pacers and flows, when a group runs EQDS
+    /// ([`crate::host::eqds`]).
+    pub eqds: Option<Box<crate::host::eqds::EqdsState>>,
     /// The switch mechanisms' state ([`crate::mech::Mechs`]).
     pub mechs: Mechs,
     /// Edge pausing: clocks, gated senders, OWD samples.

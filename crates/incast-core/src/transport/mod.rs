@@ -33,6 +33,9 @@
 //! far with the old ECE value).
 
 pub mod cc;
+pub mod entropy;
+pub mod eqds;
+pub mod eqds_pacer;
 pub mod ndp;
 pub mod prr;
 pub mod rack;

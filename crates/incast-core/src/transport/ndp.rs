@@ -40,19 +40,19 @@ pub struct NdpParams {
     pub rto: Ps,
 }
 
-/// A packet set as a bit vector (a flow's packets, by number).
+/// A packet set as a bit vector (a flow's packets, by number; EQDS's too).
 #[derive(Clone, Debug, Default)]
-struct Bits(Vec<u64>);
+pub(crate) struct Bits(Vec<u64>);
 
 impl Bits {
-    fn new(n: u32) -> Bits {
+    pub(crate) fn new(n: u32) -> Bits {
         Bits(vec![0; (n as usize).div_ceil(64)])
     }
-    fn get(&self, i: u32) -> bool {
+    pub(crate) fn get(&self, i: u32) -> bool {
         self.0[(i / 64) as usize] >> (i % 64) & 1 != 0
     }
     /// Sets bit `i`; returns whether it was clear.
-    fn set(&mut self, i: u32) -> bool {
+    pub(crate) fn set(&mut self, i: u32) -> bool {
         let word = &mut self.0[(i / 64) as usize];
         let was = *word >> (i % 64) & 1 != 0;
         *word |= 1 << (i % 64);

@@ -30,6 +30,7 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod eqds;
 pub mod ndp;
 pub mod newreno;
 pub mod strack;
@@ -310,6 +311,19 @@ registry! {
     Swift => swift::Swift, "swift";
     Ndp => ndp::Ndp, "ndp";
     Strack => strack::Strack, "strack";
+    Eqds => eqds::Eqds, "eqds";
+}
+
+impl CcConfig {
+    /// The name of a receiver-driven transport of its own (NDP, EQDS),
+    /// which numbers its packets and so needs a flow size; `None` for TCP.
+    pub fn pull_transport(&self) -> Option<&'static str> {
+        match self {
+            CcConfig::Ndp(_) => Some("NDP"),
+            CcConfig::Eqds(_) => Some("EQDS"),
+            _ => None,
+        }
+    }
 }
 
 impl Default for CcConfig {

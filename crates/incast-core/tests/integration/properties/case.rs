@@ -240,10 +240,13 @@ pub struct PoissonCase {
 }
 
 /// What a Poisson group's own `cc` may be.
-pub const GROUP_CCS: [&str; 6] = ["cubic", "bbr", "newreno", "dctcp", "swift", "ndp"];
+pub const GROUP_CCS: [&str; 7] = ["cubic", "bbr", "newreno", "dctcp", "swift", "ndp", "eqds"];
 
 /// NDP's index in [`GROUP_CCS`].
 pub const NDP: usize = 5;
+
+/// EQDS's index in [`GROUP_CCS`].
+pub const EQDS: usize = 6;
 
 #[derive(Clone, Debug)]
 pub enum FanIn {

@@ -214,6 +214,9 @@ fn workload_features(c: &Case, f: &mut Vec<String>) {
         if p.cc == Some(NDP) && matches!(c.transport, Transport::Tcp(_)) {
             f.push("poisson group running ndp".into());
         }
+        if p.cc == Some(EQDS) && matches!(c.transport, Transport::Tcp(_)) {
+            f.push("poisson group running eqds".into());
+        }
         if p.small_flows.is_some() {
             f.push("workload.poisson.small_flows".into());
         }
@@ -273,6 +276,7 @@ pub const REQUIRED: &[&str] = &[
     "tcp.cc=strack",
     "poisson group with its own tcp cc",
     "poisson group running ndp",
+    "poisson group running eqds",
     "switch.trim",
     "tcp.delayed_ack",
     "rdma.cc=none",
