@@ -338,24 +338,8 @@ fn send_control(
         None => e.data_paths.next_value(),
     };
     let hash = path_hash(e.spray, flow_hash, value);
-    let pkt = Packet {
-        seq,
-        ts: 0,
-        enq_at: 0,
-        hash,
-        flow: slot,
-        flow_uid: f.uid,
-        dst: to,
-        size,
-        payload,
-        kind,
-        class: f.class,
-        prio: f.class,
-        flags: flags::EQDS | fl,
-        in_port: 0,
-        to_port: 0,
-        tag: 0,
-    };
+    let flags = flags::EQDS | fl;
+    let pkt = super::tcp::control_packet(f, slot, kind, (to, size), (seq, payload), hash, flags);
     w.counters.cons.sent_bytes += size as u64;
     let id = w.arena.alloc(pkt);
     nic::push_ctrl(w, from, id);

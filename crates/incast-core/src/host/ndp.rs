@@ -201,24 +201,8 @@ fn send_control(w: &mut World, slot: u32, kind: PacketKind, seq: u64, pull: u32)
     let f = &mut w.flows.slots[slot as usize];
     let size = w.ndp.as_deref().expect("ndp").control_bytes;
     let hash = path_hash(f.ndp.as_deref_mut().expect("ndp"), f.ack_hash);
-    let pkt = Packet {
-        seq,
-        ts: 0,
-        enq_at: 0,
-        hash,
-        flow: slot,
-        flow_uid: f.uid,
-        dst: f.src,
-        size,
-        payload: pull,
-        kind,
-        class: f.class,
-        prio: f.class,
-        flags: flags::NDP,
-        in_port: 0,
-        to_port: 0,
-        tag: 0,
-    };
+    let pkt =
+        super::tcp::control_packet(f, slot, kind, (f.src, size), (seq, pull), hash, flags::NDP);
     let receiver = f.dst;
     w.counters.cons.sent_bytes += size as u64;
     let id = w.arena.alloc(pkt);

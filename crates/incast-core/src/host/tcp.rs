@@ -51,6 +51,38 @@ pub(crate) fn data_packet(
     }
 }
 
+/// A control packet (ACK, NACK, PULL, ...) of a receiver-driven flow `f`
+/// (slot `slot`), NDP's or EQDS's: `kind` of `size` bytes to `dst`, with
+/// `seq` and `payload` as the transport reads them, on path `hash`.
+pub(crate) fn control_packet(
+    f: &FlowSlot,
+    slot: u32,
+    kind: PacketKind,
+    (dst, size): (u32, u32),
+    (seq, payload): (u64, u32),
+    hash: u64,
+    flags: u8,
+) -> Packet {
+    Packet {
+        seq,
+        ts: 0,
+        enq_at: 0,
+        hash,
+        flow: slot,
+        flow_uid: f.uid,
+        dst,
+        size,
+        payload,
+        kind,
+        class: f.class,
+        prio: f.class,
+        flags,
+        in_port: 0,
+        to_port: 0,
+        tag: 0,
+    }
+}
+
 /// The next data segment of the flow in `slot`, as a packet ready for the
 /// wire, or `None` when its window (or data) allows none.
 #[inline]
