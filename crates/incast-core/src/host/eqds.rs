@@ -118,6 +118,7 @@ pub(crate) fn start(w: &mut World, slot: u32, cc: u8, size: u64) {
         header: w.tcp.header,
         init_window: p.init_window,
         rto: p.rto.0,
+        burn_leftover: p.leftover == crate::transport::cc::eqds::Leftover::Burn,
     };
     let sender = EqdsSender::new(size, &params);
     st.flows[s] = Some(Box::new(EqdsFlow {

@@ -14,7 +14,13 @@
 //! packet's would exceed it: htsim's `CompositeQueue`) and
 //! `threshold_packets` (trim when the queue already holds that many
 //! packets); `header_limit` (the header queue's static limit, htsim's
-//! twice the data queue; default: the class's own admission rule).
+//! twice the data queue; default: the class's own admission rule);
+//! `count_sending` (the packet on the wire counts as queued, as in htsim's
+//! queues, which hold a packet until it has been sent; default: only the
+//! packets waiting count); `victim` (which packet a full queue cuts:
+//! `"arriving"`, the default, or `"htsim"`, htsim's `CompositeQueue`: with
+//! probability 1/2 the one queued last, whose place the arriving one
+//! takes, from a seeded stream per switch).
 //!
 //! How: the classify hook ([`SwitchMechanism::on_classify`]) runs for the
 //! trimming classes. A data packet (or an open-loop datagram) that would be
@@ -27,19 +33,25 @@
 //! per port and class (the summary's `trim` section) and in the run's
 //! byte accounting ([`crate::sim::Conservation::trimmed_bytes`]).
 //!
-//! What differs from htsim: htsim's composite queue trims, when full, the
-//! arriving packet or (with probability 1/2) a queued one, to break phase
-//! effects; here always the arriving one (deterministic without a random
-//! draw). Its header queue is served 100 000 : 1 against the data queue;
-//! here strictly first.
+//! What differs from htsim: by default a full queue trims the arriving
+//! packet (htsim's trims it or, with probability 1/2, the one queued last,
+//! to break phase effects: `victim = "htsim"`; there, when the one queued
+//! last is smaller than the arriving one, a flow's last packet, the
+//! arriving one is cut instead, where htsim lets the queue overflow by the
+//! difference), and only the packets waiting count towards the thresholds
+//! (`count_sending`). htsim's header queue is served 100 000 : 1 against
+//! the data queue; here strictly first (docs/htsim-eqds.md: a data packet
+//! goes ahead of waiting headers once per 100 001 services that find both
+//! queues busy).
 
 use super::{Hop, Network, SwitchMechanism};
 use crate::config_types::SizeValue;
 use crate::metrics_table::Table;
 use crate::net::packet::flags;
 use crate::net::port::Owner;
-use crate::net::switch::{Admission, Switch};
+use crate::net::switch::{Admission, Enqueue, Switch};
 use crate::net::PacketKind;
+use crate::rng::Stream;
 use crate::scenario::config::SchedulerKind;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::World;
@@ -71,6 +83,27 @@ pub struct Config {
     /// size); without it, the header class's own admission rule.
     #[serde(default)]
     pub header_limit: Option<SizeValue>,
+    /// The packet being sent counts towards the thresholds as if queued
+    /// (htsim's queues hold a packet until it has been sent).
+    #[serde(default)]
+    pub count_sending: bool,
+    /// Which packet a full queue cuts.
+    #[serde(default)]
+    pub victim: Victim,
+}
+
+/// `[switch.trim] victim`: which packet a full data queue cuts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Victim {
+    /// The arriving packet.
+    #[default]
+    Arriving,
+    /// htsim's `CompositeQueue::receivePacket`: the arriving packet, or
+    /// with probability 1/2 (`drand() < 0.5`) the packet queued last
+    /// (`_enqueued_low.pop_front()`, the most recently pushed), whose place
+    /// the arriving one takes.
+    Htsim,
 }
 
 fn seven() -> u8 {
@@ -93,6 +126,12 @@ pub(crate) struct TrimState {
     /// Per global port id and class: packets trimmed, bytes cut.
     trimmed_pkts: Vec<[u64; 8]>,
     trimmed_bytes: Vec<[u64; 8]>,
+    /// `count_sending`: per global port id, the queue and size of the last
+    /// packet it began to send (the one on the wire while it is busy).
+    count_sending: bool,
+    sending: Vec<(u8, u32)>,
+    /// `victim = "htsim"`: each switch's stream of coin flips.
+    victims: Vec<Stream>,
 }
 
 impl TrimState {
@@ -210,6 +249,18 @@ impl SwitchMechanism for Trim {
             threshold_packets: cfg.threshold_packets.map_or(usize::MAX, |n| n as usize),
             trimmed_pkts: vec![[0; 8]; net.ports.len()],
             trimmed_bytes: vec![[0; 8]; net.ports.len()],
+            count_sending: cfg.count_sending,
+            sending: if cfg.count_sending {
+                vec![(u8::MAX, 0); net.ports.len()]
+            } else {
+                vec![]
+            },
+            victims: match cfg.victim {
+                Victim::Arriving => vec![],
+                Victim::Htsim => (0..net.switches.len() as u64)
+                    .map(|s| Stream::new(net.sc.config.seed, "trim-victim", s))
+                    .collect(),
+            },
         }
     }
 
@@ -223,12 +274,23 @@ impl SwitchMechanism for Trim {
     /// Headers to the header queue; a data packet that would be refused is
     /// trimmed first (module docs).
     #[inline(always)]
-    fn on_classify(w: &mut World, _now: Ps, hop: Hop) -> Hop {
-        classify(w, hop)
+    fn on_classify(w: &mut World, now: Ps, hop: Hop) -> Hop {
+        classify(w, now, hop)
     }
 
-    fn departs(_w: &World) -> bool {
-        false
+    #[inline(always)]
+    fn wants_depart(w: &World, hop: &Hop, _kind: PacketKind) -> bool {
+        w.mechs.trim.count_sending && !hop.flushed
+    }
+
+    fn departs(w: &World) -> bool {
+        w.mechs.trim.count_sending
+    }
+
+    /// `count_sending`: the packet now on the port's wire.
+    #[inline(always)]
+    fn on_depart(w: &mut World, _now: Ps, hop: &Hop) {
+        w.mechs.trim.sending[hop.out as usize] = (hop.queue, hop.size as u32);
     }
 
     fn report(w: &World, _flows: &Table, summary: &mut serde_json::Value) {
@@ -269,9 +331,9 @@ impl SwitchMechanism for Trim {
 
 /// The classify hook's work, out of line (a trimming run only).
 #[inline(never)]
-fn classify(w: &mut World, mut hop: Hop) -> Hop {
+fn classify(w: &mut World, now: Ps, mut hop: Hop) -> Hop {
     let st = &w.mechs.trim;
-    let pkt = w.arena.get_mut(hop.pkt);
+    let pkt = w.arena.get(hop.pkt);
     let data = matches!(pkt.kind, PacketKind::Data | PacketKind::Raw);
     if !data || pkt.flags & flags::TRIMMED != 0 {
         hop.queue = st.header_class;
@@ -280,21 +342,89 @@ fn classify(w: &mut World, mut hop: Hop) -> Hop {
     let port = &w.ports[hop.out as usize];
     let c = hop.class as usize;
     let queue = &port.queues[c];
-    let over = queue.pkts.len() >= st.threshold_packets
-        || queue.bytes + hop.size > st.threshold_bytes
+    let (mut pkts, mut bytes) = (queue.pkts.len(), queue.bytes);
+    if st.count_sending {
+        // htsim's queue still holds the packet it is sending.
+        let (q, size) = st.sending[hop.out as usize];
+        if q as usize == c && port.busy_until > now {
+            pkts += 1;
+            bytes += size as Bytes;
+        }
+    }
+    let over = pkts >= st.threshold_packets
+        || bytes + hop.size > st.threshold_bytes
         || !Switch::fits(&w.switches[hop.switch as usize], &w.sw, port, c, hop.size);
     if !over || hop.size <= st.header_bytes as Bytes {
         return hop;
     }
+    if !w.mechs.trim.victims.is_empty() && trim_queued(w, now, &hop) {
+        // The arriving packet takes the place of the one cut.
+        return hop;
+    }
     // §3.1: cut the payload, forward the header at high priority.
+    let st = &mut w.mechs.trim;
     let cut = hop.size - st.header_bytes as Bytes;
+    let pkt = w.arena.get_mut(hop.pkt);
     pkt.size = st.header_bytes;
     pkt.flags |= flags::TRIMMED;
     hop.size = st.header_bytes as Bytes;
     hop.queue = st.header_class;
-    let st = &mut w.mechs.trim;
-    st.trimmed_pkts[hop.out as usize][c] += 1;
-    st.trimmed_bytes[hop.out as usize][c] += cut;
-    w.counters.cons.trimmed_bytes += cut;
+    count(w, hop.out, c, cut);
     hop
+}
+
+/// The bytes `cut` from a packet of class `c` at global port `out`.
+fn count(w: &mut World, out: u32, c: usize, cut: Bytes) {
+    let st = &mut w.mechs.trim;
+    st.trimmed_pkts[out as usize][c] += 1;
+    st.trimmed_bytes[out as usize][c] += cut;
+    w.counters.cons.trimmed_bytes += cut;
+}
+
+/// `victim = "htsim"`: with probability 1/2 (htsim's `drand() < 0.5`, one
+/// draw per full queue), cuts the packet queued last in the arriving
+/// packet's class queue (htsim's `_enqueued_low.pop_front()`) and moves its
+/// header to the header queue (dropped if that is full, as htsim's). Not
+/// when nothing is queued, or the last one is smaller than the arriving one
+/// (the arriving one would still not fit; htsim lets it overflow the queue,
+/// here the arriving one is cut). Returns whether it cut the queued one.
+fn trim_queued(w: &mut World, now: Ps, hop: &Hop) -> bool {
+    let (s, out, c) = (hop.switch as usize, hop.out as usize, hop.class as usize);
+    if !w.mechs.trim.victims[s].chance(0.5) {
+        return false;
+    }
+    let Some(&last) = w.ports[out].queues[c].pkts.back() else {
+        return false;
+    };
+    let size = w.arena.get(last).size as Bytes;
+    if size < hop.size {
+        return false;
+    }
+    let port = &mut w.ports[out];
+    let queue = &mut port.queues[c];
+    queue.pkts.pop_back();
+    queue.track(now);
+    queue.bytes -= size;
+    // It left the queue (as a packet sent does, for the queue's counts).
+    queue.counters.deq_pkts += 1;
+    queue.counters.deq_bytes += size;
+    queue.counters.qdelay_sum += now - w.arena.get(last).enq_at;
+    if queue.pkts.is_empty() {
+        port.nonempty &= !(1 << c);
+    }
+    w.switches[s].used -= size;
+    let st = &w.mechs.trim;
+    let (header_bytes, header_class) = (st.header_bytes, st.header_class as usize);
+    let pkt = w.arena.get_mut(last);
+    pkt.size = header_bytes;
+    pkt.flags |= flags::TRIMMED;
+    count(w, hop.out, c, size - header_bytes as Bytes);
+    // The port is busy (something was queued), so its next service finds it.
+    let port = &mut w.ports[out];
+    let switch = &mut w.switches[s];
+    if switch.enqueue(&w.sw, port, &mut w.arena, last, header_class, now) == Enqueue::Dropped {
+        w.counters.cons.dropped_bytes += header_bytes as Bytes;
+        w.arena.free(last);
+    }
+    true
 }

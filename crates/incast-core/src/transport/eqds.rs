@@ -66,6 +66,10 @@ pub struct EqdsParams {
     pub init_window: u32,
     /// Retransmission timeout of a packet in flight.
     pub rto: Ps,
+    /// After the first reply, keep the speculative credit left and burn it
+    /// a packet per send opportunity without sending (htsim's
+    /// `spendCredit`), instead of giving it up at once.
+    pub burn_leftover: bool,
 }
 
 impl EqdsParams {
@@ -93,8 +97,11 @@ pub struct EqdsSender {
     sent_at: Vec<Ps>,
     /// The packets in flight by send time, oldest first.
     in_flight: BTreeSet<(Ps, u32)>,
-    /// Speculative credit (bytes), spent only while `speculating`.
+    /// Speculative credit (bytes), spent only while `speculating`; after
+    /// that given up, or burnt (`burn`).
     spec: i64,
+    /// [`EqdsParams::burn_leftover`].
+    burn: bool,
     /// Credit the PULLs granted (bytes; below zero after a packet larger
     /// than what was left, as htsim's `_credit_pull`).
     pulled: i64,
@@ -152,6 +159,7 @@ impl EqdsSender {
             sent_at: vec![Ps::MAX; packets as usize],
             in_flight: BTreeSet::new(),
             spec: window,
+            burn: p.burn_leftover,
             pulled: 0,
             speculating: true,
             max_pull: 0,
@@ -182,10 +190,15 @@ impl EqdsSender {
 
     /// Whether its credit lets a packet go: speculative credit before the
     /// first reply, pulled credit after (htsim's `spendCredit`; the credit
-    /// as a whole, `credit()`, must be positive too).
+    /// as a whole, `credit()`, must be positive too). When it burns its
+    /// speculative credit left, any positive credit (htsim's `credit() >
+    /// 0`) lets it try, and a try without pulled credit burns a packet's
+    /// worth ([`EqdsSender::next_segment`]).
     fn has_credit(&self) -> bool {
         if self.speculating {
             self.spec > 0
+        } else if self.burn {
+            self.pulled + self.spec > 0
         } else {
             self.pulled > 0 && self.pulled + self.spec > 0
         }
@@ -208,22 +221,31 @@ impl EqdsSender {
         if !self.has_credit() {
             return None;
         }
-        let (index, retx) = if let Some(i) = self.rtx.pop_first() {
-            self.retransmits += 1;
+        let (index, retx) = if let Some(&i) = self.rtx.first() {
             (i, true)
         } else if self.next_new < self.packets {
-            self.next_new += 1;
-            (self.next_new - 1, false)
+            (self.next_new, false)
         } else {
             return None;
         };
         let bytes = self.segment(index, retx).len as i64 + self.header as i64;
         if self.pulled > 0 {
             self.pulled -= bytes;
-        } else {
+        } else if self.speculating {
             self.spec -= bytes;
+        } else {
+            // htsim's `spendCredit`, neither pulled credit nor speculating
+            // (only when it burns, `has_credit`): the speculative credit
+            // left loses a packet's worth, so that the pull target can
+            // advance, and nothing goes.
+            self.spec -= bytes;
+            return None;
         }
-        if !retx {
+        if retx {
+            self.rtx.pop_first();
+            self.retransmits += 1;
+        } else {
+            self.next_new += 1;
             self.backlog -= bytes;
             // htsim's computePullTarget: what it still has to send, at most
             // a window, less the credit it holds, on top of the pulls so far.
@@ -245,8 +267,9 @@ impl EqdsSender {
     }
 
     /// The first reply ends speculation (htsim's `stopSpeculating`): the
-    /// speculative credit left is given up (htsim burns it a packet at a
-    /// time without sending; any overdraft stays as a debt).
+    /// speculative credit left is given up, or kept to be burnt a packet
+    /// at a time without sending (`burn`, htsim's rule; meanwhile the pull
+    /// targets stay net of it); any overdraft stays as a debt.
     ///
     /// Not htsim's: a flow smaller than its window announces no demand while
     /// it speculates (its pull targets are net of the speculative credit),
@@ -263,7 +286,9 @@ impl EqdsSender {
             self.rts_due = quantize_ceil(self.backlog.min(self.window)) as u64;
         }
         self.speculating = false;
-        self.spec = self.spec.min(0);
+        if !self.burn {
+            self.spec = self.spec.min(0);
+        }
     }
 
     fn leave_flight(&mut self, index: u32) -> bool {
@@ -495,6 +520,7 @@ mod tests {
             header: 64,
             init_window: 50,
             rto: 220_000_000,
+            burn_leftover: false,
         }
     }
 
@@ -544,6 +570,49 @@ mod tests {
         assert!(!s.can_send());
         s.on_pull(803); // 1536 B: back above zero
         assert_eq!(drain(&mut s, 2, &p).len(), 1);
+    }
+
+    /// htsim's rule (`burn_leftover`): the 40 packets of speculative credit
+    /// left at the first reply stay, net of the pull targets; each try to
+    /// send without pulled credit burns one packet's worth and sends
+    /// nothing; pulled credit is spent first and sends.
+    #[test]
+    fn leftover_speculative_credit_burns_a_packet_per_try() {
+        let p = EqdsParams {
+            burn_leftover: true,
+            ..params()
+        };
+        let mut s = EqdsSender::new(2_000_000, &p);
+        for _ in 0..10 {
+            s.next_segment(0, &p).unwrap();
+        }
+        assert!(!s.on_ack(1, 0, &p));
+        assert_eq!(s.spec, 40 * 4150);
+        assert!(s.can_send(), "credit() > 0: it may try");
+        assert_eq!(s.next_segment(1, &p), None, "a try burns");
+        assert_eq!(s.spec, 39 * 4150);
+        s.on_pull(8);
+        let seg = s.next_segment(2, &p).unwrap();
+        assert_eq!(seg.index, 10, "pulled credit sends");
+        // Its target: the window less the credit held (39 x 4150 B left,
+        // 4096 - 4150 B pulled), on top of the 8 quanta pulled.
+        let want = 50 * 4150 - (39 * 4150 + 4096 - 4150);
+        assert_eq!(seg.pull_target, (quantize_ceil(want) + 8) as u64);
+        let mut tries = 0;
+        while s.can_send() {
+            assert_eq!(s.next_segment(3, &p), None);
+            tries += 1;
+        }
+        // 39 x 4150 B less the 54 B overdraft: 39 tries to reach <= 0.
+        assert_eq!(tries, 39);
+        assert!(s.pulled + s.spec <= 0);
+        // Given up (the default), the same reply leaves nothing to try.
+        let mut g = EqdsSender::new(2_000_000, &params());
+        for _ in 0..10 {
+            g.next_segment(0, &params()).unwrap();
+        }
+        g.on_ack(1, 0, &params());
+        assert!(!g.can_send());
     }
 
     /// A NACK's packet goes first, asking for an ACK; ACKs (cumulative and

@@ -168,3 +168,76 @@ fn refused_settings_name_the_key() {
         "{e}"
     );
 }
+
+/// The flows (their source hosts) whose one segment was not trimmed: those
+/// done in the first round, before the 1 ms RTO.
+fn untrimmed_senders(toml: &str) -> Vec<u32> {
+    let r = run(&toml.replace("stop = \"50ms\"", "stop = \"2s\""));
+    let (fct, src) = (r.flows.u64s("fct_ps"), r.flows.u32s("src"));
+    let mut out: Vec<u32> = fct
+        .iter()
+        .zip(src.iter())
+        .filter(|(&f, _)| f < 100_000_000)
+        .map(|(_, &s)| s)
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// `count_sending` (htsim's queues hold the packet they send): the packet
+/// on the wire counts, so N simultaneous arrivals at an idle port with a
+/// threshold of T packets (or T segments' bytes) trim N - T, one more than
+/// without it (N - 1 - T).
+#[test]
+fn the_packet_being_sent_counts_when_asked() {
+    for (n, t) in [(20u32, 8u64), (40, 1), (10, 30)] {
+        let expect = (n as u64).saturating_sub(t);
+        for threshold in [
+            format!("threshold_packets = {t}"),
+            format!("threshold_bytes = {}", t * 1500),
+        ] {
+            let toml = one_segment_incast(n, &format!("{threshold}\ncount_sending = true"));
+            assert_eq!(trimmed_by(&toml, 100_000_000), expect, "n {n} {threshold}");
+        }
+    }
+}
+
+/// `victim = "htsim"` (htsim's CompositeQueue): each arrival at a full
+/// queue still cuts exactly one packet (N - 1 - T in all), but with
+/// probability 1/2 (a coin per arrival, the switch's own seeded stream) the
+/// one queued last, whose place the arrival takes. So the T + 1 untrimmed
+/// packets are the first T arrivals and one survivor of the queue's last
+/// place: with "arriving", always arrival T + 1, with "htsim" a later one
+/// unless all N - T - 1 coins kept the queued one (2^-11 here). At each
+/// seed (the same arrival order in both), the survivors share exactly T.
+#[test]
+fn htsim_victim_cuts_the_last_queued_half_the_time() {
+    let (n, t) = (20u32, 8usize);
+    for seed in 1..=20 {
+        let base = one_segment_incast(n, &format!("threshold_packets = {t}"))
+            .replace("seed = 1", &format!("seed = {seed}"));
+        let htsim = base.replace(
+            "[switch.trim]",
+            "[switch.trim]
+victim = \"htsim\"",
+        );
+        assert_eq!(trimmed_by(&htsim, 100_000_000), (n as usize - 1 - t) as u64);
+        let (first, kept) = (untrimmed_senders(&base), untrimmed_senders(&htsim));
+        assert_eq!((first.len(), kept.len()), (t + 1, t + 1), "seed {seed}");
+        let shared = kept.iter().filter(|s| first.contains(s)).count();
+        assert_eq!(shared, t, "seed {seed}: {first:?} {kept:?}");
+    }
+    // Every byte accounted, the cut queued packets' too, both rules on.
+    let toml = one_segment_incast(
+        40,
+        "threshold_packets = 4\nheader_bytes = 40\nvictim = \"htsim\"\ncount_sending = true",
+    );
+    let c = run(&toml.replace("stop = \"50ms\"", "stop = \"2s\"")).conservation;
+    assert_eq!(c.in_network_bytes, 0);
+    assert_eq!(
+        c.sent_bytes,
+        c.delivered_bytes + c.dropped_bytes + c.trimmed_bytes,
+        "{c:?}"
+    );
+    assert!(c.trimmed_bytes >= 36 * 1460, "{c:?}");
+}

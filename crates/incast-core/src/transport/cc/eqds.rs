@@ -46,6 +46,25 @@ pub struct Params {
     /// Entropy values a sprayed flow cycles through (a power of two, at
     /// most 64; htsim's `-paths`, 64 in `main_eqds.cpp`).
     pub entropies: u32,
+    /// What the sender does with the speculative credit left when the
+    /// first reply comes: `"give_up"` (default) or `"burn"` (htsim's
+    /// `spendCredit`: kept, and spent a packet at a time without sending
+    /// at each chance to send that finds no pulled credit; the pull
+    /// targets it sends meanwhile stay net of it).
+    pub leftover: Leftover,
+}
+
+/// [`Params::leftover`].
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Leftover {
+    /// Given up at once.
+    #[default]
+    GiveUp,
+    /// Burnt a packet at a time (htsim).
+    Burn,
 }
 
 impl Default for Params {
@@ -58,6 +77,7 @@ impl Default for Params {
             framing_bytes: 38,
             spray: false,
             entropies: 64,
+            leftover: Leftover::GiveUp,
         }
     }
 }
