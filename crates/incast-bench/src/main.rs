@@ -161,7 +161,11 @@ fn digest(path: &str) -> Result<String, String> {
     let sc = load(path)?;
     let mut sim = Simulation::new(&sc).map_err(|e| e.to_string())?;
     sim.run();
-    let res = sim.finish();
+    Ok(digest_of(path, &sim.finish()))
+}
+
+/// A run's fingerprint: its events, each table's rows and hash, the summary's hash.
+fn digest_of(path: &str, res: &incast_core::Results) -> String {
     let mut parts = vec![format!("{path} events={}", res.stats.events)];
     // Every table of the run (`Results::TABLE_NAMES`: `cm` last, so a digest
     // taken before it was listed differs by that field only).
@@ -177,7 +181,48 @@ fn digest(path: &str) -> Result<String, String> {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     fnv(&mut h, res.summary_json.as_bytes());
     parts.push(format!("summary={h:016x}"));
-    Ok(parts.join(" "))
+    parts.join(" ")
+}
+
+/// `--partitioned P[,P...]`: each scenario in node order (`[timing] ties =
+/// "node"` set here), run plainly and then split into each count of
+/// partitions taking turns in windows (`Simulation::run_partitioned`); a
+/// digest line each, marked `same` when it equals the plain run's.
+fn partitioned(counts: &str, paths: &[String]) -> Result<bool, String> {
+    let counts = partition_counts(counts, "--partitioned")?;
+    let mut all_same = true;
+    for path in paths {
+        let mut sc = load(path)?;
+        sc.config.timing.ties = incast_core::scenario::Ties::Node;
+        let run = |parts: Option<u32>| -> Result<String, String> {
+            let mut sim = Simulation::new(&sc).map_err(|e| format!("{path}: {e}"))?;
+            match parts {
+                None => sim.run(),
+                Some(p) => sim
+                    .run_partitioned(p, false)
+                    .map_err(|e| format!("{path}, {p} partitions: {e}"))?,
+            }
+            Ok(digest_of(path, &sim.finish()))
+        };
+        let plain = run(None)?;
+        println!("plain  {plain}");
+        for &p in &counts {
+            let split = run(Some(p))?;
+            let same = split == plain;
+            all_same &= same;
+            println!("P={p:<4} {} {split}", if same { "same" } else { "DIFFERS" });
+        }
+    }
+    Ok(all_same)
+}
+
+/// Partition counts like `2,8,16` (each at least 1).
+fn partition_counts(counts: &str, option: &str) -> Result<Vec<u32>, String> {
+    counts
+        .split(',')
+        .map(|c| c.trim().parse::<u32>().ok().filter(|&n| n >= 1))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("{option} takes partition counts like 2,8,16, not {counts:?}"))
 }
 
 /// The instruction count in cachegrind's report (`==1== I   refs: 4,359,728,417`).
@@ -387,13 +432,7 @@ fn print_instructions(v: &serde_json::Value) {
 /// `--parallelism P[,P...]`: one run of each scenario, profiled for every
 /// partition count (`Simulation::profile_parallelism`); a row per count.
 fn parallelism(counts: &str, paths: &[String]) -> Result<(), String> {
-    let counts: Vec<u32> = counts
-        .split(',')
-        .map(|c| c.trim().parse::<u32>().ok().filter(|&n| n >= 1))
-        .collect::<Option<_>>()
-        .ok_or_else(|| {
-            format!("--parallelism takes partition counts like 2,8,16, not {counts:?}")
-        })?;
+    let counts = partition_counts(counts, "--parallelism")?;
     println!(
         "{:<34} {:>4} {:>6} {:>11} {:>10} {:>9} {:>13} {:>9} {:>9} {:>8} {:>12} {:>9}",
         "scenario",
@@ -455,6 +494,17 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("--partitioned") && args.len() >= 3 {
+        match partitioned(&args[1], &args[2..]) {
+            Ok(true) => {}
+            Ok(false) => std::process::exit(1),
+            Err(e) => {
+                eprintln!("incast-bench: {e}");
+                std::process::exit(2);
+            }
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("--digest") && args.len() >= 2 {
         for path in &args[1..] {
             match digest(path) {
@@ -508,7 +558,7 @@ fn main() {
         }
     };
     if paths.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        eprintln!("usage: incast-bench [--repeat N] [--instructions | --against OTHER_BENCH] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n       incast-bench --parallelism P[,P...] SCENARIO.toml|HPCC_CONFIG.txt [...]   (available parallelism over P partitions)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.\n--instructions runs each under valgrind's cachegrind and reports instructions per event and per packet-hop.\n--against OTHER_BENCH runs each in this build and in another incast-bench at the same time, one per core, and compares CPU times.");
+        eprintln!("usage: incast-bench [--repeat N] [--instructions | --against OTHER_BENCH] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n       incast-bench --parallelism P[,P...] SCENARIO.toml|HPCC_CONFIG.txt [...]   (available parallelism over P partitions)\n       incast-bench --partitioned P[,P...] SCENARIO.toml [...]   (node order: digests of a plain run and of runs in P partitions taking turns; exit 1 if any differs)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.\n--instructions runs each under valgrind's cachegrind and reports instructions per event and per packet-hop.\n--against OTHER_BENCH runs each in this build and in another incast-bench at the same time, one per core, and compares CPU times.");
         std::process::exit(if paths.is_empty() { 2 } else { 0 });
     }
     let exe = std::env::current_exe().expect("own path");

@@ -33,6 +33,8 @@ use std::collections::BinaryHeap;
 /// pushed, so no sequence number is needed to break ties (see [`EventQueue`]).
 #[derive(Clone, Copy, Default)]
 struct Entry<E> {
+    /// The entry's key: its time, or its time and source
+    /// ([`EventQueue::order_by_source`]).
     time: Ps,
     event: E,
 }
@@ -180,6 +182,15 @@ pub struct EventQueue<E> {
     seq: u64,
     now: Ps,
     popped: u64,
+    /// Bits of an entry's key below its time: 0 (ties in push order), or
+    /// enough for every source ([`EventQueue::order_by_source`]).
+    src_bits: u32,
+    /// `SLOT_BITS + src_bits`: an entry's slot is its key shifted by this.
+    slot_shift: u32,
+    /// The source whose events are being pushed (0 until told).
+    source: u64,
+    /// The latest time a key can hold; later ones are filed at it.
+    max_time: Ps,
 }
 
 impl<E: Copy + Default> Default for EventQueue<E> {
@@ -231,7 +242,54 @@ impl<E: Copy + Default> EventQueue<E> {
             seq: 0,
             now: 0,
             popped: 0,
+            src_bits: 0,
+            slot_shift: SLOT_BITS,
+            source: 0,
+            max_time: Ps::MAX,
         }
+    }
+
+    /// Orders events that fall on the same picosecond by the source that
+    /// pushed them (a number below `sources`, set with
+    /// [`EventQueue::set_source`]), and a source's own in the order it pushed
+    /// them, instead of in push order alone. A partitioned engine needs this
+    /// order: a source's pushes come in the same order however the network is
+    /// split, while the interleaving of two sources' pushes does not. Each
+    /// entry's key is then `time << bits | source`, so times are limited to
+    /// [`EventQueue::max_time`]. Call it on an empty queue.
+    pub fn order_by_source(mut self, sources: u32) -> Self {
+        assert!(self.is_empty(), "the order is chosen before any push");
+        self.src_bits = 32 - sources.max(1).saturating_sub(1).leading_zeros();
+        self.slot_shift = SLOT_BITS + self.src_bits;
+        self.max_time = Ps::MAX >> self.src_bits;
+        self
+    }
+
+    /// An empty queue of the same wheel and order, to take events keyed by
+    /// this one's ([`EventQueue::push_key`]).
+    pub fn empty_like(&self) -> Self {
+        let mut q = Self::with_slots(self.slot_mask + 1);
+        (q.src_bits, q.slot_shift, q.max_time) = (self.src_bits, self.slot_shift, self.max_time);
+        q
+    }
+
+    /// The latest time an event can be filed at (later ones are filed at
+    /// it): `Ps::MAX`, or less when ordered by source.
+    pub fn max_time(&self) -> Ps {
+        self.max_time
+    }
+
+    /// The source of the events pushed from now on (ordered by source only).
+    #[inline(always)]
+    pub fn set_source(&mut self, source: u32) {
+        debug_assert!(self.src_bits == 32 || (source as u64) < 1 << self.src_bits);
+        self.source = source as u64;
+    }
+
+    /// The key an event pushed now at `t` gets: its time, then its source.
+    #[inline(always)]
+    pub fn key_of(&self, t: Ps) -> u64 {
+        (t.min(self.max_time) << self.src_bits) | self.source
     }
 
     /// Schedules `event` at absolute time `t` (never before the current time).
@@ -242,16 +300,36 @@ impl<E: Copy + Default> EventQueue<E> {
             "event scheduled in the past: {t} < {}",
             self.now
         );
-        let abs = t >> SLOT_BITS;
-        let entry = Entry { time: t, event };
+        if self.src_bits == 0 {
+            // Push order: the key is the time (the code as it was before
+            // keys could hold a source, with its constant shift).
+            self.file_key(t, SLOT_BITS, event);
+        } else {
+            let key = self.key_of(t);
+            self.file_key(key, self.slot_shift, event);
+        }
+    }
+
+    /// Files `event` under `key` ([`EventQueue::key_of`], perhaps of another
+    /// queue ordered alike), never before the current time.
+    pub fn push_key(&mut self, key: u64, event: E) {
+        debug_assert!(key >> self.src_bits >= self.now);
+        self.file_key(key, self.slot_shift, event);
+    }
+
+    /// Files `event` under `key`, whose slot is `key >> slot_shift`.
+    #[inline(always)]
+    fn file_key(&mut self, key: u64, slot_shift: u32, event: E) {
+        let abs = key >> slot_shift;
+        let entry = Entry { time: key, event };
         // One test for the common case, a slot of the wheel ahead of the
         // current one.
         if abs.wrapping_sub(self.cur_abs + 1) < self.wheel_span {
             self.file(abs, entry);
         } else if abs == self.cur_abs {
             // It was pushed last, so it fires after every pending entry at
-            // or before `t`.
-            let at = self.head + self.cur[self.head..].partition_point(|x| x.time <= t);
+            // or before its key.
+            let at = self.head + self.cur[self.head..].partition_point(|x| x.time <= key);
             self.cur.insert(at, entry);
         } else {
             self.push_far(abs, entry);
@@ -351,7 +429,12 @@ impl<E: Copy + Default> EventQueue<E> {
                 self.unsorted[word] &= !bit;
                 // A spare buffer as the sort's room, returned empty.
                 let mut room = self.spare.pop().unwrap_or_default();
-                sort_slot(&mut filled, &mut room);
+                if self.src_bits == 0 {
+                    sort_slot(&mut filled, &mut room);
+                } else {
+                    // Keys hold more than the picoseconds within the slot.
+                    filled.sort_by_key(|e| e.time);
+                }
                 room.clear();
                 self.spare.push(room);
             }
@@ -382,11 +465,11 @@ impl<E: Copy + Default> EventQueue<E> {
         while self
             .overflow
             .peek()
-            .is_some_and(|e| e.time >> (SLOT_BITS + BUCKET_BITS) <= b)
+            .is_some_and(|e| e.time >> (self.slot_shift + BUCKET_BITS) <= b)
         {
             let e = self.overflow.pop().expect("peeked");
             self.file(
-                e.time >> SLOT_BITS,
+                e.time >> self.slot_shift,
                 Entry {
                     time: e.time,
                     event: e.event,
@@ -399,7 +482,7 @@ impl<E: Copy + Default> EventQueue<E> {
             self.bucket_occupied[k / 64] &= !bit;
             let mut entries = std::mem::take(&mut self.buckets[k]);
             for &e in &entries {
-                self.file(e.time >> SLOT_BITS, e);
+                self.file(e.time >> self.slot_shift, e);
             }
             entries.clear();
             self.buckets[k] = entries;
@@ -418,7 +501,7 @@ impl<E: Copy + Default> EventQueue<E> {
         let heap = self
             .overflow
             .peek()
-            .map(|e| e.time >> (SLOT_BITS + BUCKET_BITS));
+            .map(|e| e.time >> (self.slot_shift + BUCKET_BITS));
         let b = match (bucket, heap) {
             (None, None) => return false,
             (Some(x), None) | (None, Some(x)) => x,
@@ -448,6 +531,13 @@ impl<E: Copy + Default> EventQueue<E> {
     /// Removes and returns the earliest event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
+        let (key, event) = self.pop_key()?;
+        Some((key >> self.src_bits, event))
+    }
+
+    /// [`EventQueue::pop`], giving the event's key rather than its time.
+    #[inline(always)]
+    pub fn pop_key(&mut self) -> Option<(u64, E)> {
         // One test on the common path: the current slot has a next entry.
         let e = match self.cur.get(self.head) {
             Some(&e) => {
@@ -456,9 +546,25 @@ impl<E: Copy + Default> EventQueue<E> {
             }
             None => self.next_slot()?,
         };
-        self.now = e.time;
+        self.now = e.time >> self.src_bits;
         self.popped += 1;
         Some((e.time, e.event))
+    }
+
+    /// Takes every pending event with its key, earliest first, without
+    /// counting them as run (to move them to other queues).
+    pub fn take_all(&mut self) -> Vec<(u64, E)> {
+        let (now, popped) = (self.now, self.popped);
+        let all = std::iter::from_fn(|| self.pop_key()).collect();
+        (self.now, self.popped) = (now, popped);
+        all
+    }
+
+    /// Counts `n` more events as run, the last at `last` (they were popped
+    /// from other queues).
+    pub fn count_popped(&mut self, n: u64, last: Ps) {
+        self.popped += n;
+        self.now = self.now.max(last);
     }
     /// The `k`-th event after the next one, when it is already known to be in
     /// the current slot (for prefetching what it will touch).
@@ -470,6 +576,11 @@ impl<E: Copy + Default> EventQueue<E> {
     /// after it files as it would have before.
     #[inline]
     pub fn peek_time(&self) -> Option<Ps> {
+        self.peek_key().map(|key| key >> self.src_bits)
+    }
+
+    /// The key of the earliest pending event ([`EventQueue::peek_time`]).
+    pub fn peek_key(&self) -> Option<u64> {
         if let Some(e) = self.cur.get(self.head) {
             return Some(e.time);
         }
@@ -853,6 +964,79 @@ mod tests {
             }
             checked.drain();
         }
+    }
+
+    /// Ordered by source, events fire by (time, source, push order), at every
+    /// distance (current slot, wheel, far buckets, overflow heap, and slots of
+    /// more than `SHIFT_MAX` entries, sorted when they come up); keys moved to
+    /// another queue ordered alike keep their place; time reads back whole.
+    #[test]
+    fn source_order_matches_a_sorted_reference() {
+        use crate::rng::Stream;
+        for seed in 0..12u64 {
+            let mut rng = Stream::new(seed, "engine-source-order", 0);
+            let sources = [2u32, 7, 1000, 70_000][seed as usize % 4];
+            let mut q = EventQueue::with_slots([SLOTS, MAX_SLOTS][seed as usize % 2])
+                .order_by_source(sources);
+            let mut moved_to = EventQueue::new().order_by_source(sources);
+            let mut reference = BTreeSet::new();
+            let (mut now, mut pushed) = (0u64, 0u64);
+            for i in 0..60_000 {
+                if rng.uniform() < 0.55 || reference.is_empty() {
+                    let source = rng.below(sources as u64);
+                    // Ties on purpose: a few times, many sources each.
+                    let t = match rng.below(4) {
+                        0 => now,
+                        1 => (now / 5_000 + 1) * 5_000,
+                        2 => now + rng.below(1 << 22),
+                        _ => now + rng.below(1 << 33),
+                    };
+                    q.set_source(source as u32);
+                    q.push(t, pushed);
+                    reference.insert((t, source, pushed));
+                    pushed += 1;
+                } else {
+                    let want = reference.pop_first().expect("pending");
+                    assert_eq!(q.peek_time(), Some(want.0));
+                    let (key, event) = q.pop_key().expect("pending");
+                    assert_eq!(
+                        (key >> q.src_bits, key & ((1 << q.src_bits) - 1), event),
+                        want
+                    );
+                    assert_eq!(q.now(), want.0);
+                    now = want.0;
+                }
+                if i == 30_000 {
+                    // Move everything to a second queue: the same order follows.
+                    for (key, event) in q.take_all() {
+                        moved_to.push_key(key, event);
+                    }
+                    assert!(q.is_empty());
+                    std::mem::swap(&mut q, &mut moved_to);
+                }
+            }
+            while let Some(want) = reference.pop_first() {
+                assert_eq!(q.pop(), Some((want.0, want.2)));
+            }
+            assert_eq!(q.pop(), None);
+        }
+    }
+
+    /// Keys leave room for the source bits: a time beyond `max_time` is filed
+    /// at `max_time`, and the bits are as few as the sources need.
+    #[test]
+    fn source_keys_and_their_range() {
+        let q: EventQueue<u8> = EventQueue::new().order_by_source(1);
+        assert_eq!((q.src_bits, q.max_time()), (0, Ps::MAX));
+        let q: EventQueue<u8> = EventQueue::new().order_by_source(1024);
+        assert_eq!((q.src_bits, q.max_time()), (10, Ps::MAX >> 10));
+        let mut q: EventQueue<u8> = EventQueue::new().order_by_source(1025);
+        assert_eq!(q.src_bits, 11);
+        q.set_source(1024);
+        assert_eq!(q.key_of(3), 3 << 11 | 1024);
+        assert_eq!(q.key_of(Ps::MAX) >> 11, q.max_time());
+        q.push(Ps::MAX, 1);
+        assert_eq!(q.pop(), Some((q.max_time(), 1)));
     }
 
     /// Events of one time pushed while it was beyond the far buckets, then

@@ -62,6 +62,25 @@ impl Table {
         }
         self.columns.push((name.to_string(), col));
     }
+    /// The rows in `order` (indices of this table's rows).
+    pub fn rows_in(&self, order: &[usize]) -> Table {
+        fn pick<T: Copy>(v: &[T], order: &[usize]) -> Vec<T> {
+            order.iter().map(|&i| v[i]).collect()
+        }
+        let columns = self.columns.iter().map(|(name, column)| {
+            let column = match column {
+                Column::U8(v) => Column::U8(pick(v, order)),
+                Column::U32(v) => Column::U32(pick(v, order)),
+                Column::U64(v) => Column::U64(pick(v, order)),
+                Column::I64(v) => Column::I64(pick(v, order)),
+                Column::F64(v) => Column::F64(pick(v, order)),
+            };
+            (name.clone(), column)
+        });
+        Table {
+            columns: columns.collect(),
+        }
+    }
     pub fn rows(&self) -> usize {
         self.columns.first().map_or(0, |(_, c)| c.len())
     }

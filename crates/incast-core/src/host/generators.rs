@@ -41,6 +41,11 @@ pub(crate) struct Generators {
     /// Listed flows, by start time.
     pub listed: Vec<ListedFlow>,
     listed_next: usize,
+    /// Node order: the listed flows as one source per sending host (its
+    /// host, its flows' indices in `listed`, the next of them), so that a
+    /// host's arrivals are its own events ([`crate::sim::partitioned`]);
+    /// empty in push order, where one source starts them all.
+    listed_hosts: Vec<(u32, Vec<u32>, usize)>,
     /// On/off bulk schedules (each has at most one on-period pending).
     pub bulk: Vec<BulkGroup>,
     /// The [`Generator`] kinds' generators.
@@ -277,6 +282,7 @@ impl Generators {
             onoff_class: 0,
             listed,
             listed_next: 0,
+            listed_hosts: vec![],
             bulk: vec![],
             registered: Registered::default(),
             live: 0,
@@ -290,6 +296,7 @@ impl Generators {
         let Source { kind, gen, member } = *self.sources.get(source as usize)?;
         match kind {
             GenKind::Poisson => Some(self.poisson[gen as usize].hosts[member as usize]),
+            GenKind::Listed => self.listed_hosts.get(member as usize).map(|m| m.0),
             _ => self.registered_source_host(kind, gen, member),
         }
     }
@@ -330,7 +337,13 @@ impl Generators {
                 self.first_arrival(w, t, GenKind::Packets, g, 0);
             }
         }
-        if let Some(t) = self.listed.first().map(|f| f.start) {
+        if !self.listed_hosts.is_empty() {
+            for member in 0..self.listed_hosts.len() {
+                let first = self.listed_hosts[member].1[0];
+                let t = self.listed[first as usize].start;
+                self.first_arrival(w, t, GenKind::Listed, 0, member);
+            }
+        } else if let Some(t) = self.listed.first().map(|f| f.start) {
             self.first_arrival(w, t, GenKind::Listed, 0, 0);
         }
         for g in 0..self.bulk.len() {
@@ -404,13 +417,32 @@ impl Generators {
         self.incast[g as usize].next_time(now).map(|t| t.max(now))
     }
 
-    /// The listed flows that start now.
-    fn on_listed(&mut self, w: &mut World, now: Ps, _: u32, _: u32) -> Option<Ps> {
-        while let Some(f) = self.listed.get(self.listed_next).copied() {
+    /// Node order: one source of listed flows per sending host, in the
+    /// order of each host's first flow (call before [`Generators::schedule`]).
+    pub fn list_by_host(&mut self) {
+        let mut member_of: std::collections::BTreeMap<u32, usize> = Default::default();
+        for (i, f) in self.listed.iter().enumerate() {
+            let member = *member_of.entry(f.src).or_insert_with(|| {
+                self.listed_hosts.push((f.src, Vec::new(), 0));
+                self.listed_hosts.len() - 1
+            });
+            self.listed_hosts[member].1.push(i as u32);
+        }
+    }
+
+    /// The listed flows that start now (of host `member`'s, in node order).
+    fn on_listed(&mut self, w: &mut World, now: Ps, _: u32, member: u32) -> Option<Ps> {
+        loop {
+            let next = match self.listed_hosts.get_mut(member as usize) {
+                Some((_, flows, next)) => flows.get(*next).map(|&i| (i as usize, next)),
+                None => Some((self.listed_next, &mut self.listed_next)),
+            };
+            let (index, cursor) = next?;
+            let f = self.listed.get(index).copied()?;
             if f.start > now {
                 return Some(f.start);
             }
-            self.listed_next += 1;
+            *cursor += 1;
             let req = FlowRequest {
                 src: f.src,
                 dst: f.dst,
@@ -420,7 +452,6 @@ impl Generators {
             };
             start_flow_until(w, now, req, KIND_LISTED, -1, f.stop);
         }
-        None
     }
 
     /// Bulk schedule `g`: an on-period starts now, a long-lived flow that

@@ -84,6 +84,26 @@ pub struct TimingConfig {
     /// `clock = "exact"` is given (docs/hpcc-interop.md, "Time in whole nanoseconds").
     #[serde(default)]
     pub tx_times: TxTimes,
+    /// The order of events that fall on the same picosecond: `"push"`
+    /// (default: the order they were scheduled in) or `"node"` (by the
+    /// node, host or switch, whose event scheduled them, then in the order
+    /// that node scheduled them). `"node"` is the order a partitioned run
+    /// keeps whatever the partition (`Simulation::run_partitioned`); it
+    /// moves same-time ties, so results differ from `"push"`'s as two
+    /// seeds' do not, but they are not byte-equal.
+    #[serde(default)]
+    pub ties: Ties,
+}
+
+/// `[timing] ties`: how events at the same time are ordered.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Ties {
+    /// In the order they were scheduled.
+    #[default]
+    Push,
+    /// By the node whose event scheduled them, then in that node's order.
+    Node,
 }
 
 impl TimingConfig {

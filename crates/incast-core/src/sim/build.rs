@@ -1,6 +1,7 @@
 //! Scenario to world: ports and switches from the topology graph, NICs,
 //! transports, switch mechanisms, generators and metrics, one part each.
 
+use super::ev::Ev;
 use super::world::{Counters, Rdma, World};
 use super::Simulation;
 use crate::edge::EdgeRuntime;
@@ -17,7 +18,8 @@ use crate::rdma::cc::{CcCtx, RateCc};
 use crate::rdma::RdmaConfig;
 use crate::scenario::config::EcmpRule;
 use crate::scenario::{
-    HostRef, MetricsConfig, Process, QueuePorts, Scenario, ScenarioError, TxTimes, DEFAULT_STOP,
+    HostRef, MetricsConfig, Process, QueuePorts, Scenario, ScenarioError, Ties, TxTimes,
+    DEFAULT_STOP,
 };
 use crate::topology::hpcc_ecmp::HpccEcmp;
 use crate::topology::{Graph, NodeRef, Routes};
@@ -301,8 +303,11 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         .as_ref()
         .map_or(c.transport.mtu, |r| r.data_wire(r.payload)) as u64;
     let reach = wheel_reach(&fabric.ports, largest.max(sc.largest_frame()));
+    let stop = c.stop.map_or(DEFAULT_STOP, |s| s.0);
+    let node_ties = c.timing.ties == Ties::Node;
+    let q = event_queue(reach, node_ties, g.n_hosts() + fabric.switches.len(), stop)?;
     let mut w = World {
-        q: EventQueue::with_reach(reach),
+        q,
         arena: PacketArena::default(),
         sack: Default::default(),
         ports: fabric.ports,
@@ -340,6 +345,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         pcie: None,
         counters: Counters::default(),
         seed,
+        outbox: None,
     };
     if let Some(r) = &c.rdma {
         let ctx = paths::rdma_base_ctx(&w, r);
@@ -372,6 +378,9 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     w.sw.departs = crate::mech::departs(&w);
     w.sw.hooked = crate::mech::hooked(&w);
     let mut gens = gens;
+    if node_ties {
+        gens.list_by_host();
+    }
     gens.schedule(&mut w, c);
     let sampler = queue_sampler(&w, &c.metrics, &node_names);
     sampler.start(&mut w);
@@ -382,7 +391,10 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         gens,
         sampler,
         horizon,
-        stop: c.stop.map_or(DEFAULT_STOP, |s| s.0),
+        stop,
+        node_ties,
+        done_in_cell: None,
+        node_peaks: Default::default(),
         stopped_at: None,
         beyond_stop: None,
         traffic_start: traffic_start(sc),
@@ -392,6 +404,35 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         started: Instant::now(),
         trace_cc: vec![],
     })
+}
+
+/// The event queue: its wheel holds `reach`; with `[timing] ties = "node"`
+/// its keys hold the node that pushed each event (sources `1 + node`, 0 for
+/// what the build and the global events push), which limits the times they
+/// hold: the run's `stop` must fit.
+fn event_queue(
+    reach: Ps,
+    node_ties: bool,
+    nodes: usize,
+    stop: Ps,
+) -> Result<EventQueue<Ev>, ScenarioError> {
+    let q = EventQueue::with_reach(reach);
+    if !node_ties {
+        return Ok(q);
+    }
+    let q = q.order_by_source(nodes as u32 + 1);
+    if stop >= q.max_time() {
+        return Err(ScenarioError::new(
+            "timing.ties",
+            format!(
+                "with \"node\" an event's key keeps its time beside one of {} nodes, up to \
+                 {} ps, and `stop` is {stop} ps: set a shorter `stop` or ties = \"push\"",
+                nodes + 1,
+                q.max_time()
+            ),
+        ));
+    }
+    Ok(q)
 }
 
 /// How far ahead a packet's events reach: the most, over the links, of a

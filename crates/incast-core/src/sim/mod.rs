@@ -22,6 +22,7 @@
 mod build;
 pub(crate) mod ev;
 pub mod parallelism;
+pub(crate) mod partitioned;
 pub(crate) mod world;
 
 use crate::host::generators::Generators;
@@ -160,6 +161,14 @@ pub struct Simulation {
     horizon: Ps,
     /// The run ends at this time at the latest.
     stop: Ps,
+    /// `[timing] ties = "node"`: events run in node order
+    /// ([`partitioned`]).
+    node_ties: bool,
+    /// Node order: the cell of time in which the run was found over (it
+    /// ends with the cell, [`partitioned`]).
+    done_in_cell: Option<u64>,
+    /// Node order: the engine's peaks, read at cell boundaries.
+    node_peaks: partitioned::NodePeaks,
     /// Set when the run reached `stop` (its results end there).
     stopped_at: Option<Ps>,
     /// The event popped beyond `stop`, which ended the run unrun (still
@@ -191,6 +200,9 @@ impl Simulation {
     pub fn advance(&mut self, max_events: u64) -> bool {
         if self.done {
             return true;
+        }
+        if self.node_ties {
+            return self.advance_by_node(max_events);
         }
         for _ in 0..max_events {
             let Some((t, ev)) = self.w.q.pop() else {
@@ -457,6 +469,10 @@ impl Simulation {
         for s in active {
             host::record(&mut self.w, s, host::End::Running);
         }
+        if self.node_ties {
+            self.renumber_flows();
+            self.read_peaks();
+        }
         let mut cons = self.w.counters.cons;
         cons.in_network_bytes = self.in_network_bytes();
         let (packet_hops, tx_done_events) = self.hops_and_tx_dones();
@@ -468,7 +484,10 @@ impl Simulation {
         let sampled = self.sampler.describe(w);
         let cm = self.sampler.cm_table();
         let queues = std::mem::take(&mut self.sampler).into_table(w);
-        let pfc = tables::pfc_log(w);
+        let mut pfc = tables::pfc_log(w);
+        if self.node_ties {
+            pfc = partitioned::log_in_node_order(pfc);
+        }
         let mut owd = Table::default();
         let edge_summary = match w.edge.as_deref_mut() {
             Some(e) => {
@@ -499,8 +518,16 @@ impl Simulation {
             tx_done_events,
             sim_time_ps: end,
             wall_seconds: self.started.elapsed().as_secs_f64(),
-            peak_packets: w.arena.peak() as u64,
-            peak_flows: w.flows.peak_active,
+            peak_packets: if self.node_ties {
+                self.node_peaks.packets
+            } else {
+                w.arena.peak() as u64
+            },
+            peak_flows: if self.node_ties {
+                self.node_peaks.flows
+            } else {
+                w.flows.peak_active
+            },
         };
         let t = Tables {
             flows: &flows,

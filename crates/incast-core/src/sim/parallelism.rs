@@ -97,8 +97,8 @@ impl ParallelismProfile {
 
 /// The node of every host and switch by the result tables' numbering (hosts
 /// first, then switches) and the partition of each.
-struct Partition {
-    of_node: Vec<u32>,
+pub(super) struct Partition {
+    pub(super) of_node: Vec<u32>,
     groups: u32,
     hosts: Vec<u32>,
     /// The finest units (UNISON's logical processes): the groups at the
@@ -108,7 +108,7 @@ struct Partition {
 }
 
 impl Partition {
-    fn new(w: &World, parts: u32) -> Partition {
+    pub(super) fn new(w: &World, parts: u32) -> Partition {
         let hosts = w.host_nic.len();
         let nodes = hosts + w.switches.len();
         // The links, as node pairs (a NIC's port stands for its first host;
@@ -243,18 +243,18 @@ impl Partition {
     }
 
     /// The ports whose link leads into another partition.
-    fn crossing_ports<'a>(&'a self, w: &'a World) -> impl Iterator<Item = u32> + 'a {
+    pub(super) fn crossing_ports<'a>(&'a self, w: &'a World) -> impl Iterator<Item = u32> + 'a {
         (0..w.ports.len() as u32)
             .filter(move |&p| self.of_port(w, p) != self.of_port(w, w.ports[p as usize].peer))
     }
 
-    fn of_port(&self, w: &World, port: u32) -> u32 {
+    pub(super) fn of_port(&self, w: &World, port: u32) -> u32 {
         self.of_node[w.node_of(w.ports[port as usize].owner()) as usize]
     }
 
     /// The node an event concerns (the result tables' numbering); `None`
     /// for a global one.
-    fn node_of_event(w: &World, gens: &Generators, ev: Ev) -> Option<u32> {
+    pub(super) fn node_of_event(w: &World, gens: &Generators, ev: Ev) -> Option<u32> {
         let port_node = |port: u32| w.node_of(w.ports[port as usize].owner());
         let host_node = |host: u32| w.nics[w.host_nic[host as usize] as usize].node;
         let nic_node = |nic: u32| w.nics[nic as usize].node;
@@ -412,6 +412,10 @@ impl Simulation {
             return;
         }
         observe(&self.w, &self.gens, t, ev);
+        if self.node_ties {
+            let source = self.source_of(ev);
+            self.w.q.set_source(source);
+        }
         self.dispatch(t, ev);
         if self.w.arena.live() == 0 && self.gens.live == 0 && self.w.flows.active == 0 {
             self.done = true;

@@ -73,6 +73,9 @@ pub(crate) struct World {
     pub pcie: Option<Box<crate::nic::pcie::PcieTx>>,
     pub counters: Counters,
     pub seed: u64,
+    /// In a partitioned run, where arrivals bound for another partition go
+    /// ([`super::partitioned`]); `None` otherwise.
+    pub outbox: Option<Box<super::partitioned::Outbox>>,
 }
 
 /// The RDMA transport's configuration and derived constants.

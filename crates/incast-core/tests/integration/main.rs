@@ -25,6 +25,7 @@ mod nic_queues;
 mod nic_receive;
 mod ns3_dumbbell;
 mod onoff_sources;
+mod partitioned;
 mod properties;
 mod queue_stats;
 mod rack_tlp;
