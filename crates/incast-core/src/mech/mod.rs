@@ -40,9 +40,15 @@
 //! ([`SwitchMechanism::build`], run by [`build`] once the ports and
 //! switches exist), its state (`State`: the field of [`Mechs`] named after
 //! its module, `w.mechs.MODULE`; per-port state is the mechanism's own,
-//! indexed by port id: `Port` keeps only generic bits, [`crate::net::Port::held`]),
-//! its first timers ([`SwitchMechanism::start`]) and its summary section
-//! ([`SwitchMechanism::report`]).
+//! indexed by port id: `Port` keeps only generic bits, [`crate::net::Port::held`];
+//! so is per-flow state, indexed by flow-table slot and started afresh by
+//! [`SwitchMechanism::flow_started`]: `FlowSlot` keeps none), its first
+//! timers ([`SwitchMechanism::start`]), its summary section
+//! ([`SwitchMechanism::report`]), its columns of the flows table
+//! ([`SwitchMechanism::FLOW_COLUMNS`], a count per flow each, filled by
+//! [`SwitchMechanism::flow_values`] when a flow's record is written) and
+//! what it adds to the classes' largest packets for the buffer checks
+//! ([`SwitchMechanism::class_uses`]).
 //!
 //! ## Adding a mechanism
 //! 1. Write `mech/mymech.rs`: its `Config` (serde + schemars,
@@ -80,6 +86,7 @@ use crate::metrics_table::Table;
 use crate::net::switch::{Switch, SwitchParams};
 use crate::net::{PacketKind, PktId, Port};
 use crate::nic::Nic;
+use crate::scenario::buffer::ClassUse;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::World;
 use crate::units::{Bytes, Ps};
@@ -241,6 +248,22 @@ pub(crate) trait SwitchMechanism {
     fn on_timer(_w: &mut World, _now: Ps, _port: u32, _kind: TimerKind) {}
     /// Adds the mechanism's section to the run summary (`flows`: the flow table).
     fn report(_w: &World, _flows: &Table, _summary: &mut serde_json::Value) {}
+    /// What its section adds to the largest packet each class carries at
+    /// the switches (`uses`, by class), for the buffer checks of
+    /// `scenario/buffer.rs` (a mechanism that moves packets to other
+    /// classes says so here).
+    fn class_uses(_cfg: &Self::Config, _uses: &mut [ClassUse]) {}
+    /// The flows table's columns it contributes (a count per flow each, in
+    /// this order, after `edge_paused_ps`): named here whether or not the
+    /// mechanism is on, filled by [`SwitchMechanism::flow_values`].
+    const FLOW_COLUMNS: &'static [&'static str] = &[];
+    /// The flow in flow-table slot `slot` starts: its per-flow state (the
+    /// mechanism's own, indexed by slot) starts afresh.
+    #[inline(always)]
+    fn flow_started(_state: &mut Self::State, _slot: u32) {}
+    /// The record of the flow in `slot` is written: appends one value to
+    /// each of its `FLOW_COLUMNS` (`columns`, in that order).
+    fn flow_values(_state: &Self::State, _slot: u32, _columns: &mut [Vec<u32>]) {}
 }
 
 /// What a mechanism's [`SwitchMechanism::build`] sees of the run being
@@ -471,6 +494,36 @@ macro_rules! mechanisms {
         /// Every mechanism's summary section.
         pub(crate) fn report(w: &World, flows: &Table, summary: &mut serde_json::Value) {
             $( $(#[$attr])* <$ty>::report(w, flows, summary); )*
+        }
+        /// What every mechanism's section adds to the classes' largest
+        /// packets ([`SwitchMechanism::class_uses`]).
+        pub(crate) fn class_uses(sc: &Scenario, uses: &mut [ClassUse]) {
+            $( $(#[$attr])* if let Some(cfg) = section!(sc; $($key)?) {
+                <$ty>::class_uses(cfg, uses);
+            } )*
+        }
+        /// The flows table's columns the mechanisms contribute, in registry
+        /// order ([`SwitchMechanism::FLOW_COLUMNS`]).
+        pub(crate) fn flow_columns() -> Vec<&'static str> {
+            let mut names = Vec::new();
+            $( $(#[$attr])* names.extend_from_slice(<$ty>::FLOW_COLUMNS); )*
+            names
+        }
+        /// The flow in `slot` starts ([`SwitchMechanism::flow_started`]).
+        #[inline(always)]
+        pub(crate) fn flow_started(mechs: &mut Mechs, slot: u32) {
+            $( $(#[$attr])* <$ty>::flow_started(&mut mechs.$module, slot); )*
+        }
+        /// The record of the flow in `slot` is written: every mechanism
+        /// appends its columns' values (`columns`: [`flow_columns`]' columns).
+        pub(crate) fn flow_record(mechs: &Mechs, slot: u32, columns: &mut [Vec<u32>]) {
+            let mut at = 0;
+            $( $(#[$attr])* {
+                let n = <$ty>::FLOW_COLUMNS.len();
+                <$ty>::flow_values(&mechs.$module, slot, &mut columns[at..at + n]);
+                at += n;
+            } )*
+            debug_assert_eq!(at, columns.len());
         }
     };
 }

@@ -30,13 +30,14 @@ use crate::units::Bytes;
 
 /// What a class carries at the switches: its largest packet and what it is.
 #[derive(Clone, Default)]
-struct ClassUse {
-    largest: Bytes,
+pub(crate) struct ClassUse {
+    pub largest: Bytes,
     what: Vec<&'static str>,
 }
 
 impl ClassUse {
-    fn add(&mut self, size: Bytes, what: &'static str) {
+    /// The class also carries `what`, packets of up to `size` bytes.
+    pub fn add(&mut self, size: Bytes, what: &'static str) {
         self.largest = self.largest.max(size);
         if !self.what.contains(&what) {
             self.what.push(what);
@@ -131,17 +132,9 @@ impl Scenario {
         for p in &w.packets {
             uses[p.class.unwrap_or(data_class) as usize].add(p.size.0, "generated packets");
         }
-        // Congestion isolation moves a class's flows into its congested-flow queues.
-        if let Some(ci) = &c.switch.ci {
-            for q in &ci.queues {
-                let moved = uses[q.class as usize].clone();
-                if moved.largest > 0 {
-                    for &cfq in &q.cfq {
-                        uses[cfq as usize].add(moved.largest, "isolated flows");
-                    }
-                }
-            }
-        }
+        // A mechanism may move a class's packets into other classes
+        // (congestion isolation: into its congested-flow queues).
+        crate::mech::class_uses(self, &mut uses);
         uses
     }
 

@@ -40,7 +40,7 @@
 //! * `files`: reading the files a scenario names (CDFs, flow lists), capped
 //!   in size and restricted to regular files.
 
-mod buffer;
+pub(crate) mod buffer;
 mod bulk;
 pub mod config;
 mod files;
