@@ -163,7 +163,7 @@ fn digest(path: &str) -> Result<String, String> {
     sim.run();
     let res = sim.finish();
     let mut parts = vec![format!("{path} events={}", res.stats.events)];
-    // Every table of the run (`Results::TABLE_NAMES`: `cm` last, so a digest
+    // Every table of the run (`Results::table_names`: `cm` last, so a digest
     // taken before it was listed differs by that field only).
     let tables = res.tables();
     for (name, t) in tables {

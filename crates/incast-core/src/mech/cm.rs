@@ -154,7 +154,7 @@ impl SwitchMechanism for Cm {
     }
 
     fn report(w: &World, _flows: &Table, summary: &mut serde_json::Value) {
-        if let Some(v) = super::super::metrics::cm::summary(w) {
+        if let Some(v) = crate::cm::report::summary(w) {
             summary["cm"] = v;
         }
     }

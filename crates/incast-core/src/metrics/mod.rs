@@ -17,7 +17,6 @@
 //! **Percentiles** interpolate linearly between order statistics (numpy's
 //! default method): `p` of `n` sorted values is at rank `p * (n - 1)`.
 
-pub(crate) mod cm;
 pub(crate) mod sampler;
 pub(crate) mod summary;
 pub(crate) mod tables;

@@ -51,6 +51,7 @@ use crate::cm::scheme::{AnyRp, Feedback, RpShared};
 use crate::cm::{CmConfig, PauseChange, FEEDBACK_FRAME_BYTES};
 use crate::engine::LazyTimer;
 use crate::host::paths;
+use crate::metrics_table::Table;
 use crate::net::switch;
 use crate::net::{Packet, PacketKind, PktId};
 use crate::scenario::{Scenario, ScenarioError};
@@ -110,6 +111,29 @@ impl NicModel for Adapter {
             .adapter
             .validate(voqs, sc.largest_frame())
             .map_err(|e| ScenarioError::new(format!("nic.adapter.{}", e.field), e.message))
+    }
+
+    const SERIES: &'static [&'static str] = &["cm"];
+
+    fn samples(w: &World) -> bool {
+        w.cm.is_some()
+    }
+
+    fn sample(w: &mut World) {
+        crate::cm::report::Series::sample(w);
+    }
+
+    fn halve_series(w: &mut World) {
+        if let Some(st) = w.cm.as_deref_mut() {
+            st.series.halve();
+        }
+    }
+
+    fn series_tables(w: &World, times: &[Ps]) -> Vec<Table> {
+        vec![w
+            .cm
+            .as_deref()
+            .map_or_else(Table::default, |st| st.series.table(times))]
     }
 
     /// The adapters' state ([`CmState`]) and the hotspots' events.
@@ -274,6 +298,8 @@ pub(crate) struct CmState {
     pub totals: CmTotals,
     /// Feedback frames the congestion points sent.
     pub feedback_sent: u64,
+    /// The `cm` table's points, one per sampler tick.
+    pub series: crate::cm::report::Series,
 }
 
 impl CmState {
@@ -310,6 +336,7 @@ impl CmState {
             msgs: Msgs::default(),
             totals: CmTotals::default(),
             feedback_sent: 0,
+            series: Default::default(),
         }
     }
 

@@ -42,6 +42,7 @@ pub(crate) mod round_robin;
 use crate::engine::LazyTimer;
 use crate::host::{rdma, tcp};
 use crate::mech;
+use crate::metrics_table::Table;
 use crate::net::packet::flags;
 use crate::net::{link, PacketKind, PktId};
 use crate::scenario::{Scenario, ScenarioError};
@@ -94,6 +95,23 @@ pub(crate) trait NicModel {
     }
     /// Its state in the world, and the events it starts with.
     fn build(_sc: &Scenario, _w: &mut World) {}
+    /// The result tables its time series make, sampled at the queue
+    /// sampler's ticks: result tables of every run (after the core's, in
+    /// registry order), empty unless the model runs.
+    const SERIES: &'static [&'static str] = &[];
+    /// Whether its series want the sampler's ticks in this run.
+    fn samples(_w: &World) -> bool {
+        false
+    }
+    /// A tick of the sampler: its series take their next point.
+    fn sample(_w: &mut World) {}
+    /// The sampler kept its even ticks (and doubled its interval): so do
+    /// its series.
+    fn halve_series(_w: &mut World) {}
+    /// Its series' tables, one per `SERIES` name, at the ticks `times`.
+    fn series_tables(_w: &World, _times: &[Ps]) -> Vec<Table> {
+        Self::SERIES.iter().map(|_| Table::default()).collect()
+    }
 }
 
 macro_rules! nic_models {
@@ -141,6 +159,36 @@ macro_rules! nic_models {
         /// The scenario's checks of its NIC model ([`NicModel::validate`]).
         pub(crate) fn validate_model(sc: &Scenario) -> Result<(), ScenarioError> {
             match sc.config.nic.model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::validate(sc), )* }
+        }
+        /// The result tables the NIC models' time series make, in registry
+        /// order ([`NicModel::SERIES`]).
+        pub(crate) fn series_names() -> Vec<&'static str> {
+            let mut names = Vec::new();
+            $( $(#[cfg($cfg)])? names.extend_from_slice(<$ty>::SERIES); )*
+            names
+        }
+        /// Whether the run's NIC model samples a time series.
+        pub(crate) fn samples(w: &World) -> bool {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::samples(w), )* }
+        }
+        /// A tick of the queue sampler ([`NicModel::sample`]).
+        pub(crate) fn sample(w: &mut World) {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::sample(w), )* }
+        }
+        /// The sampler kept its even ticks ([`NicModel::halve_series`]).
+        pub(crate) fn halve_series(w: &mut World) {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::halve_series(w), )* }
+        }
+        /// Every [`series_names`] table of this run (empty but the running
+        /// model's), at the sampler's ticks `times`.
+        pub(crate) fn series_tables(w: &World, times: &[Ps]) -> Vec<Table> {
+            let mut tables = Vec::new();
+            $( $(#[cfg($cfg)])? if w.nic_model == NicModelKind::$variant {
+                tables.extend(<$ty>::series_tables(w, times));
+            } else {
+                tables.extend(<$ty>::SERIES.iter().map(|_| Table::default()));
+            } )*
+            tables
         }
         /// The NIC model's state in the world ([`NicModel::build`]).
         pub(crate) fn build_model(sc: &Scenario, w: &mut World) {
