@@ -26,7 +26,7 @@ struct Point {
 
 impl Point {
     fn of(w: &World) -> Option<Point> {
-        let st = w.cm.as_deref()?;
+        let st = w.nic_state.adapter.as_deref()?;
         let (mut limited, mut sum, mut min) = (0u32, 0.0, f64::NAN);
         for rate in st.limited_rates() {
             let rate = rate / 1e9;
@@ -69,7 +69,7 @@ impl Series {
     /// A tick: the state now (nothing without the adapter model).
     pub fn sample(w: &mut World) {
         if let Some(point) = Point::of(w) {
-            if let Some(st) = w.cm.as_deref_mut() {
+            if let Some(st) = w.nic_state.adapter.as_deref_mut() {
                 st.series.points.push(point);
             }
         }
@@ -119,11 +119,11 @@ impl Series {
 /// `None` when the run has neither the adapter model nor input partitions.
 pub(crate) fn summary(w: &World) -> Option<Value> {
     let inputs = &w.mechs.cm.inputs;
-    if w.cm.is_none() && inputs.is_empty() {
+    if w.nic_state.adapter.is_none() && inputs.is_empty() {
         return None;
     }
     let mut out = json!({});
-    if let Some(st) = w.cm.as_deref() {
+    if let Some(st) = w.nic_state.adapter.as_deref() {
         let t = &st.totals;
         let limited: Vec<f64> = st.limited_rates().map(|r| r / 1e9).collect();
         let mean = if limited.is_empty() {

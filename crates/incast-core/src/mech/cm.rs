@@ -208,7 +208,11 @@ fn ingress(w: &mut World, now: Ps, hop: Hop) -> u8 {
     let Some(fb) = cp.on_enqueue(queue, frame) else {
         return out;
     };
-    let st = w.cm.as_deref_mut().expect("[cm] needs the adapter model");
+    let st = w
+        .nic_state
+        .adapter
+        .as_deref_mut()
+        .expect("[cm] needs the adapter model");
     st.feedback_sent += 1;
     let msg = st.msgs.put(Msg::Feedback(fb));
     let hash = crate::rng::mix64((s as u64) << 32 ^ fb.to() as u64);

@@ -452,12 +452,7 @@ impl Simulation {
                 b += w.arena.get(id).size as u64;
             }
         }
-        if let Some(cm) = &w.cm {
-            b += cm.held_bytes(|id| w.arena.get(id).size as u64);
-        }
-        if let Some(nq) = &w.nic_queues {
-            b += nq.held_bytes();
-        }
+        b += nic::held_bytes(w);
         if let Some(rx) = &w.rx {
             b += rx.held_bytes(|id| w.arena.get(id).size as u64);
         }
