@@ -47,8 +47,8 @@
 //! ([`SwitchMechanism::report`]), its columns of the flows table
 //! ([`SwitchMechanism::FLOW_COLUMNS`], a count per flow each, filled by
 //! [`SwitchMechanism::flow_values`] when a flow's record is written) and
-//! what it adds to the classes' largest packets for the buffer checks
-//! ([`SwitchMechanism::class_uses`]).
+//! its moves of packets between classes for the buffer checks
+//! ([`SwitchMechanism::class_moves`]).
 //!
 //! ## Adding a mechanism
 //! 1. Write `mech/mymech.rs`: its `Config` (serde + schemars,
@@ -86,7 +86,6 @@ use crate::metrics_table::Table;
 use crate::net::switch::{Switch, SwitchParams};
 use crate::net::{PacketKind, PktId, Port};
 use crate::nic::Nic;
-use crate::scenario::buffer::ClassUse;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::World;
 use crate::units::{Bytes, Ps};
@@ -248,11 +247,13 @@ pub(crate) trait SwitchMechanism {
     fn on_timer(_w: &mut World, _now: Ps, _port: u32, _kind: TimerKind) {}
     /// Adds the mechanism's section to the run summary (`flows`: the flow table).
     fn report(_w: &World, _flows: &Table, _summary: &mut serde_json::Value) {}
-    /// What its section adds to the largest packet each class carries at
-    /// the switches (`uses`, by class), for the buffer checks of
-    /// `scenario/buffer.rs` (a mechanism that moves packets to other
-    /// classes says so here).
-    fn class_uses(_cfg: &Self::Config, _uses: &mut [ClassUse]) {}
+    /// The moves of packets between classes its section makes, for the
+    /// buffer checks of `scenario/buffer.rs`: `(from, to, what)`, class
+    /// `from`'s packets may join class `to`'s queues as `what` (so class
+    /// `to` carries class `from`'s largest packet too).
+    fn class_moves(_cfg: &Self::Config) -> Vec<(u8, u8, &'static str)> {
+        Vec::new()
+    }
     /// The flows table's columns it contributes (a count per flow each, in
     /// this order, after `edge_paused_ps`): named here whether or not the
     /// mechanism is on, filled by [`SwitchMechanism::flow_values`].
@@ -495,12 +496,14 @@ macro_rules! mechanisms {
         pub(crate) fn report(w: &World, flows: &Table, summary: &mut serde_json::Value) {
             $( $(#[$attr])* <$ty>::report(w, flows, summary); )*
         }
-        /// What every mechanism's section adds to the classes' largest
-        /// packets ([`SwitchMechanism::class_uses`]).
-        pub(crate) fn class_uses(sc: &Scenario, uses: &mut [ClassUse]) {
+        /// Every mechanism's moves of packets between classes, in registry
+        /// order ([`SwitchMechanism::class_moves`]).
+        pub(crate) fn class_moves(sc: &Scenario) -> Vec<(u8, u8, &'static str)> {
+            let mut moves = Vec::new();
             $( $(#[$attr])* if let Some(cfg) = section!(sc; $($key)?) {
-                <$ty>::class_uses(cfg, uses);
+                moves.extend(<$ty>::class_moves(cfg));
             } )*
+            moves
         }
         /// The flows table's columns the mechanisms contribute, in registry
         /// order ([`SwitchMechanism::FLOW_COLUMNS`]).

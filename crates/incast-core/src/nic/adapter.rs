@@ -46,6 +46,7 @@ use super::{NicModel, RoundRobin};
 pub use crate::cm::adapter::AdapterParams;
 use crate::cm::adapter::VoqAdapter;
 use crate::cm::e2cm::{ProbeClass, ProbeEcho, ProbeRequest};
+use crate::cm::report::{Point, Series};
 use crate::cm::rx_buffer::{rx_watermarks, RxBuffer};
 use crate::cm::scheme::{AnyRp, Feedback, RpShared};
 use crate::cm::{CmConfig, PauseChange, FEEDBACK_FRAME_BYTES};
@@ -130,7 +131,19 @@ impl NicModel for Adapter {
     }
 
     fn sample(w: &mut World) {
-        crate::cm::report::Series::sample(w);
+        let inputs = w.mechs.cm.inputs.iter().flat_map(|i| i.all_stats());
+        let input_drops = inputs.map(|s| s.dropped_frames).sum();
+        if let Some(st) = w.nic_state.adapter.as_deref_mut() {
+            let t = &st.totals;
+            let totals = [
+                st.feedback_sent,
+                t.feedback_received,
+                t.quenched_frames,
+                input_drops,
+            ];
+            let point = Point::new(st.limited_rates(), totals, st.rx_occupancy());
+            st.series.push(point);
+        }
     }
 
     fn halve_series(w: &mut World) {
@@ -310,7 +323,7 @@ pub(crate) struct CmState {
     /// Feedback frames the congestion points sent.
     pub feedback_sent: u64,
     /// The `cm` table's points, one per sampler tick.
-    pub series: crate::cm::report::Series,
+    pub series: Series,
 }
 
 impl CmState {

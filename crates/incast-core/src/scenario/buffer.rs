@@ -30,14 +30,13 @@ use crate::units::Bytes;
 
 /// What a class carries at the switches: its largest packet and what it is.
 #[derive(Clone, Default)]
-pub(crate) struct ClassUse {
-    pub largest: Bytes,
+struct ClassUse {
+    largest: Bytes,
     what: Vec<&'static str>,
 }
 
 impl ClassUse {
-    /// The class also carries `what`, packets of up to `size` bytes.
-    pub fn add(&mut self, size: Bytes, what: &'static str) {
+    fn add(&mut self, size: Bytes, what: &'static str) {
         self.largest = self.largest.max(size);
         if !self.what.contains(&what) {
             self.what.push(what);
@@ -80,8 +79,10 @@ impl PfcBudget {
 }
 
 impl Scenario {
-    /// The largest packet of each class at the switches, and what it carries.
-    fn class_uses(&self) -> Vec<ClassUse> {
+    /// The largest packet of each class at the switches, and what it carries
+    /// (`moves`: a mechanism's `(from, to, what)`, class `from`'s packets
+    /// may join class `to`'s queues as `what`).
+    fn class_uses(&self, moves: &[(u8, u8, &'static str)]) -> Vec<ClassUse> {
         let c = &self.config;
         let mut uses = vec![ClassUse::default(); NUM_CLASSES];
         let w = &c.workload;
@@ -134,7 +135,12 @@ impl Scenario {
         }
         // A mechanism may move a class's packets into other classes
         // (congestion isolation: into its congested-flow queues).
-        crate::mech::class_uses(self, &mut uses);
+        for &(from, to, what) in moves {
+            let largest = uses[from as usize].largest;
+            if largest > 0 {
+                uses[to as usize].add(largest, what);
+            }
+        }
         uses
     }
 
@@ -171,10 +177,15 @@ impl Scenario {
     }
 
     /// Every class in use has room in every switch's buffer (module docs).
-    pub(super) fn validate_buffer(&self) -> Result<(), ScenarioError> {
+    /// `moves`: the mechanisms' moves of packets between classes
+    /// ([`crate::mech::class_moves`]).
+    pub(super) fn validate_buffer(
+        &self,
+        moves: &[(u8, u8, &'static str)],
+    ) -> Result<(), ScenarioError> {
         let sw = &self.config.switch;
         let buffer = sw.buffer.0;
-        let uses = self.class_uses();
+        let uses = self.class_uses(moves);
         self.check_static_limits(&uses)?;
         let Some(pc) = &sw.pfc else {
             if let Some((c, u)) = uses.iter().enumerate().find(|(_, u)| u.largest > buffer) {

@@ -40,7 +40,7 @@
 //! * `files`: reading the files a scenario names (CDFs, flow lists), capped
 //!   in size and restricted to regular files.
 
-pub(crate) mod buffer;
+mod buffer;
 mod bulk;
 pub mod config;
 mod files;
@@ -310,7 +310,7 @@ impl Scenario {
         self.switch_params()?;
         self.validate_workload()?;
         self.validate_timing()?;
-        self.validate_buffer()?;
+        self.validate_buffer(&crate::mech::class_moves(self))?;
         self.validate_edge()?;
         self.validate_nic()?;
         crate::cm::scenario::validate(self)?;

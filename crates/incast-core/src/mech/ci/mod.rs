@@ -32,7 +32,6 @@ use crate::net::port::Owner;
 use crate::net::switch;
 use crate::net::{link, Packet, PacketKind, PktId, NUM_CLASSES};
 use crate::rng::Stream;
-use crate::scenario::buffer::ClassUse;
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::{Bytes, Ps};
@@ -213,15 +212,10 @@ impl SwitchMechanism for Ci {
 
     /// Congestion isolation moves a class's flows into its congested-flow
     /// queues: each of those carries the class's largest packet too.
-    fn class_uses(cfg: &CiConfig, uses: &mut [ClassUse]) {
-        for q in &cfg.queues {
-            let moved = uses[q.class as usize].clone();
-            if moved.largest > 0 {
-                for &cfq in &q.cfq {
-                    uses[cfq as usize].add(moved.largest, "isolated flows");
-                }
-            }
-        }
+    fn class_moves(cfg: &CiConfig) -> Vec<(u8, u8, &'static str)> {
+        let queues = cfg.queues.iter();
+        let moves = queues.flat_map(|q| q.cfq.iter().map(|&cfq| (q.class, cfq, "isolated flows")));
+        moves.collect()
     }
 
     /// The summary's `ci` block (when CI is on).
