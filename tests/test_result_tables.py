@@ -33,7 +33,7 @@ def raw_runs() -> list[dict]:
 
 def test_tables_are_the_cores(raw_runs):
     assert set(TABLE_SCHEMAS) == set(TABLES)
-    # The core's one list (`Results::TABLE_NAMES`, which the digest and the binding use).
+    # The core's one list (`Results::table_names()`, which the digest and the binding use).
     assert set(_core.RESULT_TABLES) == set(TABLES)
     for raw in raw_runs:
         tables = {

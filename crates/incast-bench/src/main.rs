@@ -167,7 +167,7 @@ fn digest(path: &str) -> Result<String, String> {
 /// A run's fingerprint: its events, each table's rows and hash, the summary's hash.
 fn digest_of(path: &str, res: &incast_core::Results) -> String {
     let mut parts = vec![format!("{path} events={}", res.stats.events)];
-    // Every table of the run (`Results::TABLE_NAMES`: `cm` last, so a digest
+    // Every table of the run (`Results::table_names`: `cm` last, so a digest
     // taken before it was listed differs by that field only).
     let tables = res.tables();
     for (name, t) in tables {

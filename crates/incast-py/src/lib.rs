@@ -470,8 +470,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
-    // The result tables' names (`Results::TABLE_NAMES`): `incast.results.TABLES` is checked against it.
-    m.add("RESULT_TABLES", Results::TABLE_NAMES.to_vec())?;
+    // The result tables' names (`Results::table_names`): `incast.results.TABLES` is checked against it.
+    m.add("RESULT_TABLES", Results::table_names())?;
     // The flow table's kind codes (`generators!` in the core's host/generators.rs):
     // `incast.results.FLOW_KINDS` is checked against it.
     let flow_kinds: std::collections::BTreeMap<u8, &str> =

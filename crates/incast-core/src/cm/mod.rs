@@ -79,6 +79,7 @@ pub mod ecm;
 pub mod input_buffer;
 pub mod qcn_cp;
 pub mod qcn_rp;
+pub(crate) mod report;
 pub mod rx_buffer;
 pub mod scenario;
 pub mod scheme;

@@ -30,7 +30,7 @@ pub mod rdma;
 pub mod tcp;
 
 use crate::edge::EdgeGate;
-use crate::metrics::{FlowRecord, FlowRecords};
+use crate::metrics::{FeatureColumns, FlowRecord, FlowRecords};
 use crate::nic;
 use crate::rdma::qp::RdmaQp;
 use crate::rdma::BaseRtt;
@@ -82,10 +82,6 @@ pub(crate) struct FlowSlot {
     pub stop: Ps,
     pub incast: i64,
     pub ideal: Ps,
-    /// When the NIC last sent (or was paused on) the isolated priority.
-    pub ci_last: Ps,
-    /// Isolations of this flow (at switch ports and its NIC).
-    pub ci_isolations: u32,
     pub tcp: TcpFlow,
     /// Its NDP ends, when its group runs NDP (`cc = "ndp"`).
     pub ndp: Option<Box<ndp::NdpFlow>>,
@@ -145,6 +141,10 @@ impl Flows {
             measure_end,
             size_buckets,
             ideal,
+            records: FlowRecords {
+                features: FeatureColumns::new(crate::mech::flow_columns()),
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
@@ -219,8 +219,6 @@ pub(crate) fn start_flow_until(
         qp,
         gate,
         prio: req.class,
-        ci_last: 0,
-        ci_isolations: 0,
         ndp: ndp::flow(w, req.cc, req.size),
     };
     let flows = &mut w.flows;
@@ -236,6 +234,7 @@ pub(crate) fn start_flow_until(
     };
     flows.active += 1;
     flows.peak_active = flows.peak_active.max(flows.active);
+    crate::mech::flow_started(&mut w.mechs, s);
     eqds::start(w, s, req.cc, req.size);
     if stop != Ps::MAX {
         w.q.push(stop, Ev::FlowStop(s));
@@ -333,11 +332,11 @@ pub(crate) fn record(w: &mut World, slot: u32, end: End) {
             .as_ref()
             .map_or(0, |g| g.paused_until(finish.unwrap_or(now))),
         timeouts,
-        ci_isolations: f.ci_isolations,
         cnps: f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32),
         ce_marks: f.tcp.ce_marks,
         measured: f.start >= flows.warmup && f.start < flows.measure_end,
     });
+    crate::mech::flow_record(&w.mechs, slot, &mut flows.records.features.values);
 }
 
 /// The flow in `slot` had its last byte acknowledged: record it, free its slot.

@@ -28,9 +28,6 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> PktId {
     let f = &mut w.flows.slots[slot as usize];
     let qp = f.qp.as_mut().expect("rdma flow");
     let (seq, len, retx) = qp.take_segment(cfg, now, |pl| pl + overhead);
-    if f.prio != f.class {
-        f.ci_last = now;
-    }
     let mut fl = if qp.cc.ecn_capable() { flags::ECT } else { 0 };
     if retx {
         fl |= flags::RETX;

@@ -99,9 +99,6 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     // such as BBR, every segment's) and, when the CC paces, the next one's
     // (the NIC waits for it: `RoundRobin`).
     let seg = f.tcp.next_segment_at(now, &w.tcp)?;
-    if f.prio != f.class {
-        f.ci_last = now;
-    }
     let mut fl = if f.tcp.cc.ecn_capable() {
         flags::ECT
     } else {

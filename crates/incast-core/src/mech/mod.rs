@@ -40,9 +40,15 @@
 //! ([`SwitchMechanism::build`], run by [`build`] once the ports and
 //! switches exist), its state (`State`: the field of [`Mechs`] named after
 //! its module, `w.mechs.MODULE`; per-port state is the mechanism's own,
-//! indexed by port id: `Port` keeps only generic bits, [`crate::net::Port::held`]),
-//! its first timers ([`SwitchMechanism::start`]) and its summary section
-//! ([`SwitchMechanism::report`]).
+//! indexed by port id: `Port` keeps only generic bits, [`crate::net::Port::held`];
+//! so is per-flow state, indexed by flow-table slot and started afresh by
+//! [`SwitchMechanism::flow_started`]: `FlowSlot` keeps none), its first
+//! timers ([`SwitchMechanism::start`]), its summary section
+//! ([`SwitchMechanism::report`]), its columns of the flows table
+//! ([`SwitchMechanism::FLOW_COLUMNS`], a count per flow each, filled by
+//! [`SwitchMechanism::flow_values`] when a flow's record is written) and
+//! its moves of packets between classes for the buffer checks
+//! ([`SwitchMechanism::class_moves`]).
 //!
 //! ## Adding a mechanism
 //! 1. Write `mech/mymech.rs`: its `Config` (serde + schemars,
@@ -241,6 +247,24 @@ pub(crate) trait SwitchMechanism {
     fn on_timer(_w: &mut World, _now: Ps, _port: u32, _kind: TimerKind) {}
     /// Adds the mechanism's section to the run summary (`flows`: the flow table).
     fn report(_w: &World, _flows: &Table, _summary: &mut serde_json::Value) {}
+    /// The moves of packets between classes its section makes, for the
+    /// buffer checks of `scenario/buffer.rs`: `(from, to, what)`, class
+    /// `from`'s packets may join class `to`'s queues as `what` (so class
+    /// `to` carries class `from`'s largest packet too).
+    fn class_moves(_cfg: &Self::Config) -> Vec<(u8, u8, &'static str)> {
+        Vec::new()
+    }
+    /// The flows table's columns it contributes (a count per flow each, in
+    /// this order, after `edge_paused_ps`): named here whether or not the
+    /// mechanism is on, filled by [`SwitchMechanism::flow_values`].
+    const FLOW_COLUMNS: &'static [&'static str] = &[];
+    /// The flow in flow-table slot `slot` starts: its per-flow state (the
+    /// mechanism's own, indexed by slot) starts afresh.
+    #[inline(always)]
+    fn flow_started(_state: &mut Self::State, _slot: u32) {}
+    /// The record of the flow in `slot` is written: appends one value to
+    /// each of its `FLOW_COLUMNS` (`columns`, in that order).
+    fn flow_values(_state: &Self::State, _slot: u32, _columns: &mut [Vec<u32>]) {}
 }
 
 /// What a mechanism's [`SwitchMechanism::build`] sees of the run being
@@ -471,6 +495,38 @@ macro_rules! mechanisms {
         /// Every mechanism's summary section.
         pub(crate) fn report(w: &World, flows: &Table, summary: &mut serde_json::Value) {
             $( $(#[$attr])* <$ty>::report(w, flows, summary); )*
+        }
+        /// Every mechanism's moves of packets between classes, in registry
+        /// order ([`SwitchMechanism::class_moves`]).
+        pub(crate) fn class_moves(sc: &Scenario) -> Vec<(u8, u8, &'static str)> {
+            let mut moves = Vec::new();
+            $( $(#[$attr])* if let Some(cfg) = section!(sc; $($key)?) {
+                moves.extend(<$ty>::class_moves(cfg));
+            } )*
+            moves
+        }
+        /// The flows table's columns the mechanisms contribute, in registry
+        /// order ([`SwitchMechanism::FLOW_COLUMNS`]).
+        pub(crate) fn flow_columns() -> Vec<&'static str> {
+            let mut names = Vec::new();
+            $( $(#[$attr])* names.extend_from_slice(<$ty>::FLOW_COLUMNS); )*
+            names
+        }
+        /// The flow in `slot` starts ([`SwitchMechanism::flow_started`]).
+        #[inline(always)]
+        pub(crate) fn flow_started(mechs: &mut Mechs, slot: u32) {
+            $( $(#[$attr])* <$ty>::flow_started(&mut mechs.$module, slot); )*
+        }
+        /// The record of the flow in `slot` is written: every mechanism
+        /// appends its columns' values (`columns`: [`flow_columns`]' columns).
+        pub(crate) fn flow_record(mechs: &Mechs, slot: u32, columns: &mut [Vec<u32>]) {
+            let mut at = 0;
+            $( $(#[$attr])* {
+                let n = <$ty>::FLOW_COLUMNS.len();
+                <$ty>::flow_values(&mechs.$module, slot, &mut columns[at..at + n]);
+                at += n;
+            } )*
+            debug_assert_eq!(at, columns.len());
         }
     };
 }

@@ -17,7 +17,6 @@
 //! **Percentiles** interpolate linearly between order statistics (numpy's
 //! default method): `p` of `n` sorted values is at rank `p * (n - 1)`.
 
-pub(crate) mod cm;
 pub(crate) mod sampler;
 pub(crate) mod summary;
 pub(crate) mod tables;
@@ -70,6 +69,27 @@ impl Stats {
 /// 1 is finished (its last byte acknowledged), 0 still running at the end.
 pub const FINISHED_STOPPED: u8 = 2;
 
+/// The flows table's columns that features contribute (a switch
+/// mechanism's `FLOW_COLUMNS`, [`crate::mech::SwitchMechanism`]): a count
+/// per flow each, named by the feature, in registry order after
+/// `edge_paused_ps`. The feature keeps its per-flow state itself and
+/// appends each column's value when a flow's record is written
+/// ([`crate::mech::flow_record`]).
+#[derive(Default)]
+pub struct FeatureColumns {
+    pub names: Vec<&'static str>,
+    /// One column per name, a value per record.
+    pub values: Vec<Vec<u32>>,
+}
+
+impl FeatureColumns {
+    /// Empty columns named `names`.
+    pub fn new(names: Vec<&'static str>) -> Self {
+        let values = vec![Vec::new(); names.len()];
+        FeatureColumns { names, values }
+    }
+}
+
 /// Per-flow records in columns, appended when a flow finishes (or at the end, unfinished).
 #[derive(Default)]
 pub struct FlowRecords {
@@ -91,7 +111,8 @@ pub struct FlowRecords {
     pub timeouts: Vec<u32>,
     pub edge_pauses: Vec<u32>,
     pub edge_paused_ps: Vec<u64>,
-    pub ci_isolations: Vec<u32>,
+    /// The columns features contribute, after `edge_paused_ps` ([`FeatureColumns`]).
+    pub features: FeatureColumns,
     pub cnps: Vec<u32>,
     pub ce_marks: Vec<u32>,
     pub measured: Vec<u8>,
@@ -120,8 +141,6 @@ pub struct FlowRecord {
     pub edge_pauses: u32,
     /// Time the flow's gate was closed.
     pub edge_paused_ps: u64,
-    /// Congestion isolation: times the flow was isolated (at a switch port or its NIC).
-    pub ci_isolations: u32,
     /// RDMA: CNPs its receiver sent.
     pub cnps: u32,
     /// TCP: data segments its receiver got marked CE (ECN, RFC 3168).
@@ -161,7 +180,6 @@ impl FlowRecords {
         self.timeouts.push(r.timeouts);
         self.edge_pauses.push(r.edge_pauses);
         self.edge_paused_ps.push(r.edge_paused_ps);
-        self.ci_isolations.push(r.ci_isolations);
         self.cnps.push(r.cnps);
         self.ce_marks.push(r.ce_marks);
         self.measured.push(r.measured as u8);
@@ -203,10 +221,9 @@ impl FlowRecords {
             "edge_paused_ps",
             Column::U64(pick(&self.edge_paused_ps, &order)),
         );
-        t.push(
-            "ci_isolations",
-            Column::U32(pick(&self.ci_isolations, &order)),
-        );
+        for (name, values) in self.features.names.iter().zip(&self.features.values) {
+            t.push(name, Column::U32(pick(values, &order)));
+        }
         t.push("cnps", Column::U32(pick(&self.cnps, &order)));
         t.push("ce_marks", Column::U32(pick(&self.ce_marks, &order)));
         t.push("measured", Column::U8(pick(&self.measured, &order)));
@@ -330,7 +347,6 @@ mod tests {
                 timeouts: 0,
                 edge_pauses: 0,
                 edge_paused_ps: 0,
-                ci_isolations: 0,
                 cnps: 0,
                 ce_marks: 0,
                 measured: true,

@@ -66,56 +66,6 @@ pub(crate) struct QueueSampler {
     /// Likewise, the bytes port `i` has transmitted since the start (the
     /// difference of two ticks over their distance is its throughput).
     tx: Vec<u64>,
-    /// Congestion management's series (`cm` table), one point per tick.
-    cm: Vec<CmPoint>,
-}
-
-/// One tick of the `cm` table: the adapters' and switches' state.
-#[derive(Clone, Copy, Debug, Default)]
-struct CmPoint {
-    limited: u32,
-    mean_rate: f64,
-    min_rate: f64,
-    feedback_sent: u64,
-    feedback_received: u64,
-    quenched: u64,
-    input_drops: u64,
-    hot_rx_bytes: u64,
-}
-
-impl CmPoint {
-    fn of(w: &World) -> Option<CmPoint> {
-        let st = w.cm.as_deref()?;
-        let (mut limited, mut sum, mut min) = (0u32, 0.0, f64::NAN);
-        for rate in st.limited_rates() {
-            let rate = rate / 1e9;
-            limited += 1;
-            sum += rate;
-            min = if min.is_nan() { rate } else { min.min(rate) };
-        }
-        let input_drops = w
-            .mechs
-            .cm
-            .inputs
-            .iter()
-            .flat_map(|i| i.all_stats())
-            .map(|s| s.dropped_frames)
-            .sum();
-        Some(CmPoint {
-            limited,
-            mean_rate: if limited > 0 {
-                sum / limited as f64
-            } else {
-                f64::NAN
-            },
-            min_rate: min,
-            feedback_sent: st.feedback_sent,
-            feedback_received: st.totals.feedback_received,
-            quenched: st.totals.quenched_frames,
-            input_drops,
-            hot_rx_bytes: st.rx_occupancy(),
-        })
-    }
 }
 
 impl QueueSampler {
@@ -145,16 +95,18 @@ impl QueueSampler {
 
     /// Schedules the first tick (when there is anything to sample).
     pub fn start(&self, w: &mut World) {
-        if !self.ports.is_empty() || w.cm.is_some() {
+        if !self.ports.is_empty() || crate::nic::samples(w) {
             w.q.push(0, Ev::Sample);
         }
     }
 
-    /// A tick: every sampled port's queued bytes; the next tick unless
-    /// traffic is over.
+    /// A tick: every sampled port's queued bytes, and the NIC model's time
+    /// series if it keeps one ([`crate::nic::NicModel::sample`]); the next
+    /// tick unless traffic is over.
     pub fn on_tick(&mut self, w: &mut World, now: Ps, more_traffic: bool) {
         if self.top.is_some() && self.time.len() == TOP_POINTS {
             self.halve();
+            crate::nic::halve_series(w);
         }
         self.time.push(now);
         for &p in &self.ports {
@@ -162,9 +114,7 @@ impl QueueSampler {
             self.bytes.push(port.queued_bytes());
             self.tx.push(port.tx_bytes);
         }
-        if let Some(point) = CmPoint::of(w) {
-            self.cm.push(point);
-        }
+        crate::nic::sample(w);
         if more_traffic {
             w.q.push(now + self.interval, Ev::Sample);
         }
@@ -179,14 +129,10 @@ impl QueueSampler {
             self.time[k] = self.time[2 * k];
             self.bytes.copy_within(2 * k * n..(2 * k + 1) * n, k * n);
             self.tx.copy_within(2 * k * n..(2 * k + 1) * n, k * n);
-            if let Some(&p) = self.cm.get(2 * k) {
-                self.cm[k] = p;
-            }
         }
         self.time.truncate(kept);
         self.bytes.truncate(kept * n);
         self.tx.truncate(kept * n);
-        self.cm.truncate(kept.min(self.cm.len()));
         self.interval *= 2;
     }
 
@@ -248,33 +194,9 @@ impl QueueSampler {
         t
     }
 
-    /// The `cm` table (empty without the adapter model): per tick, the
-    /// limited flows and their mean and lowest rate (Gb/s), and running
-    /// totals of feedback frames sent and received, quenched frames and input-partition
-    /// drops, and the bytes in the hotspots' receive buffers.
-    pub fn cm_table(&self) -> Table {
-        let mut t = Table::default();
-        if self.cm.is_empty() {
-            return t;
-        }
-        let col = |f: &dyn Fn(&CmPoint) -> u64| self.cm.iter().map(f).collect::<Vec<u64>>();
-        let colf = |f: &dyn Fn(&CmPoint) -> f64| self.cm.iter().map(f).collect::<Vec<f64>>();
-        t.push("time_ps", Column::U64(self.time[..self.cm.len()].to_vec()));
-        t.push(
-            "limited_flows",
-            Column::U32(self.cm.iter().map(|p| p.limited).collect()),
-        );
-        t.push("mean_rate_gbps", Column::F64(colf(&|p| p.mean_rate)));
-        t.push("min_rate_gbps", Column::F64(colf(&|p| p.min_rate)));
-        t.push("feedback_sent", Column::U64(col(&|p| p.feedback_sent)));
-        t.push(
-            "feedback_received",
-            Column::U64(col(&|p| p.feedback_received)),
-        );
-        t.push("quenched_frames", Column::U64(col(&|p| p.quenched)));
-        t.push("input_dropped_frames", Column::U64(col(&|p| p.input_drops)));
-        t.push("hot_rx_bytes", Column::U64(col(&|p| p.hot_rx_bytes)));
-        t
+    /// The tick times.
+    pub fn times(&self) -> &[Ps] {
+        &self.time
     }
 }
 

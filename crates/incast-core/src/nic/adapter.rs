@@ -46,11 +46,13 @@ use super::{NicModel, RoundRobin};
 pub use crate::cm::adapter::AdapterParams;
 use crate::cm::adapter::VoqAdapter;
 use crate::cm::e2cm::{ProbeClass, ProbeEcho, ProbeRequest};
+use crate::cm::report::{Point, Series};
 use crate::cm::rx_buffer::{rx_watermarks, RxBuffer};
 use crate::cm::scheme::{AnyRp, Feedback, RpShared};
 use crate::cm::{CmConfig, PauseChange, FEEDBACK_FRAME_BYTES};
 use crate::engine::LazyTimer;
 use crate::host::paths;
+use crate::metrics_table::Table;
 use crate::net::switch;
 use crate::net::{Packet, PacketKind, PktId};
 use crate::scenario::{Scenario, ScenarioError};
@@ -66,6 +68,14 @@ pub(crate) const CM_CLASS: u8 = 7;
 pub struct Adapter;
 
 impl NicModel for Adapter {
+    /// The adapters and the sources' congestion management.
+    type State = Option<Box<CmState>>;
+
+    fn held_bytes(w: &World) -> u64 {
+        let st = w.nic_state.adapter.as_deref();
+        st.map_or(0, |st| st.held_bytes(|id| w.arena.get(id).size as u64))
+    }
+
     #[inline(never)]
     fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
         next_frame(w, now, nic).or_else(|| RoundRobin::next_packet(w, now, nic))
@@ -77,7 +87,9 @@ impl NicModel for Adapter {
         RoundRobin::flow_done(w, nic, slot)
     }
     fn has_work(w: &World, nic: u32) -> bool {
-        w.cm.as_ref()
+        w.nic_state
+            .adapter
+            .as_ref()
             .is_some_and(|st| st.voqs[nic as usize].total_bytes() > 0)
             || RoundRobin::has_work(w, nic)
     }
@@ -110,6 +122,42 @@ impl NicModel for Adapter {
             .adapter
             .validate(voqs, sc.largest_frame())
             .map_err(|e| ScenarioError::new(format!("nic.adapter.{}", e.field), e.message))
+    }
+
+    const SERIES: &'static [&'static str] = &["cm"];
+
+    fn samples(w: &World) -> bool {
+        w.nic_state.adapter.is_some()
+    }
+
+    fn sample(w: &mut World) {
+        let inputs = w.mechs.cm.inputs.iter().flat_map(|i| i.all_stats());
+        let input_drops = inputs.map(|s| s.dropped_frames).sum();
+        if let Some(st) = w.nic_state.adapter.as_deref_mut() {
+            let t = &st.totals;
+            let totals = [
+                st.feedback_sent,
+                t.feedback_received,
+                t.quenched_frames,
+                input_drops,
+            ];
+            let point = Point::new(st.limited_rates(), totals, st.rx_occupancy());
+            st.series.push(point);
+        }
+    }
+
+    fn halve_series(w: &mut World) {
+        if let Some(st) = w.nic_state.adapter.as_deref_mut() {
+            st.series.halve();
+        }
+    }
+
+    fn series_tables(w: &World, times: &[Ps]) -> Vec<Table> {
+        vec![w
+            .nic_state
+            .adapter
+            .as_deref()
+            .map_or_else(Table::default, |st| st.series.table(times))]
     }
 
     /// The adapters' state ([`CmState`]) and the hotspots' events.
@@ -147,7 +195,7 @@ impl NicModel for Adapter {
                 w.q.push(e, Ev::Hotspot(i as u16, 0));
             }
         }
-        w.cm = Some(Box::new(st));
+        w.nic_state.adapter = Some(Box::new(st));
     }
 }
 
@@ -274,6 +322,8 @@ pub(crate) struct CmState {
     pub totals: CmTotals,
     /// Feedback frames the congestion points sent.
     pub feedback_sent: u64,
+    /// The `cm` table's points, one per sampler tick.
+    pub series: Series,
 }
 
 impl CmState {
@@ -310,6 +360,7 @@ impl CmState {
             msgs: Msgs::default(),
             totals: CmTotals::default(),
             feedback_sent: 0,
+            series: Default::default(),
         }
     }
 
@@ -413,7 +464,7 @@ fn dst_of(src: u32, voq: usize) -> u32 {
 /// feedback is unlimited and sends untagged, exactly as no reaction point:
 /// only E2CM-CP, whose unlimited flows probe, needs one for every flow.
 fn rp_slot(w: &mut World, src: u32, dst: u32, create: bool) -> Option<u32> {
-    let st = w.cm.as_deref_mut()?;
+    let st = w.nic_state.adapter.as_deref_mut()?;
     let nic = w.host_nic[src as usize];
     let voq = voq_of(src, dst);
     // The flow's reaction point is kept with its VOQ (`u32::MAX`: none yet,
@@ -452,7 +503,7 @@ fn rp_slot(w: &mut World, src: u32, dst: u32, create: bool) -> Option<u32> {
 
 /// The limiter of `slot` changed: its VOQ's rate and hold, its timer.
 fn sync(w: &mut World, now: Ps, slot: u32) {
-    let st = w.cm.as_deref_mut().expect("cm");
+    let st = w.nic_state.adapter.as_deref_mut().expect("cm");
     let r = &mut st.rps[slot as usize];
     let limited = r.rp.is_limited();
     st.limits[slot as usize] = if limited { r.rp.rate() } else { f64::NAN };
@@ -478,12 +529,12 @@ fn sync(w: &mut World, now: Ps, slot: u32) {
 /// Whether the NICs are the IBM talk's adapter (`[nic] model = "adapter"`),
 /// whose state the run then holds.
 pub(crate) fn active(w: &World) -> bool {
-    w.cm.is_some()
+    w.nic_state.adapter.is_some()
 }
 
 /// The NIC whose reaction point `rp`'s timer fired (`None` without the adapter).
 pub(crate) fn rp_nic(w: &World, rp: u32) -> Option<u32> {
-    Some(w.cm.as_deref()?.rps[rp as usize].nic)
+    Some(w.nic_state.adapter.as_deref()?.rps[rp as usize].nic)
 }
 
 pub(crate) fn offer(w: &mut World, now: Ps, src: u32, dst: u32, bytes: u32, burst: u64) {
@@ -492,7 +543,11 @@ pub(crate) fn offer(w: &mut World, now: Ps, src: u32, dst: u32, bytes: u32, burs
     // A queued frame is a packet alive, as a refused one was for an instant
     // (the arena's peak counts both, as when every frame was allocated).
     w.arena.hold();
-    let st = w.cm.as_deref_mut().expect("the adapter model");
+    let st = w
+        .nic_state
+        .adapter
+        .as_deref_mut()
+        .expect("the adapter model");
     let frame = QueuedFrame { at: now, burst };
     match st.voqs[nic as usize].offer(voq_of(src, dst), frame, size) {
         Ok(()) => {
@@ -510,7 +565,7 @@ pub(crate) fn offer(w: &mut World, now: Ps, src: u32, dst: u32, bytes: u32, burs
 /// The next raw frame of NIC `n` (step 2), with its limiter's bookkeeping
 /// (step 3). Arms the NIC's wake-up when only limited VOQs have frames.
 fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
-    let st = w.cm.as_deref_mut()?;
+    let st = w.nic_state.adapter.as_deref_mut()?;
     let port = &w.ports[w.nics[n as usize].port as usize];
     if port.paused & (1 << st.data_class) != 0 {
         return None; // the resume kicks the NIC
@@ -551,7 +606,7 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     let Some(slot) = rp_slot(w, src, dst, eager) else {
         return Some(id);
     };
-    let st = w.cm.as_deref_mut().expect("cm");
+    let st = w.nic_state.adapter.as_deref_mut().expect("cm");
     let r = &mut st.rps[slot as usize];
     let (probe, passing) = r.rp.on_sent(now, sent.bytes);
     let moved = r.rp.sending_moves_limiter();
@@ -596,14 +651,14 @@ pub(crate) fn notify(now: Ps, dst: u32, hash: u64, msg: u64) -> Packet {
 pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     w.arena.free(id);
-    let Some(st) = w.cm.as_deref_mut() else {
+    let Some(st) = w.nic_state.adapter.as_deref_mut() else {
         return;
     };
     match st.msgs.take(pkt.seq) {
         Msg::Feedback(fb) => {
             st.totals.feedback_received += 1;
             if let Some(slot) = rp_slot(w, fb.to(), fb.flow_dst(), true) {
-                let st = w.cm.as_deref_mut().expect("cm");
+                let st = w.nic_state.adapter.as_deref_mut().expect("cm");
                 st.rps[slot as usize].rp.on_feedback(now, &fb);
                 sync(w, now, slot);
                 super::kick(w, now, n);
@@ -623,7 +678,7 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
                 rate: req.rate,
                 queueing_delay: now.saturating_sub(wire_at).saturating_sub(idle),
             };
-            let st = w.cm.as_deref_mut().expect("cm");
+            let st = w.nic_state.adapter.as_deref_mut().expect("cm");
             let msg = st.msgs.put(Msg::Echo { src, dst, echo });
             let back = notify(now, src, crate::rng::mix64(hash), msg);
             w.counters.cons.sent_bytes += back.size as u64;
@@ -634,7 +689,7 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
         Msg::Echo { src, dst, echo } => {
             st.totals.echoes_received += 1;
             if let Some(slot) = rp_slot(w, src, dst, false) {
-                let st = w.cm.as_deref_mut().expect("cm");
+                let st = w.nic_state.adapter.as_deref_mut().expect("cm");
                 st.rps[slot as usize].rp.on_probe_echo(now, &echo);
                 sync(w, now, slot);
                 super::kick(w, now, n);
@@ -646,7 +701,7 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
 /// Reaction point `slot`'s timer.
 #[inline(never)]
 pub(crate) fn on_rp_timer(w: &mut World, now: Ps, slot: u32) {
-    let Some(st) = w.cm.as_deref_mut() else {
+    let Some(st) = w.nic_state.adapter.as_deref_mut() else {
         return;
     };
     let r = &mut st.rps[slot as usize];
@@ -662,7 +717,10 @@ pub(crate) fn on_rp_timer(w: &mut World, now: Ps, slot: u32) {
 /// Whether NIC `n` holds arriving frames in a receive buffer (a hotspot host).
 #[inline]
 pub(crate) fn buffers_rx(w: &World, n: u32) -> bool {
-    w.cm.as_ref().is_some_and(|st| st.rx[n as usize].is_some())
+    w.nic_state
+        .adapter
+        .as_ref()
+        .is_some_and(|st| st.rx[n as usize].is_some())
 }
 
 /// A frame reached hotspot NIC `n`: into its receive buffer (or lost if
@@ -670,7 +728,7 @@ pub(crate) fn buffers_rx(w: &World, n: u32) -> bool {
 #[inline(never)]
 pub(crate) fn rx_arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
     let size = w.arena.get(id).size as u64;
-    let st = w.cm.as_deref_mut().expect("cm");
+    let st = w.nic_state.adapter.as_deref_mut().expect("cm");
     let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
     let out = rx.buf.arrive(now, size);
     if !out.accepted {
@@ -686,7 +744,7 @@ pub(crate) fn rx_arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
 /// Hotspot NIC `n`'s frame in service is consumed: to the host.
 #[inline(never)]
 pub(crate) fn on_rx_done(w: &mut World, now: Ps, n: u32) {
-    let st = w.cm.as_deref_mut().expect("cm");
+    let st = w.nic_state.adapter.as_deref_mut().expect("cm");
     let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
     let out = rx.buf.service_done(now);
     let id = rx.pkts.pop_front().expect("a frame in service");
@@ -701,7 +759,7 @@ fn rx_outcome(w: &mut World, now: Ps, n: u32, pause: Option<PauseChange>, done: 
     let Some(change) = pause else {
         return;
     };
-    let st = w.cm.as_deref_mut().expect("cm");
+    let st = w.nic_state.adapter.as_deref_mut().expect("cm");
     let class = st.data_class;
     let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
     let quanta = if change == PauseChange::Pause {
@@ -718,7 +776,7 @@ fn rx_outcome(w: &mut World, now: Ps, n: u32, pause: Option<PauseChange>, done: 
 /// Hotspot `i` starts (`on`) or ends: its host's service rate.
 #[inline(never)]
 pub(crate) fn on_hotspot(w: &mut World, _now: Ps, i: u16, on: bool) {
-    let st = w.cm.as_deref_mut().expect("cm");
+    let st = w.nic_state.adapter.as_deref_mut().expect("cm");
     let h = &st.hotspots[i as usize];
     let rx = st.rx[h.nic as usize].as_deref_mut().expect("rx buffer");
     rx.buf.set_service_rate(if on { h.rate } else { rx.link });
@@ -776,11 +834,11 @@ duration = "5ms"
             let mut most_limited = 0;
             for step in 1..=100 {
                 sim.run_until(step * 100 * US);
-                let st = sim.w.cm.as_deref().expect("cm");
+                let st = sim.w.nic_state.adapter.as_deref().expect("cm");
                 assert!(st.limits_follow_rps(), "{cm} at {step} x 100 us");
                 most_limited = most_limited.max(st.limited_rates().count());
             }
-            let st = sim.w.cm.as_deref().expect("cm");
+            let st = sim.w.nic_state.adapter.as_deref().expect("cm");
             assert!(most_limited > 0, "{cm}: no flow was ever limited");
             assert!(st.rps.len() > most_limited || cm != "e2cm_cp", "{cm}");
         }

@@ -20,6 +20,8 @@ use crate::units::Ps;
 pub struct ExampleFifo;
 
 impl NicModel for ExampleFifo {
+    type State = ();
+
     fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
         let paused = w.ports[w.nics[nic as usize].port as usize].paused;
         // Flows on a PAUSEd priority go to the back; each is tried once.

@@ -19,8 +19,12 @@
 //! packets through `sender::offer_tcp` and `sender::offer_qp`, which do
 //! what every model must (congestion isolation's ageing, the wait at the
 //! sender, the PCIe charge). Its checks and its state go in the model's own
-//! file ([`NicModel::validate`], [`NicModel::build`]); its per-NIC state in
-//! [`Nic`] (or a table of its own in the world). The example extension
+//! file ([`NicModel::validate`], [`NicModel::build`]): its state is its
+//! `State`, the field of [`NicStates`] named after its module
+//! (`w.nic_state.MODULE`), per-NIC state indexed by NIC inside it (or in
+//! [`Nic`]); the bytes it holds count in the conservation account through
+//! [`NicModel::held_bytes`], and a time series of its own is a result table
+//! through [`NicModel::SERIES`]. The example extension
 //! `nic/example_fifo.rs` (compiled in tests) is such a file.
 //!
 //! The edge gate (Smart-Pause, On-Ramp: [`crate::edge`]) sits on the NIC
@@ -42,6 +46,7 @@ pub(crate) mod round_robin;
 use crate::engine::LazyTimer;
 use crate::host::{rdma, tcp};
 use crate::mech;
+use crate::metrics_table::Table;
 use crate::net::packet::flags;
 use crate::net::{link, PacketKind, PktId};
 use crate::scenario::{Scenario, ScenarioError};
@@ -78,6 +83,9 @@ impl Nic {
 
 /// A NIC model: which of its hosts' flows sends next.
 pub(crate) trait NicModel {
+    /// Its state: the field of [`NicStates`] named after its module
+    /// (`w.nic_state.MODULE`), built by [`NicModel::build`].
+    type State: Default;
     /// The next data packet to put on NIC `nic`'s free port at `now`, or
     /// `None` (then the model arranges its own wake-up, if it needs one).
     fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId>;
@@ -94,6 +102,28 @@ pub(crate) trait NicModel {
     }
     /// Its state in the world, and the events it starts with.
     fn build(_sc: &Scenario, _w: &mut World) {}
+    /// The bytes of packets it holds (queued, buffered): the conservation
+    /// account's share of the NICs.
+    fn held_bytes(_w: &World) -> u64 {
+        0
+    }
+    /// The result tables its time series make, sampled at the queue
+    /// sampler's ticks: result tables of every run (after the core's, in
+    /// registry order), empty unless the model runs.
+    const SERIES: &'static [&'static str] = &[];
+    /// Whether its series want the sampler's ticks in this run.
+    fn samples(_w: &World) -> bool {
+        false
+    }
+    /// A tick of the sampler: its series take their next point.
+    fn sample(_w: &mut World) {}
+    /// The sampler kept its even ticks (and doubled its interval): so do
+    /// its series.
+    fn halve_series(_w: &mut World) {}
+    /// Its series' tables, one per `SERIES` name, at the ticks `times`.
+    fn series_tables(_w: &World, _times: &[Ps]) -> Vec<Table> {
+        Self::SERIES.iter().map(|_| Table::default()).collect()
+    }
 }
 
 macro_rules! nic_models {
@@ -121,6 +151,14 @@ macro_rules! nic_models {
             }
         }
 
+        /// The NIC models' state, one field per registered model, named
+        /// after its module ([`NicModel::State`]).
+        #[derive(Default)]
+        #[allow(dead_code)] // a model without state has a unit field
+        pub(crate) struct NicStates {
+            $( $(#[cfg($cfg)])? pub $module: <$ty as NicModel>::State, )*
+        }
+
         #[inline(always)]
         fn model_next(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
             match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::next_packet(w, now, nic), )* }
@@ -141,6 +179,40 @@ macro_rules! nic_models {
         /// The scenario's checks of its NIC model ([`NicModel::validate`]).
         pub(crate) fn validate_model(sc: &Scenario) -> Result<(), ScenarioError> {
             match sc.config.nic.model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::validate(sc), )* }
+        }
+        /// The result tables the NIC models' time series make, in registry
+        /// order ([`NicModel::SERIES`]).
+        pub(crate) fn series_names() -> Vec<&'static str> {
+            let mut names = Vec::new();
+            $( $(#[cfg($cfg)])? names.extend_from_slice(<$ty>::SERIES); )*
+            names
+        }
+        /// The bytes the run's NIC model holds ([`NicModel::held_bytes`]).
+        pub(crate) fn held_bytes(w: &World) -> u64 {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::held_bytes(w), )* }
+        }
+        /// Whether the run's NIC model samples a time series.
+        pub(crate) fn samples(w: &World) -> bool {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::samples(w), )* }
+        }
+        /// A tick of the queue sampler ([`NicModel::sample`]).
+        pub(crate) fn sample(w: &mut World) {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::sample(w), )* }
+        }
+        /// The sampler kept its even ticks ([`NicModel::halve_series`]).
+        pub(crate) fn halve_series(w: &mut World) {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::halve_series(w), )* }
+        }
+        /// Every [`series_names`] table of this run (empty but the running
+        /// model's), at the sampler's ticks `times`.
+        pub(crate) fn series_tables(w: &World, times: &[Ps]) -> Vec<Table> {
+            let mut tables = Vec::new();
+            $( $(#[cfg($cfg)])? if w.nic_model == NicModelKind::$variant {
+                tables.extend(<$ty>::series_tables(w, times));
+            } else {
+                tables.extend(<$ty>::SERIES.iter().map(|_| Table::default()));
+            } )*
+            tables
         }
         /// The NIC model's state in the world ([`NicModel::build`]).
         pub(crate) fn build_model(sc: &Scenario, w: &mut World) {

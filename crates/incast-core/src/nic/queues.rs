@@ -256,27 +256,36 @@ fn queue_of(w: &World, nq: &NicQueues, nic: u32, slot: u32) -> usize {
 pub struct Queues;
 
 impl NicModel for Queues {
+    type State = Option<Box<NicQueues>>;
+
+    fn held_bytes(w: &World) -> u64 {
+        w.nic_state
+            .queues
+            .as_deref()
+            .map_or(0, NicQueues::held_bytes)
+    }
+
     fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
         fill(w, now, nic);
         pick(w, now, nic)
     }
 
     fn flow_ready(w: &mut World, nic: u32, slot: u32) {
-        let nq = w.nic_queues.as_deref().expect("the queues model");
+        let nq = w.nic_state.queues.as_deref().expect("the queues model");
         let q = queue_of(w, nq, nic, slot);
-        let nq = w.nic_queues.as_deref_mut().expect("the queues model");
+        let nq = w.nic_state.queues.as_deref_mut().expect("the queues model");
         nq.queues[q].ready.push_back(slot);
     }
 
     fn flow_done(w: &mut World, nic: u32, slot: u32) {
-        let nq = w.nic_queues.as_deref().expect("the queues model");
+        let nq = w.nic_state.queues.as_deref().expect("the queues model");
         let q = queue_of(w, nq, nic, slot);
-        let nq = w.nic_queues.as_deref_mut().expect("the queues model");
+        let nq = w.nic_state.queues.as_deref_mut().expect("the queues model");
         nq.queues[q].ready.retain(|&x| x != slot);
     }
 
     fn has_work(w: &World, nic: u32) -> bool {
-        let nq = w.nic_queues.as_deref().expect("the queues model");
+        let nq = w.nic_state.queues.as_deref().expect("the queues model");
         let first = nic as usize * nq.layout.per_nic;
         nq.queues[first..first + nq.layout.per_nic]
             .iter()
@@ -315,7 +324,7 @@ impl NicModel for Queues {
     /// Every NIC's transmit queues.
     fn build(sc: &Scenario, w: &mut World) {
         let c = &sc.config;
-        w.nic_queues = Some(Box::new(NicQueues::new(
+        w.nic_state.queues = Some(Box::new(NicQueues::new(
             &c.nic.queues,
             w.nics.len(),
             w.ccs.len(),
@@ -329,13 +338,13 @@ impl NicModel for Queues {
 /// flows, round robin, until it reaches the limit or no flow may send.
 fn fill(w: &mut World, now: Ps, n: u32) {
     let (first, per_nic, limit) = {
-        let nq = w.nic_queues.as_deref().expect("the queues model");
+        let nq = w.nic_state.queues.as_deref().expect("the queues model");
         (n as usize * nq.layout.per_nic, nq.layout.per_nic, nq.limit)
     };
     let paused = w.ports[w.nics[n as usize].port as usize].paused;
     for q in first..first + per_nic {
         loop {
-            let nq = w.nic_queues.as_deref_mut().expect("the queues model");
+            let nq = w.nic_state.queues.as_deref_mut().expect("the queues model");
             let txq = &mut nq.queues[q];
             if txq.fifo.bytes >= limit {
                 break;
@@ -348,7 +357,7 @@ fn fill(w: &mut World, now: Ps, n: u32) {
                 continue;
             };
             let size = w.arena.get(pkt).size as u64;
-            let nq = w.nic_queues.as_deref_mut().expect("the queues model");
+            let nq = w.nic_state.queues.as_deref_mut().expect("the queues model");
             let txq = &mut nq.queues[q];
             txq.track(now);
             txq.fifo.push(pkt, size);
@@ -363,7 +372,7 @@ fn fill(w: &mut World, now: Ps, n: u32) {
 /// whose head is not PAUSEd.
 fn pick(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     let paused = w.ports[w.nics[n as usize].port as usize].paused;
-    let nq = w.nic_queues.as_deref_mut().expect("the queues model");
+    let nq = w.nic_state.queues.as_deref_mut().expect("the queues model");
     let first = n as usize * nq.layout.per_nic;
     let queues = &mut nq.queues[first..first + nq.layout.per_nic];
     let arena = &w.arena;
@@ -383,8 +392,8 @@ fn pick(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
 /// or "shared"), the largest backlog on any NIC and the time-weighted mean
 /// backlog of the NIC where it was largest, over `[0, end]`.
 pub(crate) fn summary(w: &mut World, end: Ps) -> Option<serde_json::Value> {
-    let names = w.nic_queues.as_deref()?.layout.names(&w.ccs);
-    let nq = w.nic_queues.as_deref_mut()?;
+    let names = w.nic_state.queues.as_deref()?.layout.names(&w.ccs);
+    let nq = w.nic_state.queues.as_deref_mut()?;
     let per_nic = nq.layout.per_nic;
     let mut out = serde_json::Map::new();
     for (k, name) in names.into_iter().enumerate() {

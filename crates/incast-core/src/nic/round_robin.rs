@@ -24,6 +24,8 @@ use crate::units::Ps;
 pub struct RoundRobin;
 
 impl NicModel for RoundRobin {
+    type State = ();
+
     #[inline(always)]
     fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
         if w.rdma.is_some() {

@@ -1,6 +1,6 @@
 //! What every NIC model does when it takes a packet from one of its hosts'
 //! flows, in one place so that a model cannot forget a part of it: the
-//! NIC's congestion-isolation ageing (IEEE 802.1Qcz, [`ci_age`]), the wait
+//! NIC's congestion-isolation ageing (IEEE 802.1Qcz, [`ci::nic::age`]), the wait
 //! at the sender (edge gate, pacing, the host's PCIe link:
 //! [`held_at_sender`]), the transport's segment, and the PCIe charge
 //! ([`super::pcie::charge`]). A model decides only which flow to ask
@@ -8,7 +8,7 @@
 
 use super::pcie;
 use crate::host::{rdma, tcp, FlowSlot};
-use crate::mech::ci::Ci;
+use crate::mech::ci;
 use crate::net::PktId;
 use crate::rdma::qp::SendState;
 use crate::sim::ev::Ev;
@@ -50,7 +50,7 @@ pub(crate) fn offer_tcp(
         return TcpOffer::Gone;
     }
     if f.prio != f.class {
-        ci_age(&mut w.mechs.ci, f, now, paused);
+        ci::nic::age(&mut w.mechs.ci, f, slot, now, paused);
     }
     if skip_paused && paused & (1 << f.prio) != 0 {
         f.in_ready = true;
@@ -70,7 +70,14 @@ pub(crate) fn offer_tcp(
         None if w.eqds.is_some() && crate::host::eqds::owns(w, slot) => {
             crate::host::eqds::can_send(w, slot)
         }
-        None => f.tcp.can_send(&w.tcp),
+        None => {
+            // A TCP segment on the isolated priority keeps the isolation
+            // (NDP's and EQDS's packets, above, do not refresh it).
+            if f.prio != f.class {
+                ci::nic::sent(&mut w.mechs.ci, slot, now);
+            }
+            f.tcp.can_send(&w.tcp)
+        }
     };
     let f = &mut w.flows.slots[slot as usize];
     f.in_ready = again;
@@ -125,7 +132,7 @@ pub(crate) fn offer_qp(w: &mut World, now: Ps, slot: u32, paused: u8) -> QpOffer
     let cfg = &w.rdma.as_ref().expect("rdma").cfg;
     let f = &mut w.flows.slots[slot as usize];
     if f.prio != f.class {
-        ci_age(&mut w.mechs.ci, f, now, paused);
+        ci::nic::age(&mut w.mechs.ci, f, slot, now, paused);
     }
     let qp = f.qp.as_mut().expect("rdma flow");
     if paused & (1 << f.prio) != 0 {
@@ -148,18 +155,10 @@ pub(crate) fn offer_qp(w: &mut World, now: Ps, slot: u32, paused: u8) -> QpOffer
         SendState::Ready => {}
     }
     let pkt = rdma::send_segment(w, now, slot);
+    let f = &w.flows.slots[slot as usize];
+    if f.prio != f.class {
+        ci::nic::sent(&mut w.mechs.ci, slot, now);
+    }
     pcie::charge(&mut w.pcie, now, src, w.arena.get(pkt).size as u64);
     QpOffer::Sent(pkt)
-}
-
-/// The NIC's isolation of flow `f` ends when the flow has sent nothing on
-/// the isolated priority (and was not paused on it) for `age`
-/// (IEEE 802.1Qcz: the end station's isolation times out).
-fn ci_age(ci: &mut Ci, f: &mut FlowSlot, now: Ps, paused: u8) {
-    if paused & (1 << f.prio) != 0 {
-        f.ci_last = now;
-    } else if now >= f.ci_last + ci.cfg.age.0 {
-        f.prio = f.class;
-        ci.nic_deisolations += 1;
-    }
 }

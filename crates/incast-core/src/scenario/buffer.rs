@@ -79,8 +79,10 @@ impl PfcBudget {
 }
 
 impl Scenario {
-    /// The largest packet of each class at the switches, and what it carries.
-    fn class_uses(&self) -> Vec<ClassUse> {
+    /// The largest packet of each class at the switches, and what it carries
+    /// (`moves`: a mechanism's `(from, to, what)`, class `from`'s packets
+    /// may join class `to`'s queues as `what`).
+    fn class_uses(&self, moves: &[(u8, u8, &'static str)]) -> Vec<ClassUse> {
         let c = &self.config;
         let mut uses = vec![ClassUse::default(); NUM_CLASSES];
         let w = &c.workload;
@@ -131,15 +133,12 @@ impl Scenario {
         for p in &w.packets {
             uses[p.class.unwrap_or(data_class) as usize].add(p.size.0, "generated packets");
         }
-        // Congestion isolation moves a class's flows into its congested-flow queues.
-        if let Some(ci) = &c.switch.ci {
-            for q in &ci.queues {
-                let moved = uses[q.class as usize].clone();
-                if moved.largest > 0 {
-                    for &cfq in &q.cfq {
-                        uses[cfq as usize].add(moved.largest, "isolated flows");
-                    }
-                }
+        // A mechanism may move a class's packets into other classes
+        // (congestion isolation: into its congested-flow queues).
+        for &(from, to, what) in moves {
+            let largest = uses[from as usize].largest;
+            if largest > 0 {
+                uses[to as usize].add(largest, what);
             }
         }
         uses
@@ -178,10 +177,15 @@ impl Scenario {
     }
 
     /// Every class in use has room in every switch's buffer (module docs).
-    pub(super) fn validate_buffer(&self) -> Result<(), ScenarioError> {
+    /// `moves`: the mechanisms' moves of packets between classes
+    /// ([`crate::mech::class_moves`]).
+    pub(super) fn validate_buffer(
+        &self,
+        moves: &[(u8, u8, &'static str)],
+    ) -> Result<(), ScenarioError> {
         let sw = &self.config.switch;
         let buffer = sw.buffer.0;
-        let uses = self.class_uses();
+        let uses = self.class_uses(moves);
         self.check_static_limits(&uses)?;
         let Some(pc) = &sw.pfc else {
             if let Some((c, u)) = uses.iter().enumerate().find(|(_, u)| u.largest > buffer) {

@@ -310,7 +310,7 @@ impl Scenario {
         self.switch_params()?;
         self.validate_workload()?;
         self.validate_timing()?;
-        self.validate_buffer()?;
+        self.validate_buffer(&crate::mech::class_moves(self))?;
         self.validate_edge()?;
         self.validate_nic()?;
         crate::cm::scenario::validate(self)?;

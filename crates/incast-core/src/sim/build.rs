@@ -339,8 +339,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
             .edge
             .as_ref()
             .map(|e| Box::new(EdgeRuntime::new(e, g.n_hosts(), &sc.edge_hosts, seed))),
-        cm: None,
-        nic_queues: None,
+        nic_state: Default::default(),
         rx: None,
         pcie: None,
         counters: Counters::default(),

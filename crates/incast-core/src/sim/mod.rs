@@ -97,12 +97,13 @@ pub struct Results {
     pub queues: Table,
     /// Edge pausing: sampled OWD readings at the senders (time_ps, flow_id, owd_ps).
     pub owd: Table,
-    /// Congestion management over time (`[nic] model = "adapter"`), at the
-    /// queue sampling ticks: limited flows and their rates, feedback,
-    /// quenches, input drops, hotspot receive buffers. Empty otherwise.
-    pub cm: Table,
     /// Per sending host: flows, edge_pauses, edge_paused_ps, retransmits.
     pub hosts: Table,
+    /// The NIC models' time series at the queue sampling ticks, one table
+    /// per name of [`crate::nic::NicModel::SERIES`] in registry order (the
+    /// adapter's congestion management over time); each empty unless its
+    /// model runs.
+    pub series: Vec<Table>,
     pub node_names: Vec<String>,
     pub summary_json: String,
     pub stats: RunStats,
@@ -110,16 +111,25 @@ pub struct Results {
 }
 
 impl Results {
-    /// Every result table's name, in one order: the digest's (`incast-bench
-    /// --digest`), the Python binding's (`incast._core.RESULT_TABLES`) and so
-    /// the Parquet files'. A new table is a field above plus a name here.
-    pub const TABLE_NAMES: [&'static str; 9] = [
-        "flows", "pfc", "incasts", "counters", "ports", "queues", "owd", "hosts", "cm",
+    /// The core's result tables, in one order. A new core table is a field
+    /// above plus a name here; a NIC model's series is a name in its
+    /// `SERIES` ([`crate::nic::NicModel::SERIES`]).
+    const CORE_TABLES: [&'static str; 8] = [
+        "flows", "pfc", "incasts", "counters", "ports", "queues", "owd", "hosts",
     ];
 
-    /// The result tables by name, in [`Results::TABLE_NAMES`]' order.
-    pub fn tables(&self) -> [(&'static str, &Table); 9] {
-        let tables = [
+    /// Every result table's name, in one order: the digest's (`incast-bench
+    /// --digest`), the Python binding's (`incast._core.RESULT_TABLES`) and so
+    /// the Parquet files': the core's, then the NIC models' series.
+    pub fn table_names() -> Vec<&'static str> {
+        let mut names = Self::CORE_TABLES.to_vec();
+        names.extend(crate::nic::series_names());
+        names
+    }
+
+    /// The result tables by name, in [`Results::table_names`]' order.
+    pub fn tables(&self) -> Vec<(&'static str, &Table)> {
+        let core = [
             &self.flows,
             &self.pfc,
             &self.incasts,
@@ -128,9 +138,16 @@ impl Results {
             &self.queues,
             &self.owd,
             &self.hosts,
-            &self.cm,
         ];
-        std::array::from_fn(|i| (Self::TABLE_NAMES[i], tables[i]))
+        // A series not collected (a default `Results`) is an empty table.
+        static EMPTY: Table = Table {
+            columns: Vec::new(),
+        };
+        let tables = core
+            .into_iter()
+            .chain(&self.series)
+            .chain(std::iter::repeat(&EMPTY));
+        Self::table_names().into_iter().zip(tables).collect()
     }
 }
 
@@ -447,12 +464,7 @@ impl Simulation {
                 b += w.arena.get(id).size as u64;
             }
         }
-        if let Some(cm) = &w.cm {
-            b += cm.held_bytes(|id| w.arena.get(id).size as u64);
-        }
-        if let Some(nq) = &w.nic_queues {
-            b += nq.held_bytes();
-        }
+        b += nic::held_bytes(w);
         if let Some(rx) = &w.rx {
             b += rx.held_bytes(|id| w.arena.get(id).size as u64);
         }
@@ -482,7 +494,7 @@ impl Simulation {
         let (ports, counters) = tables::ports_and_counters(w, window);
         let incasts = tables::incasts(&w.flows.incasts);
         let sampled = self.sampler.describe(w);
-        let cm = self.sampler.cm_table();
+        let series = nic::series_tables(w, self.sampler.times());
         let queues = std::mem::take(&mut self.sampler).into_table(w);
         let mut pfc = tables::pfc_log(w);
         if self.node_ties {
@@ -560,8 +572,8 @@ impl Simulation {
             ports,
             queues,
             owd,
-            cm,
             hosts,
+            series,
             node_names: std::mem::take(&mut self.node_names),
             summary_json: serde_json::to_string_pretty(&summary).expect("serializable"),
             stats,

@@ -62,11 +62,9 @@ pub(crate) struct World {
     pub mechs: Mechs,
     /// Edge pausing: clocks, gated senders, OWD samples.
     pub edge: Option<Box<EdgeRuntime>>,
-    /// The adapter NIC model's state and the sources' congestion
-    /// management ([`crate::nic::adapter`]).
-    pub cm: Option<Box<crate::nic::adapter::CmState>>,
-    /// The transmit-queue NIC model's queues ([`crate::nic::queues`]).
-    pub nic_queues: Option<Box<crate::nic::queues::NicQueues>>,
+    /// The NIC models' state ([`crate::nic::NicStates`]: the adapter's,
+    /// the transmit queues', ...).
+    pub nic_state: crate::nic::NicStates,
     /// The NICs' receive path through PCIe ([`crate::nic::rx`]).
     pub rx: Option<Box<crate::nic::rx::RxPath>>,
     /// Each host's transmit PCIe cap ([`crate::nic::pcie`]).

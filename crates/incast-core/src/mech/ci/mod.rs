@@ -17,7 +17,7 @@
 //!
 //! Decisions: docs/congestion-isolation.md.
 
-mod nic;
+pub(crate) mod nic;
 pub mod table;
 mod validate;
 
@@ -61,6 +61,9 @@ pub(crate) struct Ci {
     pub gave_up: u64,
     pub nic_isolations: u64,
     pub nic_deisolations: u64,
+    /// Every flow-table slot's isolation state ([`nic::CiFlow`]; empty
+    /// without CI).
+    flows: Vec<nic::CiFlow>,
 }
 
 impl Default for Ci {
@@ -94,6 +97,7 @@ impl Ci {
             gave_up: 0,
             nic_isolations: 0,
             nic_deisolations: 0,
+            flows: Vec::new(),
         }
     }
 
@@ -193,6 +197,25 @@ impl SwitchMechanism for Ci {
 
     fn on_timer(w: &mut World, now: Ps, port: u32, _kind: TimerKind) {
         on_table_timer(w, now, port);
+    }
+
+    const FLOW_COLUMNS: &'static [&'static str] = &["ci_isolations"];
+
+    #[inline(always)]
+    fn flow_started(ci: &mut Ci, slot: u32) {
+        ci.flow_started(slot);
+    }
+
+    fn flow_values(ci: &Ci, slot: u32, columns: &mut [Vec<u32>]) {
+        columns[0].push(ci.isolations(slot));
+    }
+
+    /// Congestion isolation moves a class's flows into its congested-flow
+    /// queues: each of those carries the class's largest packet too.
+    fn class_moves(cfg: &CiConfig) -> Vec<(u8, u8, &'static str)> {
+        let queues = cfg.queues.iter();
+        let moves = queues.flat_map(|q| q.cfq.iter().map(|&cfq| (q.class, cfq, "isolated flows")));
+        moves.collect()
     }
 
     /// The summary's `ci` block (when CI is on).
@@ -324,9 +347,9 @@ fn classify(
 
 /// Counts an isolation of the flow in `slot` (if it is still that flow).
 fn count_isolation(w: &mut World, slot: u32, uid: u32) {
-    if let Some(f) = w.flows.slots.get_mut(slot as usize) {
+    if let Some(f) = w.flows.slots.get(slot as usize) {
         if f.active && f.uid == uid {
-            f.ci_isolations += 1;
+            w.mechs.ci.count_isolation(slot);
         }
     }
 }
@@ -519,7 +542,8 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
                 return;
             }
             // The sending NIC isolates the flow: it sends on the CFQ's priority.
-            let isolated = nic::isolate(&mut w.flows, &w.host_nic, n, key, base, cfq, now);
+            let at = (n, key, base, cfq);
+            let isolated = nic::isolate(&mut w.mechs.ci, &mut w.flows, &w.host_nic, at, now);
             w.mechs.ci.nic_isolations += isolated;
         }
         Owner::Switch(_) => {
