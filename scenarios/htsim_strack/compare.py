@@ -322,10 +322,10 @@ def htsim_finished(command: list[str], cwd: str) -> list[tuple[str, str]]:
     return [(found.group(1), found.group(2)) for found in lines if found]
 
 
-def rerun_htsim_seeds(binary: Path) -> None:
-    """htsim's SEED_CASES at -seed 1..SEEDS into SEEDS_CSV."""
+def rerun_htsim_seeds(binary: Path, stored: Path = SEEDS_CSV) -> None:
+    """htsim's SEED_CASES at -seed 1..SEEDS into `stored`."""
     swift = swift_compare()
-    with SEEDS_CSV.open("w", newline="") as f, tempfile.TemporaryDirectory() as tmp:
+    with stored.open("w", newline="") as f, tempfile.TemporaryDirectory() as tmp:
         out = csv.writer(f, lineterminator="\n")
         out.writerow(["case", "seed", "flow", "fct_us"])
         for case in SEED_CASES:
@@ -343,15 +343,15 @@ def seed_stats(fcts_us: list[float], size: int) -> dict:
     return {"finished": len(fcts_us), "slow": slow, **fat_tree_stats(fcts_us)}
 
 
-def htsim_seed_runs() -> dict[str, list[dict]]:
-    """SEEDS_CSV: per case, seed_stats of seeds 1..SEEDS."""
+def htsim_seed_runs(stored: Path = SEEDS_CSV) -> dict[str, list[dict]]:
+    """`stored` (rerun_htsim_seeds's CSV): per case, seed_stats of seeds 1..SEEDS."""
     fcts: dict[str, dict[int, list[float]]] = {case: {} for case in SEED_CASES}
-    with SEEDS_CSV.open() as f:
+    with stored.open() as f:
         for row in csv.DictReader(f):
             fcts[row["case"]].setdefault(int(row["seed"]), []).append(float(row["fct_us"]))
     for case, runs in fcts.items():
         if sorted(runs) != list(range(1, SEEDS + 1)):
-            sys.exit(f"compare: {SEEDS_CSV.name} lacks {case} at seeds 1-{SEEDS}; rerun htsim")
+            sys.exit(f"compare: {stored.name} lacks {case} at seeds 1-{SEEDS}; rerun htsim")
     return {
         case: [seed_stats(runs[seed], SEED_CASES[case]) for seed in sorted(runs)]
         for case, runs in fcts.items()
@@ -525,16 +525,17 @@ def cpu_rounds(binary: Path, bench: str, rounds: int) -> None:
     print(f"median ratio htsim / incast {statistics.median(ratios):.2f}")
 
 
-def seeds(htsim_binary: Path | None, check: bool) -> None:
-    """--seeds: print (and with `check` hold) the doc's seed tables; CPU seconds to stderr."""
+def seeds(htsim_binary: Path | None, check: bool, stored: Path = SEEDS_CSV) -> None:
+    """--seeds: print (and with `check` hold) the doc's seed tables, htsim's side read from
+    `stored` (rerun into it first if `htsim_binary`); CPU seconds to stderr."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     if htsim_binary:
-        rerun_htsim_seeds(htsim_binary)
+        rerun_htsim_seeds(htsim_binary, stored)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = resource.getrusage(resource.RUSAGE_SELF)
     ours = incast_seed_runs()
     end = resource.getrusage(resource.RUSAGE_SELF)
-    table = "\n".join(seed_tables(htsim_seed_runs(), ours))
+    table = "\n".join(seed_tables(htsim_seed_runs(stored), ours))
     print(table)
     htsim_cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     incast_cpu = end.ru_utime - start.ru_utime + end.ru_stime - start.ru_stime
@@ -561,9 +562,16 @@ def main() -> None:
         help=f"the fat-tree's perm and incast at seeds 1-{SEEDS} (incast rerun, htsim's stored;"
         " with --htsim-fat-tree htsim's rerun too); --check holds the doc's seed tables",
     )
+    parser.add_argument(
+        "--seeds-csv",
+        type=Path,
+        default=SEEDS_CSV,
+        help="with --seeds: htsim's per-seed CSV to read (and write with --htsim-fat-tree), for"
+        " a variant of htsim (the doc's tail-drop one); default the stored one",
+    )
     args = parser.parse_args()
     if args.seeds:
-        seeds(args.htsim_fat_tree, args.check)
+        seeds(args.htsim_fat_tree, args.check, args.seeds_csv)
         return
     if args.htsim_fat_tree:
         run_htsim_fat_tree(args.htsim_fat_tree)
