@@ -90,6 +90,20 @@ def test_seed_stats_count_slow_flows_with_unfinished_ones(compare):
     assert figures["finished"] == 3 and figures["slow"] == 2
 
 
+def test_slow_histogram_bins_each_slow_flow_once(compare):
+    slow_us, end_ms = compare.SLOW_US, compare.FAT_TREE_END_US // 1000
+    # one fast flow, one at the lower edge of the first bin, one just past it, one unfinished
+    fcts = [100.0, slow_us + 1.0, slow_us + 1000.5]
+    size = compare.SEED_CASES["perm"]
+    run = {"fcts": fcts, "finished": size - 1}
+    lines = compare.slow_histogram({"perm": [run]}, {"perm": [run, run]})
+    first, last = slow_us // 1000, end_ms - 1
+    assert f"| {first}-{first + 1} | 1 | 2 |" in lines
+    assert f"| {first + 1}-{first + 2} | 1 | 2 |" in lines
+    assert f"| {last}-{last + 1} | 0 | 0 |" in lines
+    assert "| unfinished by 20 ms | 1 | 2 |" in lines
+
+
 def test_incast_scenario_truncates_without_changing_the_run(compare):
     text = compare.scenario_until(5)
     assert text.count("[[workload.flows]]") == 1 and '"200ms"' not in text

@@ -39,7 +39,9 @@ FCT percentiles are nearest-rank over the flows that finished; shown, not held (
 why). `--seeds` runs the permutation and the 64-to-1 incast at seeds 1-10 on both sides (htsim's
 -seed: every flow's path and its RandomQueue's drops; incast's seed: its path hash), htsim's
 "finished" lines stored in htsim_fat_tree_seeds.csv, and prints each seed's figures and their
-spread: whether incast's mean lies within htsim's seed range and within 10 % of htsim's mean.
+spread: whether incast's mean lies within htsim's seed range and within 10 % of htsim's mean,
+then the permutation's slow flows (over 2 ms) of all seeds binned by FCT. `--seeds-csv` reads
+(and with --htsim-fat-tree writes) another per-seed CSV, for a variant of htsim.
 Standard library plus incast.
 """
 
@@ -340,7 +342,7 @@ def seed_stats(fcts_us: list[float], size: int) -> dict:
     """Flows finished by 20 ms, flows of `size` not finished within SLOW_US and the
     nearest-rank FCT percentiles (us) of one run."""
     slow = size - sum(bool(fct <= SLOW_US) for fct in fcts_us)
-    return {"finished": len(fcts_us), "slow": slow, **fat_tree_stats(fcts_us)}
+    return {"finished": len(fcts_us), "slow": slow, **fat_tree_stats(fcts_us), "fcts": fcts_us}
 
 
 def htsim_seed_runs(stored: Path = SEEDS_CSV) -> dict[str, list[dict]]:
@@ -525,6 +527,24 @@ def cpu_rounds(binary: Path, bench: str, rounds: int) -> None:
     print(f"median ratio htsim / incast {statistics.median(ratios):.2f}")
 
 
+def slow_histogram(theirs: dict[str, list[dict]], ours: dict[str, list[dict]]) -> list[str]:
+    """The permutation's slow flows over all seeds by FCT, a row a millisecond from SLOW_US to
+    the end, then the unfinished ones: where each simulator's slow flows end."""
+    size, edges = SEED_CASES["perm"], range(SLOW_US // 1000, FAT_TREE_END_US // 1000)
+    lines = [
+        f"| permutation, seeds 1-{SEEDS}: FCT ms | htsim flows | incast flows |",
+        "|---|---|---|",
+    ]
+    counts = []
+    for runs in (theirs["perm"], ours["perm"]):
+        fcts = [fct for run in runs for fct in run["fcts"] if fct > SLOW_US]
+        by_ms = [sum(bool(ms * 1000 < fct <= (ms + 1) * 1000) for fct in fcts) for ms in edges]
+        counts.append(by_ms + [sum(size - run["finished"] for run in runs)])
+    labels = [f"{ms}-{ms + 1}" for ms in edges] + ["unfinished by 20 ms"]
+    lines += [f"| {label} | {a} | {b} |" for label, a, b in zip(labels, *counts)]
+    return lines
+
+
 def seeds(htsim_binary: Path | None, check: bool, stored: Path = SEEDS_CSV) -> None:
     """--seeds: print (and with `check` hold) the doc's seed tables, htsim's side read from
     `stored` (rerun into it first if `htsim_binary`); CPU seconds to stderr."""
@@ -535,7 +555,8 @@ def seeds(htsim_binary: Path | None, check: bool, stored: Path = SEEDS_CSV) -> N
     start = resource.getrusage(resource.RUSAGE_SELF)
     ours = incast_seed_runs()
     end = resource.getrusage(resource.RUSAGE_SELF)
-    table = "\n".join(seed_tables(htsim_seed_runs(stored), ours))
+    theirs = htsim_seed_runs(stored)
+    table = "\n".join(seed_tables(theirs, ours)) + "\n\n" + "\n".join(slow_histogram(theirs, ours))
     print(table)
     htsim_cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     incast_cpu = end.ru_utime - start.ru_utime + end.ru_stime - start.ru_stime
