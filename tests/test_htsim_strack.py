@@ -51,6 +51,59 @@ def test_stored_htsim_fat_tree_runs(compare):
     assert min(float(r["fct_us"]) for r in rows) > 160.3
 
 
+def test_stored_htsim_seed_runs(compare):
+    with compare.SEEDS_CSV.open() as f:
+        rows = list(compare.csv.DictReader(f))
+    for case, size in compare.SEED_CASES.items():
+        for seed in range(1, compare.SEEDS + 1):
+            flows = [r["flow"] for r in rows if r["case"] == case and r["seed"] == str(seed)]
+            # each flow finishes once, at most every flow of the matrix
+            assert 0 < len(flows) == len(set(flows)) <= size, (case, seed)
+    assert min(float(r["fct_us"]) for r in rows) > 160.3
+    # The seeds draw different paths: no two seeds give the same permutation FCTs.
+    perm = {}
+    for r in rows:
+        if r["case"] == "perm":
+            perm.setdefault(r["seed"], []).append(r["fct_us"])
+    assert len({tuple(v) for v in perm.values()}) == compare.SEEDS
+
+
+def test_seed_spread_verdicts(compare):
+    runs = [{"finished": n, "slow": 5, "p50": 1.0, "p99": 1.0, "max": 1.0} for n in (10, 20)]
+    ours = [{**r, "slow_lossy": 0} for r in runs]
+    lines = compare.seed_tables({"perm": runs, "incast": runs}, {"perm": ours, "incast": ours})
+    assert (
+        "| perm | finished | 10-20, 15.0 (7.1) | 10-20, 15.0 (7.1) | yes | +0.0 % (within 10 %) |"
+        in lines
+    )
+    other = [{**r, "finished": r["finished"] + 20} for r in ours]
+    lines = compare.seed_tables({"perm": runs, "incast": runs}, {"perm": other, "incast": ours})
+    assert any(
+        x.startswith("| perm | finished |") and "| no | +133.3 % (outside 10 %) |" in x
+        for x in lines
+    )
+
+
+def test_seed_stats_count_slow_flows_with_unfinished_ones(compare):
+    # 4 flows: 2 within SLOW_US, 1 over it, 1 unfinished.
+    figures = compare.seed_stats([100.0, compare.SLOW_US, compare.SLOW_US + 1.0], 4)
+    assert figures["finished"] == 3 and figures["slow"] == 2
+
+
+def test_slow_histogram_bins_each_slow_flow_once(compare):
+    slow_us, end_ms = compare.SLOW_US, compare.FAT_TREE_END_US // 1000
+    # one fast flow, one at the lower edge of the first bin, one just past it, one unfinished
+    fcts = [100.0, slow_us + 1.0, slow_us + 1000.5]
+    size = compare.SEED_CASES["perm"]
+    run = {"fcts": fcts, "finished": size - 1}
+    lines = compare.slow_histogram({"perm": [run]}, {"perm": [run, run]})
+    first, last = slow_us // 1000, end_ms - 1
+    assert f"| {first}-{first + 1} | 1 | 2 |" in lines
+    assert f"| {first + 1}-{first + 2} | 1 | 2 |" in lines
+    assert f"| {last}-{last + 1} | 0 | 0 |" in lines
+    assert "| unfinished by 20 ms | 1 | 2 |" in lines
+
+
 def test_incast_scenario_truncates_without_changing_the_run(compare):
     text = compare.scenario_until(5)
     assert text.count("[[workload.flows]]") == 1 and '"200ms"' not in text
@@ -71,3 +124,11 @@ def test_the_doc_table_is_current():
     done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr + done.stdout
     assert "the table matches" in done.stdout
+
+
+def test_the_doc_seed_tables_are_current():
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--seeds", "--check"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "the seed tables match" in done.stdout

@@ -8,6 +8,9 @@
         # CPU seconds of htsim and incast on the dumbbell, alternated round by round
     python scenarios/htsim_strack/compare.py --htsim-fat-tree BINARY
         # re-run htsim/main_strack_fat_tree.cpp's binary on both matrices into the CSV
+    python scenarios/htsim_strack/compare.py --seeds [--check] [--htsim-fat-tree BINARY]
+        # the fat-tree's perm and 64-to-1 incast at seeds 1-10: incast rerun, htsim's stored in
+        # htsim_fat_tree_seeds.csv (rerun into it with --htsim-fat-tree); --check holds the doc's
 
 The case is dumbbell.toml of this directory (its comments: htsim's topology, 4 flows starting at
 0, 5, 10, 15 ms, 200 ms). htsim prints every flow's bytes received once a millisecond
@@ -33,7 +36,12 @@ until 20 ms, and one flow alone (LONE_PAIRS); its "Flow ... finished at T" lines
 htsim_fat_tree_fct.csv. incast runs
 htsim_swift's scenarios of the same matrices with `cc` STrack and the same base_rtt, to 20 ms.
 FCT percentiles are nearest-rank over the flows that finished; shown, not held (the doc says
-why).
+why). `--seeds` runs the permutation and the 64-to-1 incast at seeds 1-10 on both sides (htsim's
+-seed: every flow's path and its RandomQueue's drops; incast's seed: its path hash), htsim's
+"finished" lines stored in htsim_fat_tree_seeds.csv, and prints each seed's figures and their
+spread: whether incast's mean lies within htsim's seed range and within 10 % of htsim's mean,
+then the permutation's slow flows (over 2 ms) of all seeds binned by FCT. `--seeds-csv` reads
+(and with --htsim-fat-tree writes) another per-seed CSV, for a variant of htsim.
 Standard library plus incast.
 """
 
@@ -285,6 +293,145 @@ def fat_tree_rows() -> list[str]:
     return lines
 
 
+# The permutation and the 64-to-1 incast at seeds 1..SEEDS on both sides (docs/htsim-strack.md,
+# "Seeds"): htsim's -seed seeds glibc's one rand() stream (each flow's path, RandomQueue's drops),
+# incast's `seed` its path hash. htsim's "finished" lines per seed are stored in SEEDS_CSV.
+SEEDS = 10
+SEEDS_CSV = HERE / "htsim_fat_tree_seeds.csv"
+SEED_CASES = {"perm": 128, "incast": 64}
+SEED_STATS = ("finished", "slow", "p50", "p99", "max")
+# "slow": flows not finished within SLOW_US (unfinished ones too), 8 to 12 times a lone flow's FCT
+# (167-258 us): the permutation's flows either finish within ~1 ms or fall into STrack's slow mode
+# (windows at the 10 B minimum for milliseconds) and take several ms (the doc's "Seeds").
+SLOW_US = 2000
+
+
+def htsim_fat_tree_command(binary: Path, matrix: Path, log: Path) -> list[str]:
+    swift = swift_compare()
+    return [
+        str(binary), "-nodes", "128", "-tm", str(matrix),
+        "-flowsize", str(swift.FLOW_PACKETS), "-q", str(swift.QUEUE_PACKETS),
+        "-end", str(FAT_TREE_END_US), "-basertt", str(FAT_TREE_BASE_RTT_US), "-o", str(log),
+    ]  # fmt: skip
+
+
+def htsim_finished(command: list[str], cwd: str) -> list[tuple[str, str]]:
+    """Runs main_strack_fat_tree's binary; its (flow, FCT us) "finished" lines."""
+    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+    if done.returncode != 0:
+        sys.exit(f"compare: htsim exited with {done.returncode}: {done.stderr[-300:]}")
+    lines = (re.match(r"Flow (\S+) finished at ([\d.]+)$", x) for x in done.stdout.splitlines())
+    return [(found.group(1), found.group(2)) for found in lines if found]
+
+
+def rerun_htsim_seeds(binary: Path, stored: Path = SEEDS_CSV) -> None:
+    """htsim's SEED_CASES at -seed 1..SEEDS into `stored`."""
+    swift = swift_compare()
+    with stored.open("w", newline="") as f, tempfile.TemporaryDirectory() as tmp:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(["case", "seed", "flow", "fct_us"])
+        for case in SEED_CASES:
+            matrix = swift.HERE / f"{swift.CASES[case]}.cm"
+            command = htsim_fat_tree_command(binary, matrix, Path(tmp) / "log.dat")
+            for seed in range(1, SEEDS + 1):
+                for flow, fct in htsim_finished([*command, "-seed", str(seed)], tmp):
+                    out.writerow([case, seed, flow, fct])
+
+
+def seed_stats(fcts_us: list[float], size: int) -> dict:
+    """Flows finished by 20 ms, flows of `size` not finished within SLOW_US and the
+    nearest-rank FCT percentiles (us) of one run."""
+    slow = size - sum(bool(fct <= SLOW_US) for fct in fcts_us)
+    return {"finished": len(fcts_us), "slow": slow, **fat_tree_stats(fcts_us), "fcts": fcts_us}
+
+
+def htsim_seed_runs(stored: Path = SEEDS_CSV) -> dict[str, list[dict]]:
+    """`stored` (rerun_htsim_seeds's CSV): per case, seed_stats of seeds 1..SEEDS."""
+    fcts: dict[str, dict[int, list[float]]] = {case: {} for case in SEED_CASES}
+    with stored.open() as f:
+        for row in csv.DictReader(f):
+            fcts[row["case"]].setdefault(int(row["seed"]), []).append(float(row["fct_us"]))
+    for case, runs in fcts.items():
+        if sorted(runs) != list(range(1, SEEDS + 1)):
+            sys.exit(f"compare: {stored.name} lacks {case} at seeds 1-{SEEDS}; rerun htsim")
+    return {
+        case: [seed_stats(runs[seed], SEED_CASES[case]) for seed in sorted(runs)]
+        for case, runs in fcts.items()
+    }
+
+
+def incast_seed_runs() -> dict[str, list[dict]]:
+    """incast's SEED_CASES at seeds 1..SEEDS: per case, seed_stats of each seed and its
+    "slow_lossy": slow flows (finished or not) with a retransmission or a timeout."""
+    import incast
+
+    out = {}
+    for case in SEED_CASES:
+        toml = fat_tree_toml(case)
+        out[case] = []
+        for seed in range(1, SEEDS + 1):
+            flows = incast.run(toml, seed=seed).flows
+            fcts = [x / 1e6 for x in flows[flows.finished == 1].fct_ps]
+            slow = flows[(flows.finished != 1) | (flows.fct_ps > SLOW_US * 1e6)]
+            lossy = int(((slow.retransmits > 0) | (slow.timeouts > 0)).sum())
+            out[case].append({**seed_stats(fcts, SEED_CASES[case]), "slow_lossy": lossy})
+    return out
+
+
+def spread(values: list[float]) -> dict:
+    return {
+        "min": min(values),
+        "max": max(values),
+        "mean": statistics.fmean(values),
+        "sd": statistics.stdev(values),
+    }
+
+
+def seed_tables(theirs: dict[str, list[dict]], ours: dict[str, list[dict]]) -> list[str]:
+    """The doc's two seed tables: every seed's figures, then each statistic's spread and
+    whether incast's mean lies within htsim's seed range and within 10 % of htsim's mean."""
+    fmt = {
+        "finished": "{:.0f}",
+        "slow": "{:.0f}",
+        "p50": "{:.1f}",
+        "p99": "{:.1f}",
+        "max": "{:.1f}",
+    }
+    lines = [
+        "| case | seed | finished by 20 ms (htsim / incast) "
+        f"| slow: over {SLOW_US / 1000:g} ms | p50 us | p99 us | max us "
+        "| incast: slow with a retransmission or timeout |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for case in SEED_CASES:
+        for seed, (a, b) in enumerate(zip(theirs[case], ours[case]), start=1):
+            cells = [f"{fmt[k].format(a[k])} / {fmt[k].format(b[k])}" for k in SEED_STATS]
+            lines.append(f"| {case} | {seed} | {' | '.join(cells)} | {b['slow_lossy']} |")
+    lines += [
+        "",
+        "| case | statistic | htsim min-max, mean (sd) | incast min-max, mean (sd) "
+        "| incast's mean in htsim's range | incast's mean - htsim's |",
+        "|---|---|---|---|---|---|",
+    ]
+    for case in SEED_CASES:
+        for stat in SEED_STATS:
+            a = spread([run[stat] for run in theirs[case]])
+            b = spread([run[stat] for run in ours[case]])
+            f = fmt[stat]
+            cells = [
+                f"{f.format(x['min'])}-{f.format(x['max'])}, {x['mean']:.1f} ({x['sd']:.1f})"
+                for x in (a, b)
+            ]
+            inside = "yes" if a["min"] <= b["mean"] <= a["max"] else "no"
+            diff = rel(b["mean"], a["mean"])
+            verdict = "within 10 %" if abs(diff) <= REL_TOL else "outside 10 %"
+            lines.append(
+                f"| {case} | {stat} | {' | '.join(cells)} | {inside} "
+                f"| {100 * diff:+.1f} % ({verdict}) |"
+            )
+    return lines
+
+
 def run_htsim_fat_tree(binary: Path) -> None:
     """Runs main_strack_fat_tree's binary on every fat-tree case into htsim_fat_tree_fct.csv."""
     swift = swift_compare()
@@ -302,19 +449,9 @@ def run_htsim_fat_tree(binary: Path) -> None:
                     matrix.write_text(
                         f"Nodes 128\nConnections 1\n{src}->{dst} id 1 start 0 size 2000000\n"
                     )
-                command = [
-                    str(binary), "-nodes", "128", "-tm", str(matrix),
-                    "-flowsize", str(swift.FLOW_PACKETS), "-q", str(swift.QUEUE_PACKETS),
-                    "-end", str(FAT_TREE_END_US), "-basertt", str(FAT_TREE_BASE_RTT_US),
-                    "-o", str(Path(tmp) / "log.dat"),
-                ]  # fmt: skip
-                done = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
-            if done.returncode != 0:
-                sys.exit(f"compare: htsim exited with {done.returncode}: {done.stderr[-300:]}")
-            for line in done.stdout.splitlines():
-                found = re.match(r"Flow (\S+) finished at ([\d.]+)$", line)
-                if found:
-                    out.writerow([case, found.group(1), found.group(2)])
+                command = htsim_fat_tree_command(binary, matrix, Path(tmp) / "log.dat")
+                for flow, fct in htsim_finished(command, tmp):
+                    out.writerow([case, flow, fct])
 
 
 def htsim_command(binary: Path, log: Path) -> list[str]:
@@ -390,6 +527,48 @@ def cpu_rounds(binary: Path, bench: str, rounds: int) -> None:
     print(f"median ratio htsim / incast {statistics.median(ratios):.2f}")
 
 
+def slow_histogram(theirs: dict[str, list[dict]], ours: dict[str, list[dict]]) -> list[str]:
+    """The permutation's slow flows over all seeds by FCT, a row a millisecond from SLOW_US to
+    the end, then the unfinished ones: where each simulator's slow flows end."""
+    size, edges = SEED_CASES["perm"], range(SLOW_US // 1000, FAT_TREE_END_US // 1000)
+    lines = [
+        f"| permutation, seeds 1-{SEEDS}: FCT ms | htsim flows | incast flows |",
+        "|---|---|---|",
+    ]
+    counts = []
+    for runs in (theirs["perm"], ours["perm"]):
+        fcts = [fct for run in runs for fct in run["fcts"] if fct > SLOW_US]
+        by_ms = [sum(bool(ms * 1000 < fct <= (ms + 1) * 1000) for fct in fcts) for ms in edges]
+        counts.append(by_ms + [sum(size - run["finished"] for run in runs)])
+    labels = [f"{ms}-{ms + 1}" for ms in edges] + ["unfinished by 20 ms"]
+    lines += [f"| {label} | {a} | {b} |" for label, a, b in zip(labels, *counts)]
+    return lines
+
+
+def seeds(htsim_binary: Path | None, check: bool, stored: Path = SEEDS_CSV) -> None:
+    """--seeds: print (and with `check` hold) the doc's seed tables, htsim's side read from
+    `stored` (rerun into it first if `htsim_binary`); CPU seconds to stderr."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if htsim_binary:
+        rerun_htsim_seeds(htsim_binary, stored)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = resource.getrusage(resource.RUSAGE_SELF)
+    ours = incast_seed_runs()
+    end = resource.getrusage(resource.RUSAGE_SELF)
+    theirs = htsim_seed_runs(stored)
+    table = "\n".join(seed_tables(theirs, ours)) + "\n\n" + "\n".join(slow_histogram(theirs, ours))
+    print(table)
+    htsim_cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    incast_cpu = end.ru_utime - start.ru_utime + end.ru_stime - start.ru_stime
+    print(f"CPU seconds: htsim {htsim_cpu:.1f} (0 if not rerun), incast {incast_cpu:.1f}",
+          file=sys.stderr)  # fmt: skip
+    if check:
+        doc = DOC.read_text()
+        if any(part not in doc for part in table.split("\n\n")):
+            sys.exit(f"compare: the seed tables differ from {DOC.name} (above: the tables now)")
+        print(f"compare: the seed tables match {DOC.name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the doc's table differs")
@@ -398,7 +577,23 @@ def main() -> None:
     parser.add_argument("--cpu", type=int, metavar="ROUNDS", help="CPU time rounds (with --htsim)")
     parser.add_argument("--bench", default="target/release/incast-bench", help="for --cpu")
     parser.add_argument("--htsim-fat-tree", type=Path, help="main_strack_fat_tree's binary")
+    parser.add_argument(
+        "--seeds",
+        action="store_true",
+        help=f"the fat-tree's perm and incast at seeds 1-{SEEDS} (incast rerun, htsim's stored;"
+        " with --htsim-fat-tree htsim's rerun too); --check holds the doc's seed tables",
+    )
+    parser.add_argument(
+        "--seeds-csv",
+        type=Path,
+        default=SEEDS_CSV,
+        help="with --seeds: htsim's per-seed CSV to read (and write with --htsim-fat-tree), for"
+        " a variant of htsim (the doc's tail-drop one); default the stored one",
+    )
     args = parser.parse_args()
+    if args.seeds:
+        seeds(args.htsim_fat_tree, args.check, args.seeds_csv)
+        return
     if args.htsim_fat_tree:
         run_htsim_fat_tree(args.htsim_fat_tree)
     if args.cpu:

@@ -1,6 +1,8 @@
 // STrack on htsim's k = 8 fat-tree, written for incast's comparison (issue 48), modelled on
 // csg-htsim 841d9e7 sim/datacenter/main_swift.cpp: the same topology, matrix loading, random
 // path per flow (srand(13)), FairScheduler host queues; STrackSrc/STrackSink instead of Swift's.
+// -seed S (default 13, main_swift's) seeds glibc's one rand()/random() stream, which draws every
+// flow's path here and RandomQueue's drops (10 % of arrivals within RANDOM_BUFFER packets of full).
 // STrack prints nothing when a flow ends: FinishSink records the time its in-order bytes reach
 // the flow's size (-flowsize packets plus the one STrackSrc::set_flowsize adds).
 #include "config.h"
@@ -38,7 +40,7 @@ private:
 };
 
 int main(int argc, char** argv) {
-    uint32_t cwnd = 15, no_of_nodes = 128, flowsize = 500;
+    uint32_t cwnd = 15, no_of_nodes = 128, flowsize = 500, seed = 13;
     mem_b queuesize = 1000;
     simtime_picosec endtime = timeFromMs(1.2);
     simtime_picosec base_rtt = timeFromUs((uint32_t)12);
@@ -53,12 +55,13 @@ int main(int argc, char** argv) {
         else if (!strcmp(argv[i], "-end")) endtime = timeFromUs(atof(argv[++i]));
         else if (!strcmp(argv[i], "-q")) queuesize = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-basertt")) base_rtt = timeFromUs(atof(argv[++i]));
+        else if (!strcmp(argv[i], "-seed")) seed = atoi(argv[++i]);
         else { cout << "unknown argument " << argv[i] << endl; exit(1); }
     }
     Packet::set_packet_size(4000);
     eventlist.setEndtime(endtime);
     queuesize = queuesize * Packet::data_packet_size();
-    srand(13);
+    srand(seed);  // glibc: rand(), random() and drand() share this one stream
     Logfile logfile(logname, eventlist);
     logfile.setStartTime(timeFromSec(0));
     STrackRtxTimerScanner rtx_scanner(timeFromMs(10), eventlist);
