@@ -20,7 +20,8 @@ use super::{start_flow, start_flow_until, IncastRecord, KIND_BULK, KIND_INCAST, 
 use crate::net::{Packet, PacketKind};
 use crate::nic;
 use crate::scenario::{
-    BulkGroup, ListedFlow, Scenario, ScenarioConfig, ScenarioError, WorkloadConfig, LONG_LIVED,
+    BulkGroup, IncastConfig, ListedFlow, Scenario, ScenarioConfig, ScenarioError, WorkloadConfig,
+    LONG_LIVED,
 };
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
@@ -41,11 +42,12 @@ pub(crate) struct Generators {
     /// Listed flows, by start time.
     pub listed: Vec<ListedFlow>,
     listed_next: usize,
-    /// Node order: the listed flows as one source per sending host (its
-    /// host, its flows' indices in `listed`, the next of them), so that a
-    /// host's arrivals are its own events ([`crate::sim::partitioned`]);
-    /// empty in push order, where one source starts them all.
-    listed_hosts: Vec<(u32, Vec<u32>, usize)>,
+    /// Node order: the listed flows and the incasts' flows as one source
+    /// per sending host (its host, its flows by start time, the next of
+    /// them), so that a host's arrivals are its own events
+    /// ([`crate::sim::partitioned`]); empty in push order, where one source
+    /// starts the listed flows and each incast generator its events.
+    listed_hosts: Vec<(u32, Vec<HostFlow>, usize)>,
     /// On/off bulk schedules (each has at most one on-period pending).
     pub bulk: Vec<BulkGroup>,
     /// The [`Generator`] kinds' generators.
@@ -54,6 +56,15 @@ pub(crate) struct Generators {
     pub live: u64,
     /// The sources of [`Ev::Gen`] events, by number.
     sources: Vec<Source>,
+}
+
+/// Node order: a flow a host starts at a time known before the run (a
+/// listed flow, or its share of an incast).
+#[derive(Clone, Copy, Debug)]
+struct HostFlow {
+    flow: ListedFlow,
+    kind: u8,
+    incast: i64,
 }
 
 /// A source of arrivals: one generator of a kind, or one of its members.
@@ -323,6 +334,9 @@ impl Generators {
             }
         }
         for (g, cfg) in c.workload.incast.iter().enumerate() {
+            if !self.listed_hosts.is_empty() {
+                break; // node order: drawn at the build, started by their hosts
+            }
             let first = if cfg.load.is_some() {
                 self.incast[g].next_time(cfg.start.0)
             } else {
@@ -339,8 +353,7 @@ impl Generators {
         }
         if !self.listed_hosts.is_empty() {
             for member in 0..self.listed_hosts.len() {
-                let first = self.listed_hosts[member].1[0];
-                let t = self.listed[first as usize].start;
+                let t = self.listed_hosts[member].1[0].flow.start;
                 self.first_arrival(w, t, GenKind::Listed, 0, member);
             }
         } else if let Some(t) = self.listed.first().map(|f| f.start) {
@@ -417,32 +430,90 @@ impl Generators {
         self.incast[g as usize].next_time(now).map(|t| t.max(now))
     }
 
-    /// Node order: one source of listed flows per sending host, in the
-    /// order of each host's first flow (call before [`Generators::schedule`]).
-    pub fn list_by_host(&mut self) {
+    /// Node order: one source per sending host for the listed flows and
+    /// the incasts' flows, in the order of each host's first flow (call
+    /// before [`Generators::schedule`]). The incast generators draw their
+    /// events here, each as it would at its time (the same draws in the
+    /// same order), and their records are made now, numbered by time, then
+    /// generator; `configs` are the generators' `[[workload.incast]]` entries.
+    pub fn list_by_host(&mut self, w: &mut World, configs: &[IncastConfig]) {
+        let mut flows: Vec<HostFlow> = (self.listed.iter())
+            .map(|&flow| HostFlow {
+                flow,
+                kind: KIND_LISTED,
+                incast: -1,
+            })
+            .collect();
+        let mut events = Vec::new();
+        for (g, (gen, cfg)) in self.incast.iter_mut().zip(configs).enumerate() {
+            let mut next = gen.next_time(if cfg.load.is_some() { cfg.start.0 } else { 0 });
+            while let Some(t) = next {
+                events.push((t, g, gen.event(), gen.class, gen.cc));
+                next = gen.next_time(t).map(|n| n.max(t));
+            }
+        }
+        events.sort_by_key(|&(t, g, ..)| (t, g));
+        for (t, _, ev, class, cc) in events {
+            let incast = w.flows.incasts.len() as i64;
+            w.flows.incasts.push(IncastRecord {
+                receiver: ev.receiver,
+                fan_in: ev.senders.len() as u32,
+                bytes: ev.sizes.iter().sum::<u64>() / ev.sizes.len().max(1) as u64,
+                start: t,
+                remaining: ev.senders.len() as u32,
+                finish: None,
+            });
+            for (src, size) in ev.senders.into_iter().zip(ev.sizes) {
+                let flow = ListedFlow {
+                    src,
+                    dst: ev.receiver,
+                    size,
+                    start: t,
+                    stop: Ps::MAX,
+                    class,
+                    cc,
+                };
+                flows.push(HostFlow {
+                    flow,
+                    kind: KIND_INCAST,
+                    incast,
+                });
+            }
+        }
+        // Each host's flows by start time (listed ones first at a tie).
+        flows.sort_by_key(|f| f.flow.start);
         let mut member_of: std::collections::BTreeMap<u32, usize> = Default::default();
-        for (i, f) in self.listed.iter().enumerate() {
-            let member = *member_of.entry(f.src).or_insert_with(|| {
-                self.listed_hosts.push((f.src, Vec::new(), 0));
+        for f in flows {
+            let member = *member_of.entry(f.flow.src).or_insert_with(|| {
+                self.listed_hosts.push((f.flow.src, Vec::new(), 0));
                 self.listed_hosts.len() - 1
             });
-            self.listed_hosts[member].1.push(i as u32);
+            self.listed_hosts[member].1.push(f);
         }
     }
 
     /// The listed flows that start now (of host `member`'s, in node order).
     fn on_listed(&mut self, w: &mut World, now: Ps, _: u32, member: u32) -> Option<Ps> {
         loop {
-            let next = match self.listed_hosts.get_mut(member as usize) {
-                Some((_, flows, next)) => flows.get(*next).map(|&i| (i as usize, next)),
-                None => Some((self.listed_next, &mut self.listed_next)),
+            let (f, kind, incast) = match self.listed_hosts.get_mut(member as usize) {
+                Some((_, flows, next)) => {
+                    let f = *flows.get(*next)?;
+                    if f.flow.start <= now {
+                        *next += 1;
+                    }
+                    (f.flow, f.kind, f.incast)
+                }
+                None => {
+                    let f = *self.listed.get(self.listed_next)?;
+                    if f.start <= now {
+                        self.listed_next += 1;
+                    }
+                    (f, KIND_LISTED, -1)
+                }
             };
-            let (index, cursor) = next?;
-            let f = self.listed.get(index).copied()?;
             if f.start > now {
                 return Some(f.start);
             }
-            *cursor += 1;
             let req = FlowRequest {
                 src: f.src,
                 dst: f.dst,
@@ -450,7 +521,7 @@ impl Generators {
                 class: f.class,
                 cc: f.cc,
             };
-            start_flow_until(w, now, req, KIND_LISTED, -1, f.stop);
+            start_flow_until(w, now, req, kind, incast, f.stop);
         }
     }
 

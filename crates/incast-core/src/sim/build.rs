@@ -378,7 +378,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     w.sw.hooked = crate::mech::hooked(&w);
     let mut gens = gens;
     if node_ties {
-        gens.list_by_host();
+        gens.list_by_host(&mut w, &c.workload.incast);
     }
     gens.schedule(&mut w, c);
     let sampler = queue_sampler(&w, &c.metrics, &node_names);

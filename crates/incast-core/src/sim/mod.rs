@@ -484,6 +484,9 @@ impl Simulation {
         if self.node_ties {
             self.renumber_flows();
             self.read_peaks();
+            // Incasts were drawn at the build: those after the run's end never began.
+            let stop = self.stop;
+            self.w.flows.incasts.retain(|incast| incast.start <= stop);
         }
         let mut cons = self.w.counters.cons;
         cons.in_network_bytes = self.in_network_bytes();

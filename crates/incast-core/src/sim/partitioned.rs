@@ -194,14 +194,15 @@ impl Simulation {
             let Some(start) = queues.iter().filter_map(EventQueue::peek_time).min() else {
                 break Ok(());
             };
-            if start > self.stop {
-                self.stopped_at = Some(self.stop);
-                break Ok(());
-            }
+            // Over before stopped, as a plain run finds it.
             if self
                 .done_in_cell
                 .is_some_and(|cell| start >> CELL_BITS > cell)
             {
+                break Ok(());
+            }
+            if start > self.stop {
+                self.stopped_at = Some(self.stop);
                 break Ok(());
             }
             self.enter_cell(start);
@@ -232,6 +233,10 @@ impl Simulation {
             for (key, ev) in queue.take_all() {
                 self.w.q.push_key(key, ev);
             }
+        }
+        if self.stopped_at.is_some() {
+            // A plain run stops on popping the first event beyond `stop`.
+            self.beyond_stop = self.w.q.pop().map(|(_, ev)| ev);
         }
         self.done = true;
         outcome

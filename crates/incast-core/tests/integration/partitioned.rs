@@ -128,7 +128,15 @@ fn every_mechanism_family_is_partition_independent() {
             (src + 37) % 128
         );
     }
+    // Incasts (their senders span partitions), stopped while RTO timers of
+    // 1 ms are pending: the run is over, not stopped, in every partition.
+    let incasts = k8(0.4)
+        .replace("duration = \"150us\"", "duration = \"150us\"\nstop = \"900us\"")
+        .replace("rto_min = \"200us\"", "rto_min = \"1ms\"")
+        + "[[workload.incast]]\nfan_in = 32\nbytes_per_sender = \"64KB\"\ntimes = [\"50us\", \"120us\"]\nreceiver = 5\n"
+        + "[[workload.incast]]\nfan_in = 127\nbytes_per_sender = \"16KB\"\ntimes = [\"100us\"]\nreceiver = 77\n";
     let cases = [
+        ("incast generators over a WebSearch background", incasts),
         ("listed flows: an incast and a permutation", listed.clone()),
         ("the same over PFC with DCQCN", rdma("dcqcn", listed)),
         ("DCTCP", k8(0.6)),
