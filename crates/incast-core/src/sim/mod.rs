@@ -21,6 +21,7 @@
 
 mod build;
 pub(crate) mod ev;
+pub(crate) mod node_order;
 pub mod parallelism;
 pub(crate) mod partitioned;
 pub(crate) mod world;
@@ -185,7 +186,7 @@ pub struct Simulation {
     /// ends with the cell, [`partitioned`]).
     done_in_cell: Option<u64>,
     /// Node order: the engine's peaks, read at cell boundaries.
-    node_peaks: partitioned::NodePeaks,
+    node_peaks: node_order::NodePeaks,
     /// Set when the run reached `stop` (its results end there).
     stopped_at: Option<Ps>,
     /// The event popped beyond `stop`, which ended the run unrun (still
@@ -501,7 +502,7 @@ impl Simulation {
         let queues = std::mem::take(&mut self.sampler).into_table(w);
         let mut pfc = tables::pfc_log(w);
         if self.node_ties {
-            pfc = partitioned::log_in_node_order(pfc);
+            pfc = node_order::log_in_node_order(pfc);
         }
         let mut owd = Table::default();
         let edge_summary = match w.edge.as_deref_mut() {
