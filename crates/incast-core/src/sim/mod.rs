@@ -223,6 +223,9 @@ impl Simulation {
             return self.advance_by_node(max_events);
         }
         for _ in 0..max_events {
+            // Written out rather than `next_event()`: the same steps, but
+            // the call (inlined) moved the loop's code generation, 10
+            // instructions a hop more on the DCQCN slice.
             let Some((t, ev)) = self.w.q.pop() else {
                 self.done = true;
                 return true;
@@ -257,6 +260,24 @@ impl Simulation {
             }
         }
         false
+    }
+
+    /// The next event, or `None` when the run is over: nothing is pending,
+    /// or the next event is beyond `stop` (nothing happens after `stop`: the
+    /// run ends there, the event kept aside, still pending for the accounts).
+    #[inline(always)]
+    fn next_event(&mut self) -> Option<(Ps, Ev)> {
+        let Some((t, ev)) = self.w.q.pop() else {
+            self.done = true;
+            return None;
+        };
+        if t > self.stop {
+            self.stopped_at = Some(self.stop);
+            self.beyond_stop = Some(ev);
+            self.done = true;
+            return None;
+        }
+        Some((t, ev))
     }
 
     /// Runs until `t` (events at exactly `t` included) or the end of the run.

@@ -72,16 +72,9 @@ impl Simulation {
                 self.done = true;
                 return true;
             }
-            let Some((t, ev)) = self.w.q.pop() else {
-                self.done = true;
+            let Some((t, ev)) = self.next_event() else {
                 return true;
             };
-            if t > self.stop {
-                self.stopped_at = Some(self.stop);
-                self.beyond_stop = Some(ev);
-                self.done = true;
-                return true;
-            }
             self.enter_cell(t);
             let source = self.source_of(ev);
             self.w.q.set_source(source);
@@ -127,12 +120,7 @@ impl Simulation {
         let partition = Partition::new(&self.w, partitions.max(1));
         let parts = partitions.max(1) as usize;
         let w = &self.w;
-        let lookahead = partition
-            .crossing_ports(w)
-            .map(|p| w.ports[p as usize].delay)
-            .min()
-            .unwrap_or(Ps::MAX)
-            .max(1);
+        let lookahead = partition.lookahead(w);
         let into = (0..w.ports.len() as u32)
             .map(|p| {
                 let there = partition.of_port(w, w.ports[p as usize].peer);
