@@ -100,3 +100,27 @@ pub(crate) fn arrive(w: &mut World, now: Ps, pkt: PktId) {
         Owner::Nic(n) => nic::receive(w, now, n, pkt),
     }
 }
+
+/// Where a partitioned run's arrivals bound for another partition go
+/// ([`crate::sim::partitioned`]): a transmission tests it ([`transmit`]).
+pub(crate) struct Outbox {
+    /// Per port: the partition its link leads into when that is not its own,
+    /// else `u32::MAX`.
+    pub into: Vec<u32>,
+    /// Per partition: the events mailed to it in the current window, keyed.
+    pub mail: Vec<Vec<(u64, Ev)>>,
+}
+
+impl Outbox {
+    /// Mails `ev` (keyed `key`) when port `port`'s link leads into another
+    /// partition; false when it stays in this one.
+    #[inline]
+    pub fn mail(&mut self, port: u32, key: u64, ev: Ev) -> bool {
+        let into = self.into[port as usize];
+        if into == u32::MAX {
+            return false;
+        }
+        self.mail[into as usize].push((key, ev));
+        true
+    }
+}

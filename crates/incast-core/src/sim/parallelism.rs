@@ -248,6 +248,16 @@ impl Partition {
             .filter(move |&p| self.of_port(w, p) != self.of_port(w, w.ports[p as usize].peer))
     }
 
+    /// The smallest delay of a link between two partitions (at least 1 ps;
+    /// `Ps::MAX` when none crosses): the longest a window may be.
+    pub(super) fn lookahead(&self, w: &World) -> Ps {
+        (self.crossing_ports(w))
+            .map(|p| w.ports[p as usize].delay)
+            .min()
+            .unwrap_or(Ps::MAX)
+            .max(1)
+    }
+
     pub(super) fn of_port(&self, w: &World, port: u32) -> u32 {
         self.of_node[w.node_of(w.ports[port as usize].owner()) as usize]
     }
@@ -291,12 +301,7 @@ impl Profiler {
     fn new(w: &World, partitions: u32) -> Profiler {
         let parts = partitions.max(1);
         let partition = Partition::new(w, parts);
-        let lookahead = partition
-            .crossing_ports(w)
-            .map(|p| w.ports[p as usize].delay)
-            .min()
-            .unwrap_or(Ps::MAX)
-            .max(1);
+        let lookahead = partition.lookahead(w);
         let profile = ParallelismProfile {
             partitions: parts,
             groups: partition.groups,
@@ -401,16 +406,9 @@ impl Simulation {
     /// One event, shown to `observe` (with the world as it is before the
     /// event runs) and then run, as [`Simulation::advance`] runs it.
     fn step(&mut self, mut observe: impl FnMut(&World, &Generators, Ps, Ev)) {
-        let Some((t, ev)) = self.w.q.pop() else {
-            self.done = true;
+        let Some((t, ev)) = self.next_event() else {
             return;
         };
-        if t > self.stop {
-            self.stopped_at = Some(self.stop);
-            self.beyond_stop = Some(ev);
-            self.done = true;
-            return;
-        }
         observe(&self.w, &self.gens, t, ev);
         if self.node_ties {
             let source = self.source_of(ev);

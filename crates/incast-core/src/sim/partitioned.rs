@@ -30,43 +30,10 @@ use super::ev::Ev;
 use super::parallelism::Partition;
 use super::Simulation;
 use crate::engine::EventQueue;
-use crate::metrics_table::{Column, Table};
+use crate::net::link::Outbox;
 use crate::units::Ps;
 
-/// A node-ordered run that is over ends with its cell of 2^20 ps (1.05 us).
-pub const CELL_BITS: u32 = 20;
-
-/// The engine's peaks in node order, read at cell boundaries.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct NodePeaks {
-    /// The cell the clock is in.
-    cell: u64,
-    pub packets: u64,
-    pub flows: u64,
-}
-
-/// Where a partitioned run's arrivals bound for another partition go.
-pub(crate) struct Outbox {
-    /// Per port: the partition its link leads into when that is not its own,
-    /// else `u32::MAX`.
-    into: Vec<u32>,
-    /// Per partition: the events mailed to it in the current window, keyed.
-    mail: Vec<Vec<(u64, Ev)>>,
-}
-
-impl Outbox {
-    /// Mails `ev` (keyed `key`) when port `port`'s link leads into another
-    /// partition; false when it stays in this one.
-    #[inline]
-    pub fn mail(&mut self, port: u32, key: u64, ev: Ev) -> bool {
-        let into = self.into[port as usize];
-        if into == u32::MAX {
-            return false;
-        }
-        self.mail[into as usize].push((key, ev));
-        true
-    }
-}
+use super::node_order::CELL_BITS;
 
 /// Events that name a flow slot, which flows reuse.
 fn names_a_flow_slot(ev: Ev) -> bool {
@@ -105,16 +72,9 @@ impl Simulation {
                 self.done = true;
                 return true;
             }
-            let Some((t, ev)) = self.w.q.pop() else {
-                self.done = true;
+            let Some((t, ev)) = self.next_event() else {
                 return true;
             };
-            if t > self.stop {
-                self.stopped_at = Some(self.stop);
-                self.beyond_stop = Some(ev);
-                self.done = true;
-                return true;
-            }
             self.enter_cell(t);
             let source = self.source_of(ev);
             self.w.q.set_source(source);
@@ -160,12 +120,7 @@ impl Simulation {
         let partition = Partition::new(&self.w, partitions.max(1));
         let parts = partitions.max(1) as usize;
         let w = &self.w;
-        let lookahead = partition
-            .crossing_ports(w)
-            .map(|p| w.ports[p as usize].delay)
-            .min()
-            .unwrap_or(Ps::MAX)
-            .max(1);
+        let lookahead = partition.lookahead(w);
         let into = (0..w.ports.len() as u32)
             .map(|p| {
                 let there = partition.of_port(w, w.ports[p as usize].peer);
@@ -296,18 +251,4 @@ impl Simulation {
         }
         records.flow_id = renumbered;
     }
-}
-
-/// Node order: a log appended as events run (the PFC log) in the order of
-/// its `time_ps`, then its `node` column, each node's rows at one time in
-/// the order it logged them (the order within a node, which no partition
-/// changes).
-pub(super) fn log_in_node_order(log: Table) -> Table {
-    let (Some(Column::U64(time)), Some(Column::U32(node))) = (log.get("time_ps"), log.get("node"))
-    else {
-        return log;
-    };
-    let mut order: Vec<usize> = (0..time.len()).collect();
-    order.sort_by_key(|&i| (time[i], node[i]));
-    log.rows_in(&order)
 }

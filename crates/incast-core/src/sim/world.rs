@@ -73,7 +73,7 @@ pub(crate) struct World {
     pub seed: u64,
     /// In a partitioned run, where arrivals bound for another partition go
     /// ([`super::partitioned`]); `None` otherwise.
-    pub outbox: Option<Box<super::partitioned::Outbox>>,
+    pub outbox: Option<Box<crate::net::link::Outbox>>,
 }
 
 /// The RDMA transport's configuration and derived constants.
