@@ -91,7 +91,7 @@ pub struct TimingConfig {
     /// keeps whatever the partition (`Simulation::run_partitioned`); it
     /// moves same-time ties, so results differ from `"push"`'s as two
     /// seeds' do not, but they are not byte-equal.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Ties::is_push")]
     pub ties: Ties,
 }
 
@@ -104,6 +104,14 @@ pub enum Ties {
     Push,
     /// By the node whose event scheduled them, then in that node's order.
     Node,
+}
+
+impl Ties {
+    /// The default: left out of a normalized scenario, so that scenarios
+    /// written before the key existed hash as they did.
+    fn is_push(&self) -> bool {
+        *self == Ties::Push
+    }
 }
 
 impl TimingConfig {

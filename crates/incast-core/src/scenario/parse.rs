@@ -199,10 +199,11 @@ fn check_shape(input: &Value, parsed: &Value, path: &mut Vec<Seg>) -> Option<(St
             for (k, v) in i {
                 path.push(Seg::Key(k.clone()));
                 let Some(pv) = p.get(k) else {
-                    if path.len() == 1 && k == "timing" {
-                        // `[timing]` is left out of the parsed scenario when
-                        // it holds only defaults (so that scenarios without
-                        // it hash as before); serde checked its keys.
+                    if matches!(path.first(), Some(Seg::Key(top)) if top == "timing") {
+                        // `[timing]` and its keys are left out of the parsed
+                        // scenario where they hold defaults (so that
+                        // scenarios without them hash as before); serde
+                        // checked its keys.
                         path.pop();
                         continue;
                     }

@@ -98,6 +98,11 @@ fn partitioned_runs_need_node_order() {
 fn explicit_default_timing_is_accepted() {
     let toml = fat_tree("", 0.3).replace("ties = \"node\"", "tx_times = \"exact\"");
     assert_eq!(scenario(&toml).config.timing, Default::default());
+    // A default `ties` beside another key, and left out of the normalized
+    // scenario (scenarios written before it existed hash as they did).
+    let toml = fat_tree("", 0.3).replace("ties = \"node\"", "ties = \"push\"\ntx_times = \"ns3\"");
+    let json = serde_json::to_value(&scenario(&toml).config).unwrap();
+    assert_eq!(json["timing"], serde_json::json!({"tx_times": "ns3"}));
 }
 
 /// k = 8 (128 hosts, 80 switches), 150 us of WebSearch arrivals, under each
