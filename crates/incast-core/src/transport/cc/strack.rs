@@ -64,6 +64,7 @@
 //! packets, 5 timeouts before the reset. `base_rtt` has no default: htsim
 //! asserts it was set (`update_rtt`), its dumbbell sets 10 us.
 
+use super::swift::{check_decrease, check_window_limits};
 use super::{AckEvent, CongestionControl, ParamError, TimeoutEvent, Window};
 use crate::config_types::TimeValue;
 use crate::units::{Ps, SEC};
@@ -112,7 +113,8 @@ impl Default for Params {
 }
 
 impl Params {
-    /// Ranges of htsim's constants.
+    /// Ranges of htsim's constants (those it shares with Swift checked as
+    /// Swift's are: [`check_decrease`], [`check_window_limits`]).
     pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.alpha > 0.0 && self.alpha.is_finite()) {
             return Err(ParamError::new(
@@ -120,24 +122,7 @@ impl Params {
                 format!("must be > 0, got {}", self.alpha),
             ));
         }
-        if !(self.beta > 0.0 && self.beta <= 1.0) {
-            return Err(ParamError::new(
-                "beta",
-                format!("must be in (0, 1], got {}", self.beta),
-            ));
-        }
-        if !(self.max_mdf > 0.0 && self.max_mdf < 1.0) {
-            return Err(ParamError::new(
-                "max_mdf",
-                format!("must be in (0, 1), got {}", self.max_mdf),
-            ));
-        }
-        if self.base_target.0 == 0 {
-            return Err(ParamError::new(
-                "base_target",
-                "must be > 0 (e.g. \"20us\")",
-            ));
-        }
+        check_decrease(self.beta, self.max_mdf, self.base_target.0)?;
         if self.base_rtt.0 == 0 {
             return Err(ParamError::new(
                 "base_rtt",
@@ -145,21 +130,7 @@ impl Params {
                  (htsim's set_base_rtt), e.g. the path's unloaded RTT such as \"10us\"",
             ));
         }
-        if self.min_cwnd == 0 {
-            return Err(ParamError::new("min_cwnd", "must be at least 1 byte"));
-        }
-        if !(self.max_cwnd.is_finite() && self.max_cwnd > 0.0) {
-            return Err(ParamError::new(
-                "max_cwnd",
-                format!("must be > 0 packets, got {}", self.max_cwnd),
-            ));
-        }
-        if self.retx_reset_threshold == 0 {
-            return Err(ParamError::new(
-                "retx_reset_threshold",
-                "must be at least 1",
-            ));
-        }
+        check_window_limits(self.min_cwnd, self.max_cwnd, self.retx_reset_threshold)?;
         Ok(())
     }
 }

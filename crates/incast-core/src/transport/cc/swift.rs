@@ -96,6 +96,55 @@ impl Default for Params {
     }
 }
 
+/// The decrease constants Swift and STrack share: `beta` in (0, 1],
+/// `max_mdf` in (0, 1), a target delay above 0.
+pub(super) fn check_decrease(beta: f64, max_mdf: f64, base_target: Ps) -> Result<(), ParamError> {
+    if !(beta > 0.0 && beta <= 1.0) {
+        return Err(ParamError::new(
+            "beta",
+            format!("must be in (0, 1], got {}", beta),
+        ));
+    }
+    if !(max_mdf > 0.0 && max_mdf < 1.0) {
+        return Err(ParamError::new(
+            "max_mdf",
+            format!("must be in (0, 1), got {}", max_mdf),
+        ));
+    }
+    if base_target == 0 {
+        return Err(ParamError::new(
+            "base_target",
+            "must be > 0 (e.g. \"20us\")",
+        ));
+    }
+    Ok(())
+}
+
+/// The window limits Swift and STrack share: a minimum of at least one
+/// byte, a finite maximum above 0 packets, a retransmission count of 1 or more.
+pub(super) fn check_window_limits(
+    min_cwnd: u64,
+    max_cwnd: f64,
+    retx_reset_threshold: u32,
+) -> Result<(), ParamError> {
+    if min_cwnd == 0 {
+        return Err(ParamError::new("min_cwnd", "must be at least 1 byte"));
+    }
+    if !(max_cwnd.is_finite() && max_cwnd > 0.0) {
+        return Err(ParamError::new(
+            "max_cwnd",
+            format!("must be > 0 packets, got {}", max_cwnd),
+        ));
+    }
+    if retx_reset_threshold == 0 {
+        return Err(ParamError::new(
+            "retx_reset_threshold",
+            "must be at least 1",
+        ));
+    }
+    Ok(())
+}
+
 impl Params {
     /// Ranges of Algorithm 1's and §3.1's constants.
     pub fn validate(&self) -> Result<(), ParamError> {
@@ -105,24 +154,7 @@ impl Params {
                 format!("must be > 0, got {}", self.ai),
             ));
         }
-        if !(self.beta > 0.0 && self.beta <= 1.0) {
-            return Err(ParamError::new(
-                "beta",
-                format!("must be in (0, 1], got {}", self.beta),
-            ));
-        }
-        if !(self.max_mdf > 0.0 && self.max_mdf < 1.0) {
-            return Err(ParamError::new(
-                "max_mdf",
-                format!("must be in (0, 1), got {}", self.max_mdf),
-            ));
-        }
-        if self.base_target.0 == 0 {
-            return Err(ParamError::new(
-                "base_target",
-                "must be > 0 (e.g. \"20us\")",
-            ));
-        }
+        check_decrease(self.beta, self.max_mdf, self.base_target.0)?;
         if !(self.fs_min_cwnd > 0.0 && self.fs_min_cwnd < self.fs_max_cwnd) {
             return Err(ParamError::new(
                 "fs_min_cwnd",
@@ -135,21 +167,7 @@ impl Params {
         if !self.fs_max_cwnd.is_finite() {
             return Err(ParamError::new("fs_max_cwnd", "must be finite"));
         }
-        if self.min_cwnd == 0 {
-            return Err(ParamError::new("min_cwnd", "must be at least 1 byte"));
-        }
-        if !(self.max_cwnd.is_finite() && self.max_cwnd > 0.0) {
-            return Err(ParamError::new(
-                "max_cwnd",
-                format!("must be > 0 packets, got {}", self.max_cwnd),
-            ));
-        }
-        if self.retx_reset_threshold == 0 {
-            return Err(ParamError::new(
-                "retx_reset_threshold",
-                "must be at least 1",
-            ));
-        }
+        check_window_limits(self.min_cwnd, self.max_cwnd, self.retx_reset_threshold)?;
         Ok(())
     }
 }
