@@ -31,6 +31,9 @@
 //! assert!(results.flows.f64s("slowdown")[0] >= 1.0);
 //! ```
 
+// A feature with sections of its own in the scenario (outside `[switch]`,
+// whose sections `mech/mod.rs` registers) is declared here and takes one
+// line per section in `feature_sections!` below.
 pub mod cm;
 pub mod config_types;
 pub mod edge;
@@ -51,6 +54,40 @@ pub mod topology;
 pub mod transport;
 pub mod units;
 pub mod workload;
+
+/// The features' scenario sections (scenario/sections.rs), handed to the
+/// macro `$callback` (after the tokens `$args`, in brackets): under
+/// `scenario { }` the top-level sections, under `workload { }` the
+/// `[[workload.KEY]]` lists, one line each, `key: path::from::crate::Type`
+/// after its description (its schema entry); an `#[cfg]` applies to what
+/// the line generates. The order is the order of their fields in a
+/// normalized scenario (the top-level ones after `edge`, the lists after
+/// `onoff`) and of their checks.
+macro_rules! feature_sections {
+    ($callback:ident; $($args:tt)*) => {
+        $callback! { [$($args)*]
+            scenario {
+                /// Congestion management of the IEEE 802.1Qau era (`cm = "ecm"`, or a
+                /// table `[cm] scheme = "e2cm" ...`): congestion points at every switch
+                /// output queue, reaction points (rate limiters) in the sources' NICs.
+                /// Needs `[nic] model = "adapter"`. Decisions and sources: docs/ecm-qcn.md.
+                cm: cm::CmConfig,
+                /// Example: a line of text kept with the run (tests and the `examples` feature).
+                #[cfg(any(test, feature = "examples"))]
+                example_note: scenario::example_section::Note,
+            }
+            workload {
+                /// Hosts whose receive side drains slower than their link for a while
+                /// (an output-generated hotspot). Needs `[nic] model = "adapter"`.
+                hotspot: cm::scenario::HotspotConfig,
+                /// Example: named instants of the run (tests and the `examples` feature).
+                #[cfg(any(test, feature = "examples"))]
+                example_mark: scenario::example_section::Mark,
+            }
+        }
+    };
+}
+pub(crate) use feature_sections;
 
 pub use host::generators::flow_kinds;
 pub use scenario::{Scenario, ScenarioError};

@@ -1,6 +1,9 @@
 //! The sections of the IBM talk's model (Minkenberg and Gusat, April 2007)
 //! that are not the NIC's own: `[cm]`, `[switch.input_buffer]` and
-//! `[[workload.hotspot]]`, and the checks that tie them to `[nic]`.
+//! `[[workload.hotspot]]`, and the checks that tie them to `[nic]`. `[cm]`
+//! and `[[workload.hotspot]]` are feature sections (one line each in
+//! `feature_sections!`, lib.rs; `scenario/sections.rs`), `[switch.input_buffer]`
+//! the switch mechanism's section (`mech/cm.rs`), checked with `[cm]`.
 //!
 //! ```toml
 //! cm = "ecm"                     # or [cm] scheme = "qcn" ...
@@ -17,7 +20,7 @@
 use super::rx_buffer::rx_watermarks;
 use super::CmConfig;
 use crate::config_types::TimeValue;
-use crate::scenario::{HostRef, Scenario, ScenarioError};
+use crate::scenario::{HostRef, Scenario, ScenarioError, ScenarioSection, WorkloadSection};
 use crate::topology::NodeRef;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -37,24 +40,35 @@ pub struct HotspotConfig {
     pub duration: Option<TimeValue>,
 }
 
-/// `[cm]`, `[switch.input_buffer]` and `[[workload.hotspot]]`: each valid,
-/// and the combinations that work together (a scheme or a hotspot needs the
-/// adapter, `[nic] model = "adapter"`).
-pub(crate) fn validate(sc: &Scenario) -> Result<(), ScenarioError> {
-    let c = &sc.config;
-    c.cm.validate()
-        .map_err(|e| ScenarioError::new(format!("cm.{}", e.field), e.message))?;
-    if !matches!(c.cm, CmConfig::None(_)) && !c.nic.is_adapter() {
-        return Err(ScenarioError::new(
-            "cm",
-            format!(
-                "scheme \"{}\" needs the sources' rate limiters: add [nic] model = \"adapter\"",
-                c.cm.name()
-            ),
-        ));
+/// `[cm]` (its registry line: `feature_sections!`, lib.rs).
+impl ScenarioSection for CmConfig {
+    /// `cm = "<scheme>"` (its defaults) or a table `[cm] scheme = ...`.
+    fn deserialize_section<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::deserialize_cm(d)
     }
-    validate_input_buffer(sc)?;
-    validate_hotspots(sc)
+
+    /// Written always, `scheme = "none"` too, as before the registry (run
+    /// hashes of the scenarios written since).
+    fn left_out(&self) -> bool {
+        false
+    }
+
+    /// `[cm]` and `[switch.input_buffer]`: each valid, and a scheme with
+    /// the adapter, `[nic] model = "adapter"`, whose rate limiters it needs.
+    fn validate_section(&self, sc: &Scenario) -> Result<(), ScenarioError> {
+        self.validate()
+            .map_err(|e| ScenarioError::new(format!("cm.{}", e.field), e.message))?;
+        if !matches!(self, CmConfig::None(_)) && !sc.config.nic.is_adapter() {
+            return Err(ScenarioError::new(
+                "cm",
+                format!(
+                    "scheme \"{}\" needs the sources' rate limiters: add [nic] model = \"adapter\"",
+                    self.name()
+                ),
+            ));
+        }
+        validate_input_buffer(sc)
+    }
 }
 
 /// `[switch.input_buffer]`: its own PAUSE excludes PFC and congestion
@@ -75,13 +89,15 @@ fn validate_input_buffer(sc: &Scenario) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// `[[workload.hotspot]]`: a host, a service rate, the adapter model, and
-/// receive-buffer watermarks that fit the host's link.
-fn validate_hotspots(sc: &Scenario) -> Result<(), ScenarioError> {
-    let c = &sc.config;
-    let adapter = c.nic.is_adapter();
-    for (i, h) in c.workload.hotspot.iter().enumerate() {
-        let path = format!("workload.hotspot[{i}]");
+/// `[[workload.hotspot]]` (its registry line: `feature_sections!`, lib.rs).
+impl WorkloadSection for HotspotConfig {
+    /// `"hotspot": []` too, as before the registry (run hashes).
+    const WRITTEN_WHEN_EMPTY: bool = true;
+
+    /// A host, a service rate, the adapter model, and receive-buffer
+    /// watermarks that fit the host's link.
+    fn validate_entry(&self, sc: &Scenario, path: &str) -> Result<(), ScenarioError> {
+        let (c, h) = (&sc.config, self);
         sc.host(&h.host, &format!("{path}.host"))?;
         if !(h.service_rate > 0.0 && h.service_rate <= 1.0) {
             return Err(ScenarioError::new(
@@ -92,9 +108,9 @@ fn validate_hotspots(sc: &Scenario) -> Result<(), ScenarioError> {
                 ),
             ));
         }
-        if !adapter {
+        if !c.nic.is_adapter() {
             return Err(ScenarioError::new(
-                path.clone(),
+                path,
                 "a hotspot drains the adapter's receive buffer: add [nic] model = \"adapter\"",
             ));
         }
@@ -120,6 +136,6 @@ fn validate_hotspots(sc: &Scenario) -> Result<(), ScenarioError> {
                 )
             })?;
         }
+        Ok(())
     }
-    Ok(())
 }

@@ -3,6 +3,7 @@
 //! what a file may say; what must hold across values is checked by the
 //! sibling modules when a [`super::Scenario`] is built.
 
+use super::sections::{scenario_config, workload_entries};
 use crate::config_types::{RateValue, SizeValue, TimeValue};
 use crate::mech::switch_config;
 use crate::rdma::RdmaConfig;
@@ -20,56 +21,56 @@ fn default_seed() -> u64 {
     1
 }
 
-/// The top level of a scenario file.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ScenarioConfig {
-    /// A short name, used for the output directory and reports: at most 128
-    /// characters, no control characters.
-    #[serde(default = "default_name")]
-    pub name: String,
-    /// Free text: what the experiment is and where it comes from.
-    #[serde(default)]
-    pub description: String,
-    /// Seed of every random stream in the run.
-    #[serde(default = "default_seed")]
-    pub seed: u64,
-    /// How long the traffic generators (poisson, incast at a load, packets) create traffic.
-    /// Required when there is a generator.
-    pub duration: Option<TimeValue>,
-    /// Hard stop of the simulated clock (default: when every flow has finished, at most 10 s).
-    pub stop: Option<TimeValue>,
-    pub topology: TopologyConfig,
-    #[serde(default)]
-    pub switch: SwitchConfig,
-    #[serde(default)]
-    pub transport: TransportConfig,
-    #[serde(default)]
-    pub workload: WorkloadConfig,
-    #[serde(default)]
-    pub metrics: MetricsConfig,
-    /// RDMA NICs: when present, every flow is a RoCEv2 queue pair with rate-based
-    /// congestion control instead of a TCP connection.
-    pub rdma: Option<RdmaConfig>,
-    /// Edge pausing (Smart-Pause, On-Ramp): one-way-delay measurement with
-    /// host clocks and a per-flow gate below the congestion control.
-    pub edge: Option<crate::edge::EdgeConfig>,
-    /// Congestion management of the IEEE 802.1Qau era (`cm = "ecm"`, or a
-    /// table `[cm] scheme = "e2cm" ...`): congestion points at every switch
-    /// output queue, reaction points (rate limiters) in the sources' NICs.
-    /// Needs `[nic] model = "adapter"`. Decisions and sources: docs/ecm-qcn.md.
-    #[serde(default, deserialize_with = "crate::cm::deserialize_cm")]
-    pub cm: crate::cm::CmConfig,
-    /// The NIC model.
-    #[serde(default)]
-    pub nic: super::nic::NicConfig,
-    /// How switches choose among equal-cost next hops (default: each flow
-    /// by incast's seeded hash of its 5-tuple).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub routing: Option<RoutingConfig>,
-    /// How times computed from a rate are rounded (default: exactly).
-    #[serde(default, skip_serializing_if = "TimingConfig::is_default")]
-    pub timing: TimingConfig,
+crate::feature_sections! { scenario_config;
+    /// The top level of a scenario file.
+    #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct ScenarioConfig {
+        /// A short name, used for the output directory and reports: at most 128
+        /// characters, no control characters.
+        #[serde(default = "default_name")]
+        pub name: String,
+        /// Free text: what the experiment is and where it comes from.
+        #[serde(default)]
+        pub description: String,
+        /// Seed of every random stream in the run.
+        #[serde(default = "default_seed")]
+        pub seed: u64,
+        /// How long the traffic generators (poisson, incast at a load, packets) create traffic.
+        /// Required when there is a generator.
+        pub duration: Option<TimeValue>,
+        /// Hard stop of the simulated clock (default: when every flow has finished, at most 10 s).
+        pub stop: Option<TimeValue>,
+        pub topology: TopologyConfig,
+        #[serde(default)]
+        pub switch: SwitchConfig,
+        #[serde(default)]
+        pub transport: TransportConfig,
+        #[serde(default)]
+        pub workload: WorkloadConfig,
+        #[serde(default)]
+        pub metrics: MetricsConfig,
+        /// RDMA NICs: when present, every flow is a RoCEv2 queue pair with rate-based
+        /// congestion control instead of a TCP connection.
+        pub rdma: Option<RdmaConfig>,
+        /// Edge pausing (Smart-Pause, On-Ramp): one-way-delay measurement with
+        /// host clocks and a per-flow gate below the congestion control.
+        pub edge: Option<crate::edge::EdgeConfig>,
+    }
+    // Here one field per top-level section of `feature_sections!` (lib.rs),
+    // then:
+    after_sections {
+        /// The NIC model.
+        #[serde(default)]
+        pub nic: super::nic::NicConfig,
+        /// How switches choose among equal-cost next hops (default: each flow
+        /// by incast's seeded hash of its 5-tuple).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub routing: Option<RoutingConfig>,
+        /// How times computed from a rate are rounded (default: exactly).
+        #[serde(default, skip_serializing_if = "TimingConfig::is_default")]
+        pub timing: TimingConfig,
+    }
 }
 
 /// How the clock turns a rate into a duration (`[timing]`).
@@ -573,27 +574,29 @@ pub struct PacketsConfig {
 
 use crate::host::generators::{workload_config, workload_generators};
 
-workload_generators! { workload_config;
-    /// Traffic. Besides the fields here, one `[[workload.KEY]]` list per
-    /// generator kind of `workload_generators!` (host/generators.rs).
-    #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
-    #[serde(deny_unknown_fields, default)]
-    pub struct WorkloadConfig {
-        pub flows: Vec<FlowConfig>,
-        /// A CSV file of flows with the header `src,dst,size_bytes,start_ns` (optional 5th column `class`).
-        pub flow_file: Option<String>,
-        pub poisson: Vec<PoissonConfig>,
-        pub incast: Vec<IncastConfig>,
-        pub packets: Vec<PacketsConfig>,
-        /// On/off bulk transfers (iperf-like): a long-lived flow per on-period.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        pub bulk: Vec<BulkConfig>,
-        /// Raw-frame sources with bursty on/off or Bernoulli arrivals (the IBM
-        /// ECM talk's traffic; `workload::onoff`).
-        pub onoff: Vec<crate::workload::onoff::OnOffConfig>,
-        /// Hosts whose receive side drains slower than their link for a while
-        /// (an output-generated hotspot). Needs `[nic] model = "adapter"`.
-        pub hotspot: Vec<crate::cm::scenario::HotspotConfig>,
+// The fields here, then one `[[workload.KEY]]` list per workload section of
+// `feature_sections!` (lib.rs), then one per generator kind of
+// `workload_generators!` (host/generators.rs).
+crate::feature_sections! { workload_entries;
+    workload_generators! { workload_config;
+        /// Traffic. Besides the fields here, one `[[workload.KEY]]` list per
+        /// generator kind of `workload_generators!` (host/generators.rs).
+        #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct WorkloadConfig {
+            pub flows: Vec<FlowConfig>,
+            /// A CSV file of flows with the header `src,dst,size_bytes,start_ns` (optional 5th column `class`).
+            pub flow_file: Option<String>,
+            pub poisson: Vec<PoissonConfig>,
+            pub incast: Vec<IncastConfig>,
+            pub packets: Vec<PacketsConfig>,
+            /// On/off bulk transfers (iperf-like): a long-lived flow per on-period.
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            pub bulk: Vec<BulkConfig>,
+            /// Raw-frame sources with bursty on/off or Bernoulli arrivals (the IBM
+            /// ECM talk's traffic; `workload::onoff`).
+            pub onoff: Vec<crate::workload::onoff::OnOffConfig>,
+        }
     }
 }
 

@@ -37,26 +37,31 @@
 //! * `parse`: text to [`ScenarioConfig`], with errors that point at the key
 //!   (inside inline and internally tagged tables too) and its line;
 //! * `workload`, `switch`, `buffer`, `timing`: the cross-field checks;
+//! * `sections`: the sections features own (`[cm]`, `[[workload.hotspot]]`),
+//!   whose fields, defaults and checks a registry in lib.rs generates;
 //! * `files`: reading the files a scenario names (CDFs, flow lists), capped
 //!   in size and restricted to regular files.
 
 mod buffer;
 mod bulk;
 pub mod config;
+#[cfg(any(test, feature = "examples"))]
+pub mod example_section;
 mod files;
 mod memory;
 mod nic;
 mod parse;
+mod sections;
 mod switch;
 mod timing;
 mod transport;
 mod workload;
 
-pub use crate::cm::scenario::HotspotConfig;
 pub use config::*;
 pub use files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
 pub use memory::{MemoryEstimate, BYTES_PER_PORT};
 pub use nic::NicConfig;
+pub(crate) use sections::{ScenarioSection, WorkloadSection};
 pub use timing::DEFAULT_STOP;
 pub use transport::MAX_PACKET_BYTES;
 
@@ -313,7 +318,7 @@ impl Scenario {
         self.validate_buffer(&crate::mech::class_moves(self))?;
         self.validate_edge()?;
         self.validate_nic()?;
-        crate::cm::scenario::validate(self)?;
+        sections::validate(self)?;
         self.validate_routing()?;
         self.validate_memory()
     }
@@ -348,7 +353,7 @@ impl Scenario {
                  out-of-order packet for a loss (a NACK and a resend of everything after it)",
             );
         }
-        if c.nic.model == crate::nic::NicModelKind::Adapter {
+        if c.nic.is_adapter() {
             return refuse(
                 "cannot serve the adapter NIC model, which knows a flow by its packets' hash",
             );
