@@ -235,13 +235,22 @@ fn threaded(counts: &str, paths: &[String]) -> Result<bool, String> {
         );
         for &n in &counts {
             let started = std::time::Instant::now();
-            let res = incast_core::run_threaded(&sc, n).map_err(|e| format!("{path}: {e}"))?;
+            let run = incast_core::ThreadedRun::start(&sc, n);
+            let (res, parts) = run
+                .and_then(|run| run.finish_with_stats())
+                .map_err(|e| format!("{path}: {e}"))?;
             let wall = started.elapsed().as_secs_f64();
             let split = digest_of(path, &res);
             let same = split == plain;
             all_same &= same;
             let mark = if same { "same" } else { "DIFFERS" };
             println!("N={n:<4} {wall:7.2} s {mark} {split}");
+            // Each thread's events and its wait at the windows' barriers.
+            let windows = parts.first().map_or(0, |p| p.windows);
+            let each: Vec<String> = (parts.iter())
+                .map(|p| format!("{} events, waited {:.2} s", p.events, p.waited_s))
+                .collect();
+            println!("       {windows} windows; {}", each.join("; "));
         }
     }
     Ok(all_same)

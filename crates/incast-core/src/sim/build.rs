@@ -401,6 +401,7 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         node_peaks: Default::default(),
         threaded: false,
         merged: None,
+        part_stats: Default::default(),
         stopped_at: None,
         beyond_stop: None,
         traffic_start: traffic_start(sc),

@@ -193,6 +193,8 @@ pub struct Simulation {
     /// A threaded run's accounts of every partition's packets, taken before
     /// their worlds were merged into this one.
     merged: Option<threaded::Merged>,
+    /// A threaded run's partition: its account ([`threaded::PartStats`]).
+    part_stats: threaded::PartStats,
     /// Set when the run reached `stop` (its results end there).
     stopped_at: Option<Ps>,
     /// The event popped beyond `stop`, which ended the run unrun (still

@@ -71,13 +71,26 @@ pub struct ThreadedRun {
     horizon: Ps,
 }
 
-/// What the first partition's thread tells of the run as it goes.
+/// What the first partition's thread tells of the run as it goes, and
+/// every partition's account at the end.
 #[derive(Default)]
 struct SharedProgress {
     now: AtomicU64,
     active: AtomicU64,
     finished: AtomicU64,
     done: AtomicBool,
+    parts: Mutex<Vec<PartStats>>,
+}
+
+/// A partition's account of a threaded run: what it ran, and what it
+/// waited for (the synchronisation's cost, with the imbalance between
+/// partitions: `incast-bench --threads` prints them).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PartStats {
+    pub events: u64,
+    pub windows: u64,
+    /// Wall time spent at the windows' barriers.
+    pub waited_s: f64,
 }
 
 impl ThreadedRun {
@@ -143,10 +156,17 @@ impl ThreadedRun {
 
     /// Waits for the end of the run: its results.
     pub fn finish(self) -> Result<super::Results, String> {
-        match self.handle.join() {
-            Ok(results) => results,
-            Err(_) => Err("a partition's thread panicked".into()),
-        }
+        self.finish_with_stats().map(|(results, _)| results)
+    }
+
+    /// [`ThreadedRun::finish`], with each partition's account.
+    pub fn finish_with_stats(self) -> Result<(super::Results, Vec<PartStats>), String> {
+        let results = match self.handle.join() {
+            Ok(results) => results?,
+            Err(_) => return Err("a partition's thread panicked".into()),
+        };
+        let parts = std::mem::take(&mut *self.progress.parts.lock().expect("stats"));
+        Ok((results, parts))
     }
 }
 
@@ -189,6 +209,7 @@ fn run_parts(
             .collect()
     });
     outcomes.into_iter().collect::<Result<(), String>>()?;
+    *progress.parts.lock().expect("stats") = sims.iter().map(|sim| sim.part_stats).collect();
     Ok(merge(sims, &partition).finish())
 }
 
@@ -338,7 +359,7 @@ impl Simulation {
     /// Partition `k`'s thread: windows until the run is over.
     fn run_part(&mut self, k: usize, shared: &Shared<'_>, lookahead: Ps) -> Result<(), String> {
         let shift = self.w.q.source_bits();
-        let (mut run, mut last) = (0u64, 0);
+        let mut run = 0u64;
         let mut window_cell = None;
         let (mut windows, mut waited) = (0u64, std::time::Duration::ZERO);
         let outcome = loop {
@@ -404,7 +425,6 @@ impl Simulation {
                 self.w.q.set_source(source);
                 self.dispatch(t, ev);
                 run += 1;
-                last = t;
             }
             self.post(k, shared);
             let waiting = std::time::Instant::now();
@@ -413,9 +433,11 @@ impl Simulation {
             windows += 1;
             self.collect(k, shared);
         };
-        if std::env::var_os("INCAST_DEBUG_THREADS").is_some() {
-            eprintln!("part {k}: {run} events, {windows} windows, waited {waited:?}, last {last}");
-        }
+        self.part_stats = PartStats {
+            events: run,
+            windows,
+            waited_s: waited.as_secs_f64(),
+        };
         self.done = true;
         outcome
     }
