@@ -66,7 +66,8 @@ pub fn run_threaded(sc: &Scenario, threads: u32) -> Result<super::Results, Strin
 /// A threaded run under way ([`run_threaded`] in the background): its
 /// progress while it runs, its results at the end.
 pub struct ThreadedRun {
-    handle: std::thread::JoinHandle<Result<super::Results, String>>,
+    /// The run's thread (taken by [`ThreadedRun::finish_with_stats`]).
+    handle: Option<std::thread::JoinHandle<Result<super::Results, String>>>,
     progress: Arc<SharedProgress>,
     horizon: Ps,
 }
@@ -79,6 +80,9 @@ struct SharedProgress {
     active: AtomicU64,
     finished: AtomicU64,
     done: AtomicBool,
+    /// Set when the run is dropped unfinished: the threads stop at the
+    /// next window.
+    cancel: AtomicBool,
     parts: Mutex<Vec<PartStats>>,
 }
 
@@ -116,7 +120,7 @@ impl ThreadedRun {
             })
             .map_err(|e| format!("cannot start a thread: {e}"))?;
         Ok(ThreadedRun {
-            handle,
+            handle: Some(handle),
             progress,
             horizon,
         })
@@ -154,19 +158,35 @@ impl ThreadedRun {
         true
     }
 
+    /// Stops the run at its next window ([`ThreadedRun::finish`] then says
+    /// it was cancelled); dropping an unfinished run does the same.
+    pub fn cancel(&self) {
+        self.progress.cancel.store(true, Ordering::Relaxed);
+    }
+
     /// Waits for the end of the run: its results.
     pub fn finish(self) -> Result<super::Results, String> {
         self.finish_with_stats().map(|(results, _)| results)
     }
 
     /// [`ThreadedRun::finish`], with each partition's account.
-    pub fn finish_with_stats(self) -> Result<(super::Results, Vec<PartStats>), String> {
-        let results = match self.handle.join() {
+    pub fn finish_with_stats(mut self) -> Result<(super::Results, Vec<PartStats>), String> {
+        let handle = self.handle.take().expect("joined once");
+        let results = match handle.join() {
             Ok(results) => results?,
             Err(_) => return Err("a partition's thread panicked".into()),
         };
         let parts = std::mem::take(&mut *self.progress.parts.lock().expect("stats"));
         Ok((results, parts))
+    }
+}
+
+impl Drop for ThreadedRun {
+    fn drop(&mut self) {
+        if self.handle.is_some() {
+            // Dropped before its end (an interrupted caller): stop the threads.
+            self.cancel();
+        }
     }
 }
 
@@ -249,6 +269,9 @@ struct Status {
     flows: u64,
     finished: u64,
     generators: u64,
+    /// The first partition read the run's cancel flag (every thread takes
+    /// its word, so that all stop at the same window).
+    cancel: bool,
 }
 
 /// What the threads share: the barrier, the statuses and the mailboxes
@@ -274,11 +297,24 @@ impl Shared<'_> {
 }
 
 /// A barrier that spins (windows are microseconds of simulated time, a few
-/// thousand events: sleeping would cost more than waiting).
+/// thousand events: sleeping would cost more than waiting). A thread that
+/// panics poisons it, so that the others stop instead of waiting forever.
 struct SpinBarrier {
     parts: usize,
     arrived: AtomicUsize,
     generation: AtomicUsize,
+    poisoned: AtomicBool,
+}
+
+/// Poisons a barrier when its thread unwinds.
+struct PoisonOnPanic<'a>(&'a SpinBarrier);
+
+impl Drop for PoisonOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.poisoned.store(true, Ordering::Release);
+        }
+    }
 }
 
 impl SpinBarrier {
@@ -287,6 +323,7 @@ impl SpinBarrier {
             parts,
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
+            poisoned: AtomicBool::new(false),
         }
     }
 
@@ -299,6 +336,9 @@ impl SpinBarrier {
         }
         let mut spins = 0u32;
         while self.generation.load(Ordering::Acquire) == generation {
+            if self.poisoned.load(Ordering::Acquire) {
+                panic!("another partition's thread panicked");
+            }
             if spins < 1 << 12 {
                 std::hint::spin_loop();
                 spins += 1;
@@ -353,6 +393,7 @@ impl Simulation {
             flows: self.w.flows.active,
             finished: self.w.flows.finished,
             generators: self.gens.live,
+            cancel: false,
         }
     }
 
@@ -362,8 +403,11 @@ impl Simulation {
         let mut run = 0u64;
         let mut window_cell = None;
         let (mut windows, mut waited) = (0u64, std::time::Duration::ZERO);
+        let _poison = PoisonOnPanic(&shared.barrier);
         let outcome = loop {
-            *shared.status[k].lock().expect("status") = self.status();
+            let mut status = self.status();
+            status.cancel = k == 0 && shared.progress.cancel.load(Ordering::Relaxed);
+            *shared.status[k].lock().expect("status") = status;
             let waiting = std::time::Instant::now();
             shared.barrier.wait();
             waited += waiting.elapsed();
@@ -375,6 +419,9 @@ impl Simulation {
                 .all(|s| s.packets == 0 && s.flows == 0 && s.generators == 0);
             if self.done_in_cell.is_none() && nothing_left {
                 self.done_in_cell = window_cell;
+            }
+            if all[0].cancel {
+                break Err("the run was cancelled".into());
             }
             let Some((owner, next)) = (all.iter().enumerate())
                 .filter_map(|(p, s)| s.next.map(|key| (p, key)))
@@ -593,4 +640,72 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
     sim.node_peaks.flows = sim.node_peaks.flows.max(sim.w.flows.active);
     sim.merged = Some(merged);
     sim
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every thread passes each generation of the barrier together: no
+    /// thread sees a count of another generation.
+    #[test]
+    fn the_barrier_keeps_threads_in_step() {
+        let barrier = SpinBarrier::new(3);
+        let count = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| {
+                    for round in 0..500 {
+                        count.fetch_add(1, Ordering::AcqRel);
+                        barrier.wait();
+                        assert_eq!(count.load(Ordering::Acquire), 3 * (round + 1));
+                        barrier.wait();
+                    }
+                });
+            }
+        });
+    }
+
+    /// A thread that panics stops the others at the barrier.
+    #[test]
+    fn a_panicking_thread_poisons_the_barrier() {
+        let barrier = SpinBarrier::new(2);
+        let outcome = std::thread::scope(|scope| {
+            let failing = scope.spawn(|| {
+                let _poison = PoisonOnPanic(&barrier);
+                panic!("a partition fails");
+            });
+            let waiting = scope.spawn(|| barrier.wait());
+            (failing.join().is_err(), waiting.join().is_err())
+        });
+        assert_eq!(outcome, (true, true));
+    }
+
+    /// A cancelled run stops and says so.
+    #[test]
+    fn a_cancelled_run_stops() {
+        let sc = Scenario::from_toml_str(
+            r#"
+name = "cancel"
+duration = "50ms"
+[topology]
+kind = "fat_tree"
+k = 4
+host_rate = "100Gbps"
+fabric_rate = "100Gbps"
+[[workload.poisson]]
+load = 0.8
+cdf = "websearch"
+[metrics]
+queue_ports = "none"
+"#,
+            std::path::Path::new("."),
+        )
+        .unwrap();
+        let run = ThreadedRun::start(&sc, 2).unwrap();
+        run.cancel();
+        assert!(run.wait(std::time::Duration::from_secs(60)));
+        let err = run.finish().unwrap_err();
+        assert!(err.contains("cancelled"), "{err}");
+    }
 }
