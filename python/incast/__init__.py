@@ -121,12 +121,14 @@ def simulation(
     *,
     seed: int | None = None,
     base_dir: str | os.PathLike[str] | None = None,
+    threads: int | None = None,
 ) -> Simulation:
-    """Build a low-level `Simulation` (for driving a run step by step)."""
+    """Build a low-level `Simulation` (for driving a run step by step; with
+    `threads`, it runs by itself on that many threads, `advance` waits)."""
     from . import _core
 
     src = resolve(scenario, base_dir)
-    return _core.Simulation(src.text, src.fmt, src.base_dir, seed)
+    return _core.Simulation(src.text, src.fmt, src.base_dir, seed, threads)
 
 
 def run(
@@ -135,6 +137,7 @@ def run(
     seed: int | None = None,
     progress: bool = False,
     base_dir: str | os.PathLike[str] | None = None,
+    threads: int | None = None,
 ) -> Results:
     """Run a scenario to completion and return its `Results`.
 
@@ -142,11 +145,15 @@ def run(
     dict of plain data; `seed` overrides the scenario's seed; `progress` shows
     a progress bar on stderr; `base_dir` is where relative paths inside the
     scenario resolve (default: the file's directory, else the current one).
+    `threads` runs it on that many threads in node order (`[timing] ties =
+    "node"`, whatever the scenario says): the same results for every count,
+    those of the scenario with ties = "node" on one thread; a scenario the
+    threads cannot run yet raises ValueError saying what.
     """
     from ._runner import run_to_results
 
     started = time.perf_counter()
-    sim = simulation(scenario, seed=seed, base_dir=base_dir)
+    sim = simulation(scenario, seed=seed, base_dir=base_dir, threads=threads)
     console = None
     if progress:
         from rich.console import Console

@@ -77,7 +77,17 @@ def import_hpcc(
 class Simulation:
     """A running simulation: `advance` until it returns True, then `finish` once."""
 
-    def __new__(cls, text: str, fmt: str, base_dir: str, seed: int | None = None) -> Simulation: ...
+    def __new__(
+        cls,
+        text: str,
+        fmt: str,
+        base_dir: str,
+        seed: int | None = None,
+        threads: int | None = None,
+    ) -> Simulation:
+        """`threads`: run on that many threads in the background, in node order
+        (`[timing] ties = "node"`): the same results for every count; a scenario
+        the threads cannot run yet raises ValueError naming what."""
     @property
     def name(self) -> str:
         """The scenario's name."""

@@ -174,6 +174,13 @@ def _parse_import_options(pairs: tuple[str, ...]) -> dict[str, str]:
 )
 @click.option("--no-plots", is_flag=True, help="Do not write the PNG plots.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary; errors only.")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Run each scenario on N threads, in node order ([timing] ties = \"node\", written "
+    "to its scenario.json): the same results for every N.",
+)
 def run(
     files: tuple[str, ...],
     hpcc_config: str | None,
@@ -186,6 +193,7 @@ def run(
     force: bool,
     no_plots: bool,
     quiet: bool,
+    threads: int | None,
 ) -> None:
     """Run the scenario FILES (.toml or .json), or an HPCC simulator experiment
     with --hpcc CONFIG; write Parquet tables, summary.json, plots and
@@ -198,7 +206,12 @@ def run(
         raise click.UsageError("--topology, --flows and --import-option go with --hpcc")
     if hpcc_config is not None and assignments:
         raise click.UsageError("--set applies to scenario files, not to --hpcc configs")
+    if hpcc_config is not None and threads is not None:
+        raise click.UsageError("--threads applies to scenario files, not to --hpcc configs")
     overrides = _parse_sets(assignments)
+    if threads is not None:
+        # Node order: what makes the results independent of the thread count.
+        overrides.append(("timing.ties", "node"))
     console = Console(stderr=True, quiet=quiet)
     out_console = Console(quiet=quiet)
     jobs = (
@@ -206,6 +219,8 @@ def run(
         if hpcc_config
         else [_prepare_scenario(f, seed, overrides) for f in files]
     )
+    for job in jobs:
+        job["threads"] = threads
     # Every output directory is checked (and created) before anything runs.
     from .outdir import OutDirError, Staging
 
@@ -370,7 +385,15 @@ def _run_one(
                 staging.abandon()
                 _fail(f"invalid HPCC experiment {job['hpcc']}: {e}")
         else:
-            sim = _core_module().Simulation(job["text"], job["fmt"], job["base_dir"], job["seed"])
+            try:
+                sim = _core_module().Simulation(
+                    job["text"], job["fmt"], job["base_dir"], job["seed"], job.get("threads")
+                )
+            except ValueError as e:
+                if isinstance(e, ScenarioError):
+                    raise
+                staging.abandon()
+                _fail(f"{job['name']}: {e}")
         results = run_to_results(sim, started, progress_console=None if quiet else console)
         stage = staging.partial
         results.to_parquet(stage)

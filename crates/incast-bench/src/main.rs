@@ -216,6 +216,46 @@ fn partitioned(counts: &str, paths: &[String]) -> Result<bool, String> {
     Ok(all_same)
 }
 
+/// `--threads N[,N...]`: each scenario in node order, run plainly and then
+/// on each count of threads (`incast_core::run_threaded`); a digest line
+/// each, marked `same` when it equals the plain run's, with its wall time.
+fn threaded(counts: &str, paths: &[String]) -> Result<bool, String> {
+    let counts = partition_counts(counts, "--threads")?;
+    let mut all_same = true;
+    for path in paths {
+        let mut sc = load(path)?;
+        sc.config.timing.ties = incast_core::scenario::Ties::Node;
+        let started = std::time::Instant::now();
+        let mut sim = Simulation::new(&sc).map_err(|e| format!("{path}: {e}"))?;
+        sim.run();
+        let plain = digest_of(path, &sim.finish());
+        println!(
+            "plain     {:7.2} s {plain}",
+            started.elapsed().as_secs_f64()
+        );
+        for &n in &counts {
+            let started = std::time::Instant::now();
+            let run = incast_core::ThreadedRun::start(&sc, n);
+            let (res, parts) = run
+                .and_then(|run| run.finish_with_stats())
+                .map_err(|e| format!("{path}: {e}"))?;
+            let wall = started.elapsed().as_secs_f64();
+            let split = digest_of(path, &res);
+            let same = split == plain;
+            all_same &= same;
+            let mark = if same { "same" } else { "DIFFERS" };
+            println!("N={n:<4} {wall:7.2} s {mark} {split}");
+            // Each thread's events and its wait at the windows' barriers.
+            let windows = parts.first().map_or(0, |p| p.windows);
+            let each: Vec<String> = (parts.iter())
+                .map(|p| format!("{} events, waited {:.2} s", p.events, p.waited_s))
+                .collect();
+            println!("       {windows} windows; {}", each.join("; "));
+        }
+    }
+    Ok(all_same)
+}
+
 /// Partition counts like `2,8,16` (each at least 1).
 fn partition_counts(counts: &str, option: &str) -> Result<Vec<u32>, String> {
     counts
@@ -494,6 +534,17 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("--threads") && args.len() >= 3 {
+        match threaded(&args[1], &args[2..]) {
+            Ok(true) => {}
+            Ok(false) => std::process::exit(1),
+            Err(e) => {
+                eprintln!("incast-bench: {e}");
+                std::process::exit(2);
+            }
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("--partitioned") && args.len() >= 3 {
         match partitioned(&args[1], &args[2..]) {
             Ok(true) => {}
@@ -558,7 +609,7 @@ fn main() {
         }
     };
     if paths.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        eprintln!("usage: incast-bench [--repeat N] [--instructions | --against OTHER_BENCH] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n       incast-bench --parallelism P[,P...] SCENARIO.toml|HPCC_CONFIG.txt [...]   (available parallelism over P partitions)\n       incast-bench --partitioned P[,P...] SCENARIO.toml [...]   (node order: digests of a plain run and of runs in P partitions taking turns; exit 1 if any differs)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.\n--instructions runs each under valgrind's cachegrind and reports instructions per event and per packet-hop.\n--against OTHER_BENCH runs each in this build and in another incast-bench at the same time, one per core, and compares CPU times.");
+        eprintln!("usage: incast-bench [--repeat N] [--instructions | --against OTHER_BENCH] SCENARIO.toml|HPCC_CONFIG.txt [...]\n       incast-bench --summary SCENARIO.toml|HPCC_CONFIG.txt   (print one run's summary JSON)\n       incast-bench --digest SCENARIO.toml|HPCC_CONFIG.txt [...]   (fingerprint every result table)\n       incast-bench --parallelism P[,P...] SCENARIO.toml|HPCC_CONFIG.txt [...]   (available parallelism over P partitions)\n       incast-bench --partitioned P[,P...] SCENARIO.toml [...]   (node order: digests of a plain run and of runs in P partitions taking turns; exit 1 if any differs)\n       incast-bench --threads N[,N...] SCENARIO.toml [...]   (node order: digests and wall times of a plain run and of runs on N threads; exit 1 if any differs)\n\n--repeat N runs each scenario N times and reports the fastest and the median run.\n--instructions runs each under valgrind's cachegrind and reports instructions per event and per packet-hop.\n--against OTHER_BENCH runs each in this build and in another incast-bench at the same time, one per core, and compares CPU times.");
         std::process::exit(if paths.is_empty() { 2 } else { 0 });
     }
     let exe = std::env::current_exe().expect("own path");

@@ -286,6 +286,11 @@ impl<E: Copy + Default> EventQueue<E> {
         self.source = source as u64;
     }
 
+    /// How many low bits of a key hold its source (0 in push order).
+    pub fn source_bits(&self) -> u32 {
+        self.src_bits
+    }
+
     /// The key an event pushed now at `t` gets: its time, then its source.
     #[inline(always)]
     pub fn key_of(&self, t: Ps) -> u64 {

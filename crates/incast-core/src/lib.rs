@@ -92,5 +92,6 @@ pub(crate) use feature_sections;
 pub use host::generators::flow_kinds;
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::parallelism::ParallelismProfile;
+pub use sim::threaded::{run_threaded, PartStats, ThreadedRun};
 pub use sim::{Progress, Results, RunStats, Simulation};
 pub use sim::{KIND_BULK, KIND_INCAST, KIND_LISTED, KIND_POISSON};

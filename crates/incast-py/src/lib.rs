@@ -10,7 +10,7 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use incast_core::hpcc_format::{self, HpccImport, ImportOptions};
 use incast_core::metrics_table::Table;
-use incast_core::{Results, Scenario, Simulation};
+use incast_core::{Results, Scenario, Simulation, ThreadedRun};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -167,14 +167,21 @@ fn results_to_py<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py,
 /// True, then call `finish()` once for the results.
 #[pyclass(name = "Simulation", module = "incast._core", frozen)]
 struct PySimulation {
-    inner: Mutex<Option<Simulation>>,
+    inner: Mutex<Option<Run>>,
     name: String,
     seed: u64,
 }
 
+/// A run on this thread, advanced in slices, or on `threads` threads in the
+/// background (`incast_core::ThreadedRun`).
+enum Run {
+    One(Box<Simulation>),
+    Threads(ThreadedRun),
+}
+
 /// Lock a simulation slot without ever blocking while holding the GIL
 /// (another thread may be inside `advance` with the GIL released).
-fn lock_sim(m: &Mutex<Option<Simulation>>) -> PyResult<MutexGuard<'_, Option<Simulation>>> {
+fn lock_sim<T>(m: &Mutex<Option<T>>) -> PyResult<MutexGuard<'_, Option<T>>> {
     match m.try_lock() {
         Ok(guard) => Ok(guard),
         Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err(
@@ -188,8 +195,7 @@ fn lock_sim(m: &Mutex<Option<Simulation>>) -> PyResult<MutexGuard<'_, Option<Sim
 
 /// A simulation's progress as a dict: now_ps, horizon_ps, fraction,
 /// active_flows, finished_flows.
-fn progress_dict<'py>(py: Python<'py>, sim: &Simulation) -> PyResult<Bound<'py, PyDict>> {
-    let p = sim.progress();
+fn progress_dict<'py>(py: Python<'py>, p: incast_core::Progress) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     dict.set_item("now_ps", p.now_ps)?;
     dict.set_item("horizon_ps", p.horizon_ps)?;
@@ -206,21 +212,31 @@ fn finished_err() -> PyErr {
 #[pymethods]
 impl PySimulation {
     #[new]
-    #[pyo3(signature = (text, fmt, base_dir, seed=None))]
+    #[pyo3(signature = (text, fmt, base_dir, seed=None, threads=None))]
     fn new(
         py: Python<'_>,
         text: &str,
         fmt: &str,
         base_dir: &str,
         seed: Option<u64>,
+        threads: Option<u32>,
     ) -> PyResult<Self> {
         let mut scenario = parse_scenario(py, text, fmt, base_dir)?;
         if let Some(seed) = seed {
             scenario.set_seed(seed);
         }
-        let sim = Simulation::new(&scenario).map_err(|e| scenario_err(py, e))?;
+        let run = match threads {
+            None => Run::One(Box::new(
+                Simulation::new(&scenario).map_err(|e| scenario_err(py, e))?,
+            )),
+            Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+            Some(n) => Run::Threads(
+                py.allow_threads(|| ThreadedRun::start(&scenario, n))
+                    .map_err(PyValueError::new_err)?,
+            ),
+        };
         Ok(PySimulation {
-            inner: Mutex::new(Some(sim)),
+            inner: Mutex::new(Some(run)),
             name: scenario.name().to_string(),
             seed: scenario.seed(),
         })
@@ -238,18 +254,26 @@ impl PySimulation {
         self.seed
     }
 
-    /// Process up to `max_events` events with the GIL released; True when finished.
+    /// Process up to `max_events` events with the GIL released; True when
+    /// finished. A run on threads runs by itself: this waits for its end at
+    /// most a fifth of a second.
     fn advance(&self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
         let mut guard = lock_sim(&self.inner)?;
-        let sim = guard.as_mut().ok_or_else(finished_err)?;
-        Ok(py.allow_threads(|| sim.advance(max_events)))
+        let run = guard.as_mut().ok_or_else(finished_err)?;
+        Ok(py.allow_threads(|| match run {
+            Run::One(sim) => sim.advance(max_events),
+            Run::Threads(run) => run.wait(std::time::Duration::from_millis(200)),
+        }))
     }
 
     /// A dict: now_ps, horizon_ps, fraction, active_flows, finished_flows.
     fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let guard = lock_sim(&self.inner)?;
-        let sim = guard.as_ref().ok_or_else(finished_err)?;
-        progress_dict(py, sim)
+        let progress = match guard.as_ref().ok_or_else(finished_err)? {
+            Run::One(sim) => sim.progress(),
+            Run::Threads(run) => run.progress(),
+        };
+        progress_dict(py, progress)
     }
 
     /// Whether `finish()` has been called.
@@ -263,9 +287,12 @@ impl PySimulation {
     /// Returns {"flows", "incasts", "counters", "ports", "queues": tables,
     /// "node_names": list[str], "summary": str (JSON), "stats": dict}.
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let sim = lock_sim(&self.inner)?.take().ok_or_else(finished_err)?;
-        let results = py.allow_threads(move || sim.finish());
-        results_to_py(py, &results)
+        let run = lock_sim(&self.inner)?.take().ok_or_else(finished_err)?;
+        let results = py.allow_threads(move || match run {
+            Run::One(sim) => Ok(sim.finish()),
+            Run::Threads(run) => run.finish(),
+        });
+        results_to_py(py, &results.map_err(PyRuntimeError::new_err)?)
     }
 
     fn __repr__(&self) -> String {
@@ -423,7 +450,7 @@ impl PyHpccRun {
     fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let guard = lock_sim(&self.inner)?;
         let sim = guard.as_ref().ok_or_else(finished_err)?;
-        progress_dict(py, sim)
+        progress_dict(py, sim.progress())
     }
 
     /// Whether `finish()` has been called.

@@ -301,6 +301,23 @@ impl Generators {
         }
     }
 
+    /// Why these generators cannot run threaded yet ([`crate::sim::threaded`]),
+    /// or `None`: a generator of many hosts' packets or flows, and flows
+    /// whose senders read their receivers' bytes (stopped or long-lived).
+    pub fn threads_refusal(&self) -> Option<String> {
+        if !self.packets.is_empty() || !self.onoff.is_empty() || !self.bulk.is_empty() {
+            return Some("packet, on/off and bulk generators".into());
+        }
+        let listed = self.listed_hosts.iter().flat_map(|(_, flows, _)| flows);
+        if listed
+            .map(|f| f.flow)
+            .any(|f| f.stop != Ps::MAX || f.size == LONG_LIVED)
+        {
+            return Some("listed flows with `stop` or without a size".into());
+        }
+        None
+    }
+
     /// The host whose arrivals source `source` makes, when it is one host's
     /// (a Poisson generator's member); `None` for a generator of many.
     pub fn source_host(&self, source: u32) -> Option<u32> {
@@ -416,6 +433,7 @@ impl Generators {
             start: now,
             remaining: ev.senders.len() as u32,
             finish: None,
+            last_done: 0,
         });
         for (src, size) in ev.senders.into_iter().zip(ev.sizes) {
             let req = FlowRequest {
@@ -462,6 +480,7 @@ impl Generators {
                 start: t,
                 remaining: ev.senders.len() as u32,
                 finish: None,
+                last_done: 0,
             });
             for (src, size) in ev.senders.into_iter().zip(ev.sizes) {
                 let flow = ListedFlow {

@@ -95,6 +95,9 @@ pub(crate) struct IncastRecord {
     pub start: Ps,
     pub remaining: u32,
     pub finish: Option<Ps>,
+    /// When its last flow so far finished (a threaded run's partitions
+    /// each see some of its flows; [`crate::sim::threaded`] merges them).
+    pub last_done: Ps,
 }
 
 /// The flow table: active flows in recycled slots, and the records of
@@ -123,6 +126,41 @@ pub(crate) struct Flows {
     pub size_buckets: Vec<Bytes>,
     /// How each flow's ideal FCT is computed.
     pub ideal: IdealFct,
+    /// Node order ([`crate::sim::partitioned`]): the sender's and the
+    /// receiver's parts of a flow live apart, as they would in two
+    /// partitions (module docs of [`crate::sim::threaded`]): slots are not
+    /// reused, and a receiver acknowledges a late segment of a flow whose
+    /// sender is done (the sender ignores the ACK).
+    pub apart: Option<SlotPlan>,
+}
+
+/// Node order's flow slots: never reused (a receiver's part of a flow
+/// outlives its sender's), the `n`th flow a partition starts in slot
+/// `offset + stride * n` (disjoint between partitions, so that a flow has
+/// the same slot in its sender's and its receiver's partition).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SlotPlan {
+    pub offset: u32,
+    pub stride: u32,
+    pub started: u32,
+}
+
+/// What a flow's receiver needs of it when it starts: its identity and
+/// request, its hashes and ideal FCT (a threaded run mails it to the
+/// receiver's partition, [`crate::sim::threaded`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FlowStart {
+    pub slot: u32,
+    pub req: FlowRequest,
+    pub kind: u8,
+    pub incast: i64,
+    pub start: Ps,
+    pub stop: Ps,
+    pub uid: u32,
+    pub id: u64,
+    pub hash: u64,
+    pub ack_hash: u64,
+    pub ideal: Ps,
 }
 
 impl Flows {
@@ -186,61 +224,122 @@ pub(crate) fn start_flow_until(
         }
         _ => None,
     };
-    let src_nic = w.host_nic[req.src as usize];
-    let qp = w.rdma.as_ref().map(|r| {
-        let mut ctx = r.ctx;
-        let line = w.ports[w.nics[src_nic as usize].port as usize].rate;
-        ctx.line_rate = line.bits_per_sec() as f64;
-        if r.cfg.base_rtt == BaseRtt::PerPair {
-            ctx.base_rtt = paths::path_base_rtt(w, req.src, req.dst, hash).0;
-        }
-        ctx.bdp = line.bytes_in(ctx.base_rtt);
-        let mut qp = RdmaQp::new(req.size, r.cfg.cc.build(&ctx), ctx);
-        qp.ns3_tx_times = r.cfg.ns3_tx_times;
-        Box::new(qp)
-    });
-    let slot = FlowSlot {
-        uid,
-        active: true,
-        in_ready: true,
-        id,
-        src: req.src,
-        dst: req.dst,
-        start: now,
-        stop,
-        class: req.class,
+    let mut start = FlowStart {
+        slot: 0,
+        req,
         kind,
         incast,
+        start: now,
+        stop,
+        uid,
+        id,
         hash,
         ack_hash,
         ideal,
-        tcp: TcpFlow::new(req.size, tcp_cc(w, &req, hash), &w.tcp),
-        cc: req.cc,
-        qp,
-        gate,
-        prio: req.class,
-        ndp: ndp::flow(w, req.cc, req.size),
     };
+    let slot = flow_slot(w, &start, gate);
     let flows = &mut w.flows;
-    let s = match flows.free.pop() {
-        Some(s) => {
+    let s = match (&mut flows.apart, flows.free.pop()) {
+        (Some(plan), _) => {
+            let s = plan.offset + plan.stride * plan.started;
+            plan.started += 1;
+            place(flows, s, slot);
+            s
+        }
+        (None, Some(s)) => {
             flows.slots[s as usize] = slot;
             s
         }
-        None => {
+        (None, None) => {
             flows.slots.push(slot);
             (flows.slots.len() - 1) as u32
         }
     };
     flows.active += 1;
     flows.peak_active = flows.peak_active.max(flows.active);
+    start.slot = s;
+    if let Some(outbox) = w.outbox.as_deref_mut() {
+        // A threaded run: a receiver in another partition gets its part.
+        outbox.flow_started(&start);
+    }
     crate::mech::flow_started(&mut w.mechs, s);
     eqds::start(w, s, req.cc, req.size);
     if stop != Ps::MAX {
         w.q.push(stop, Ev::FlowStop(s));
     }
+    let src_nic = w.host_nic[req.src as usize];
     nic::flow_ready(w, src_nic, s);
     nic::kick(w, now, src_nic);
+}
+
+/// A new flow's slot: its transport (a TCP state machine, an RDMA queue
+/// pair or NDP's ends) and its gate.
+fn flow_slot(w: &World, start: &FlowStart, gate: Option<Box<EdgeGate>>) -> FlowSlot {
+    let req = start.req;
+    let src_nic = w.host_nic[req.src as usize];
+    let qp = w.rdma.as_ref().map(|r| {
+        let mut ctx = r.ctx;
+        let line = w.ports[w.nics[src_nic as usize].port as usize].rate;
+        ctx.line_rate = line.bits_per_sec() as f64;
+        if r.cfg.base_rtt == BaseRtt::PerPair {
+            ctx.base_rtt = paths::path_base_rtt(w, req.src, req.dst, start.hash).0;
+        }
+        ctx.bdp = line.bytes_in(ctx.base_rtt);
+        let mut qp = RdmaQp::new(req.size, r.cfg.cc.build(&ctx), ctx);
+        qp.ns3_tx_times = r.cfg.ns3_tx_times;
+        Box::new(qp)
+    });
+    FlowSlot {
+        uid: start.uid,
+        active: true,
+        in_ready: true,
+        id: start.id,
+        src: req.src,
+        dst: req.dst,
+        start: start.start,
+        stop: start.stop,
+        class: req.class,
+        kind: start.kind,
+        incast: start.incast,
+        hash: start.hash,
+        ack_hash: start.ack_hash,
+        ideal: start.ideal,
+        tcp: TcpFlow::new(req.size, tcp_cc(w, &req, start.hash), &w.tcp),
+        cc: req.cc,
+        qp,
+        gate,
+        prio: req.class,
+        ndp: ndp::flow(w, req.cc, req.size),
+    }
+}
+
+/// Puts `slot` in slot `s` of the table, past its end if need be (node
+/// order: the slots between stay vacant or are another partition's).
+fn place(flows: &mut Flows, s: u32, slot: FlowSlot) {
+    while flows.slots.len() <= s as usize {
+        let vacant = FlowSlot {
+            uid: u32::MAX,
+            active: false,
+            in_ready: false,
+            qp: None,
+            gate: None,
+            ndp: None,
+            tcp: slot.tcp.clone(),
+            ..slot
+        };
+        flows.slots.push(vacant);
+    }
+    flows.slots[s as usize] = slot;
+}
+
+/// A threaded run: the receiver's part of a flow another partition's host
+/// started ([`FlowStart`]), in the same slot. Not active here: the
+/// sender's partition runs and records the flow.
+pub(crate) fn receive_flow(w: &mut World, start: &FlowStart) {
+    let mut slot = flow_slot(w, start, None);
+    slot.active = false;
+    slot.in_ready = false;
+    place(&mut w.flows, start.slot, slot);
 }
 
 /// The congestion control of a new TCP flow; told its path's length when
@@ -335,6 +434,7 @@ pub(crate) fn record(w: &mut World, slot: u32, end: End) {
         cnps: f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32),
         ce_marks: f.tcp.ce_marks,
         measured: f.start >= flows.warmup && f.start < flows.measure_end,
+        slot,
     });
     crate::mech::flow_record(&w.mechs, slot, &mut flows.records.features.values);
 }
@@ -348,14 +448,20 @@ pub(crate) fn complete_flow(w: &mut World, now: Ps, slot: u32) {
 /// The recorded flow in `slot` ends now: its timers off, off its NIC's
 /// list, its incast told, its slot free for the next flow.
 fn release(w: &mut World, now: Ps, slot: u32) {
+    let apart = w.flows.apart.is_some();
     let f = &mut w.flows.slots[slot as usize];
     f.active = false;
     f.tcp.rto_timer.disarm();
-    f.tcp.delack_timer.disarm();
+    if !apart {
+        // Node order leaves the receiver's timers to the receiver.
+        f.tcp.delack_timer.disarm();
+    }
     if let Some(q) = f.qp.as_mut() {
         q.rto_timer.disarm();
         q.cc_timer.disarm();
-        q.cnp_timer.disarm();
+        if !apart {
+            q.cnp_timer.disarm();
+        }
     }
     let (src_nic, incast, queued) = (w.host_nic[f.src as usize], f.incast, f.in_ready);
     f.in_ready = false;
@@ -368,13 +474,28 @@ fn release(w: &mut World, now: Ps, slot: u32) {
     if incast >= 0 {
         let r = &mut flows.incasts[incast as usize];
         r.remaining -= 1;
+        r.last_done = now;
         if r.remaining == 0 {
             r.finish = Some(now);
         }
     }
     flows.active -= 1;
     flows.finished += 1;
-    flows.free.push(slot);
+    if !apart {
+        flows.free.push(slot);
+    }
+}
+
+/// Node order: the receiver's counts in the records (CNPs sent, CE marks
+/// seen), read from the receivers' parts at the end of the run, when every
+/// packet that reached them has been counted.
+pub(crate) fn receivers_counts(flows: &mut Flows) {
+    let records = &mut flows.records;
+    for (i, &slot) in records.slot.iter().enumerate() {
+        let f = &flows.slots[slot as usize];
+        records.cnps[i] = f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32);
+        records.ce_marks[i] = f.tcp.ce_marks;
+    }
 }
 
 #[cfg(test)]

@@ -130,10 +130,14 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
         }
     }
     let slot = pkt.flow;
-    let f = &mut w.flows.slots[slot as usize];
-    if !f.active || f.uid != pkt.flow_uid {
+    let f = &w.flows.slots[slot as usize];
+    // A data packet's receiver may outlive its sender in node order.
+    let here = f.uid == pkt.flow_uid
+        && (f.active || (pkt.kind == PacketKind::Data && w.flows.apart.is_some()));
+    if !here {
         return; // a late packet of a finished flow
     }
+    let f = &mut w.flows.slots[slot as usize];
     match pkt.kind {
         PacketKind::Data => {
             let owd = match w.edge.as_deref_mut() {
@@ -352,7 +356,7 @@ fn arm_rack_timer(w: &mut World, slot: u32) {
 /// The delayed-ACK timer of TCP flow `slot`'s receiver.
 pub(crate) fn on_delack(w: &mut World, now: Ps, slot: u32) {
     let f = &mut w.flows.slots[slot as usize];
-    if !f.active {
+    if !f.active && w.flows.apart.is_none() {
         return;
     }
     if !w.q.fire(&mut f.tcp.delack_timer, now, Ev::DelAck(slot)) {

@@ -19,6 +19,8 @@ impl SwitchMechanism for Int {
     const ID: u8 = 3;
     type Config = ();
     type State = ();
+    /// Its records travel with the packets ([`crate::net::link::Parcel`]).
+    const THREADS: bool = true;
 
     #[inline(always)]
     fn wants_depart(w: &World, hop: &Hop, kind: PacketKind) -> bool {

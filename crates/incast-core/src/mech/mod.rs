@@ -265,6 +265,14 @@ pub(crate) trait SwitchMechanism {
     /// The record of the flow in `slot` is written: appends one value to
     /// each of its `FLOW_COLUMNS` (`columns`, in that order).
     fn flow_values(_state: &Self::State, _slot: u32, _columns: &mut [Vec<u32>]) {}
+    /// Whether it can run in a threaded run ([`crate::sim::threaded`]):
+    /// its state is its own, so only it can say how to merge the
+    /// partitions' (in [`SwitchMechanism::merge`]). A mechanism that says
+    /// no is refused there when its section is given.
+    const THREADS: bool = false;
+    /// A threaded run's end: `from` is a partition's state, whose ports
+    /// `owned(port)` tells; `into` takes what that partition owns.
+    fn merge(_into: &mut Self::State, _from: &mut Self::State, _owned: &dyn Fn(u32) -> bool) {}
 }
 
 /// What a mechanism's [`SwitchMechanism::build`] sees of the run being
@@ -395,6 +403,24 @@ macro_rules! mechanisms {
                 <$ty>::validate(cfg, sc)?;
             } )*
             Ok(())
+        }
+
+        /// The key of the first mechanism whose section is given but which
+        /// cannot run threaded ([`SwitchMechanism::THREADS`]).
+        pub(crate) fn threads_refusal(sc: &Scenario) -> Option<&'static str> {
+            $( $(#[$attr])* {
+                let given: Option<&<$ty as SwitchMechanism>::Config> = section!(sc; $($key)?);
+                if !<$ty as SwitchMechanism>::THREADS && given.is_some() {
+                    return key_name!($($key)?);
+                }
+            } )*
+            None
+        }
+
+        /// A threaded run's end: each mechanism takes partition state
+        /// `from`'s part (its ports: `owned`) into `into`.
+        pub(crate) fn merge(into: &mut Mechs, from: &mut Mechs, owned: &dyn Fn(u32) -> bool) {
+            $( $(#[$attr])* <$ty>::merge(&mut into.$module, &mut from.$module, owned); )*
         }
 
         /// Every mechanism's state for this run, in registry order.

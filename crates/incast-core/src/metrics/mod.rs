@@ -116,6 +116,9 @@ pub struct FlowRecords {
     pub cnps: Vec<u32>,
     pub ce_marks: Vec<u32>,
     pub measured: Vec<u8>,
+    /// The flow-table slot each record's flow had (not a column of the
+    /// table: node order fills the receiver's counts from it at the end).
+    pub slot: Vec<u32>,
 }
 
 /// One flow's record.
@@ -146,6 +149,8 @@ pub struct FlowRecord {
     /// TCP: data segments its receiver got marked CE (ECN, RFC 3168).
     pub ce_marks: u32,
     pub measured: bool,
+    /// Its flow-table slot ([`FlowRecords::slot`]).
+    pub slot: u32,
 }
 
 impl FlowRecords {
@@ -183,6 +188,42 @@ impl FlowRecords {
         self.cnps.push(r.cnps);
         self.ce_marks.push(r.ce_marks);
         self.measured.push(r.measured as u8);
+        self.slot.push(r.slot);
+    }
+
+    /// Appends `other`'s records after these (a threaded run's partitions'
+    /// records, [`crate::sim::threaded`]); rows are ordered by flow id later.
+    pub fn append(&mut self, mut other: FlowRecords) {
+        self.flow_id.append(&mut other.flow_id);
+        self.src.append(&mut other.src);
+        self.dst.append(&mut other.dst);
+        self.size.append(&mut other.size);
+        self.start.append(&mut other.start);
+        self.finish.append(&mut other.finish);
+        self.fct.append(&mut other.fct);
+        self.ideal.append(&mut other.ideal);
+        self.slowdown.append(&mut other.slowdown);
+        self.finished.append(&mut other.finished);
+        self.class.append(&mut other.class);
+        self.kind.append(&mut other.kind);
+        self.cc.append(&mut other.cc);
+        self.incast.append(&mut other.incast);
+        self.retransmits.append(&mut other.retransmits);
+        self.timeouts.append(&mut other.timeouts);
+        self.edge_pauses.append(&mut other.edge_pauses);
+        self.edge_paused_ps.append(&mut other.edge_paused_ps);
+        for (mine, theirs) in self
+            .features
+            .values
+            .iter_mut()
+            .zip(&mut other.features.values)
+        {
+            mine.append(theirs);
+        }
+        self.cnps.append(&mut other.cnps);
+        self.ce_marks.append(&mut other.ce_marks);
+        self.measured.append(&mut other.measured);
+        self.slot.append(&mut other.slot);
     }
 
     pub fn len(&self) -> usize {
@@ -350,6 +391,7 @@ mod tests {
                 cnps: 0,
                 ce_marks: 0,
                 measured: true,
+                slot: 0,
             });
         }
         let t = r.into_table();

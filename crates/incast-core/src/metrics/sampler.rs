@@ -93,9 +93,14 @@ impl QueueSampler {
         }
     }
 
+    /// Whether it samples anything (ports, or a NIC model's series).
+    pub fn samples(&self, w: &World) -> bool {
+        !self.ports.is_empty() || crate::nic::samples(w)
+    }
+
     /// Schedules the first tick (when there is anything to sample).
     pub fn start(&self, w: &mut World) {
-        if !self.ports.is_empty() || crate::nic::samples(w) {
+        if self.samples(w) {
             w.q.push(0, Ev::Sample);
         }
     }

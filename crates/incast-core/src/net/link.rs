@@ -10,12 +10,15 @@
 //! egress port at that switch ([`crate::net::Packet::to_port`]).
 
 use super::port::Owner;
-use super::PktId;
+use super::{Packet, PacketArena, PacketKind, PktId};
+use crate::host::FlowStart;
 use crate::mech;
 use crate::net::switch;
 use crate::nic;
+use crate::rdma::cc::IntStack;
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
+use crate::transport::sack::{SackBlocks, SackTable};
 use crate::units::Ps;
 
 /// Starts the transmission of `pkt` on port `p` (whose transmitter is free)
@@ -37,13 +40,22 @@ pub(crate) fn transmit(w: &mut World, now: Ps, p: u32, pkt: PktId) {
     };
     let size = packet.size;
     let arrival = port.transmit(now, size);
-    if let Some(outbox) = &mut w.outbox {
-        // A partitioned run: the far end may be another partition's.
-        if outbox.mail(p, w.q.key_of(arrival), Ev::Arrive(pkt)) {
-            return;
-        }
+    // A partitioned run: the far end may be another partition's.
+    if w.outbox.is_some() && mail_across(w, p, arrival, pkt) {
+        return;
     }
     w.q.push(arrival, Ev::Arrive(pkt));
+}
+
+/// A partitioned run's transmission on port `p`: mails the arrival when the
+/// far end is another partition's ([`Outbox::mail`]). Out of line: a plain
+/// run only tests that it has no outbox.
+#[cold]
+#[inline(never)]
+fn mail_across(w: &mut World, p: u32, arrival: Ps, pkt: PktId) -> bool {
+    let key = w.q.key_of(arrival);
+    let outbox = w.outbox.as_deref_mut().expect("tested");
+    outbox.mail(p, key, pkt, &mut w.arena, &w.sack)
 }
 
 /// Port `p` has more to send: one `TxDone` at the end of its current
@@ -102,25 +114,90 @@ pub(crate) fn arrive(w: &mut World, now: Ps, pkt: PktId) {
 }
 
 /// Where a partitioned run's arrivals bound for another partition go
-/// ([`crate::sim::partitioned`]): a transmission tests it ([`transmit`]).
+/// ([`crate::sim::partitioned`], [`crate::sim::threaded`]): a transmission
+/// tests it ([`transmit`]).
 pub(crate) struct Outbox {
     /// Per port: the partition its link leads into when that is not its own,
     /// else `u32::MAX`.
     pub into: Vec<u32>,
-    /// Per partition: the events mailed to it in the current window, keyed.
+    /// Per partition: the events mailed to it in the current window, keyed
+    /// (partitions that share one world and its packets).
     pub mail: Vec<Vec<(u64, Ev)>>,
+    /// A threaded run's partitions, each a world of its own: what crosses
+    /// goes by value.
+    pub parcels: Option<Box<Parcels>>,
+}
+
+/// What a threaded run's partition sends the others in a window.
+pub(crate) struct Parcels {
+    /// Per host: its partition when that is not this one, else `u32::MAX`.
+    pub host_into: Vec<u32>,
+    /// Per partition: the packets bound for it, with the keys of their arrivals.
+    pub packets: Vec<Vec<Parcel>>,
+    /// Per partition: the flows that started here for a receiver there.
+    pub flows: Vec<Vec<FlowStart>>,
+}
+
+/// A packet on its way into another world, with its INT records and an
+/// ACK's SACK blocks.
+pub(crate) struct Parcel {
+    pub key: u64,
+    pub packet: Packet,
+    pub int: IntStack,
+    pub sack: SackBlocks,
 }
 
 impl Outbox {
-    /// Mails `ev` (keyed `key`) when port `port`'s link leads into another
-    /// partition; false when it stays in this one.
+    /// Mails packet `pkt`'s arrival (keyed `key`) when port `port`'s link
+    /// leads into another partition; false when it stays in this one. Into
+    /// another world, the packet leaves this one's arena.
     #[inline]
-    pub fn mail(&mut self, port: u32, key: u64, ev: Ev) -> bool {
+    pub fn mail(
+        &mut self,
+        port: u32,
+        key: u64,
+        pkt: PktId,
+        arena: &mut PacketArena,
+        sack: &SackTable,
+    ) -> bool {
         let into = self.into[port as usize];
         if into == u32::MAX {
             return false;
         }
-        self.mail[into as usize].push((key, ev));
+        match self.parcels.as_deref_mut() {
+            Some(parcels) => {
+                let int = if arena.int_enabled() {
+                    *arena.int(pkt)
+                } else {
+                    IntStack::default()
+                };
+                let packet = *arena.get(pkt);
+                let sack = match packet.kind {
+                    PacketKind::Ack => sack.carried(pkt),
+                    _ => SackBlocks::default(),
+                };
+                arena.free(pkt);
+                let parcel = Parcel {
+                    key,
+                    packet,
+                    int,
+                    sack,
+                };
+                parcels.packets[into as usize].push(parcel);
+            }
+            None => self.mail[into as usize].push((key, Ev::Arrive(pkt))),
+        }
         true
+    }
+
+    /// A flow started here: its receiver's part goes to the receiver's
+    /// partition when that is another world.
+    pub fn flow_started(&mut self, start: &FlowStart) {
+        if let Some(parcels) = self.parcels.as_deref_mut() {
+            let into = parcels.host_into[start.req.dst as usize];
+            if into != u32::MAX {
+                parcels.flows[into as usize].push(*start);
+            }
+        }
     }
 }

@@ -379,6 +379,11 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let mut gens = gens;
     if node_ties {
         gens.list_by_host(&mut w, &c.workload.incast);
+        w.flows.apart = Some(crate::host::SlotPlan {
+            offset: 0,
+            stride: 1,
+            started: 0,
+        });
     }
     gens.schedule(&mut w, c);
     let sampler = queue_sampler(&w, &c.metrics, &node_names);
@@ -394,6 +399,9 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         node_ties,
         done_in_cell: None,
         node_peaks: Default::default(),
+        threaded: false,
+        merged: None,
+        part_stats: Default::default(),
         stopped_at: None,
         beyond_stop: None,
         traffic_start: traffic_start(sc),

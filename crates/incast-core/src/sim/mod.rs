@@ -24,6 +24,7 @@ pub(crate) mod ev;
 pub(crate) mod node_order;
 pub mod parallelism;
 pub(crate) mod partitioned;
+pub mod threaded;
 pub(crate) mod world;
 
 use crate::host::generators::Generators;
@@ -187,6 +188,13 @@ pub struct Simulation {
     done_in_cell: Option<u64>,
     /// Node order: the engine's peaks, read at cell boundaries.
     node_peaks: node_order::NodePeaks,
+    /// A partition of a threaded run ([`threaded`]).
+    threaded: bool,
+    /// A threaded run's accounts of every partition's packets, taken before
+    /// their worlds were merged into this one.
+    merged: Option<threaded::Merged>,
+    /// A threaded run's partition: its account ([`threaded::PartStats`]).
+    part_stats: threaded::PartStats,
     /// Set when the run reached `stop` (its results end there).
     stopped_at: Option<Ps>,
     /// The event popped beyond `stop`, which ended the run unrun (still
@@ -449,6 +457,9 @@ impl Simulation {
     /// The packets on wires now: each is a pending arrival (or the event
     /// the run stopped before). Their number and bytes.
     fn on_wires(&self) -> (u64, u64) {
+        if let Some(merged) = self.merged {
+            return merged.wires;
+        }
         let arrivals = self.w.q.pending().chain(&self.beyond_stop);
         arrivals.fold((0, 0), |(n, bytes), ev| match *ev {
             Ev::Arrive(pkt) => (n + 1, bytes + self.w.arena.get(pkt).size as u64),
@@ -469,6 +480,9 @@ impl Simulation {
 
     /// Bytes still in the network: on wires, in queues, in NIC FIFOs.
     fn in_network_bytes(&self) -> u64 {
+        if let Some(merged) = self.merged {
+            return merged.in_network_bytes;
+        }
         let w = &self.w;
         let mut b = self.on_wires().1;
         for p in &w.ports {
@@ -504,6 +518,9 @@ impl Simulation {
             host::record(&mut self.w, s, host::End::Running);
         }
         if self.node_ties {
+            if !self.threaded {
+                host::receivers_counts(&mut self.w.flows);
+            }
             self.renumber_flows();
             self.read_peaks();
             // Incasts were drawn at the build: those after the run's end never began.

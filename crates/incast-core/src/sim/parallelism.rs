@@ -242,6 +242,11 @@ impl Partition {
         (group, group_hosts)
     }
 
+    /// How many partitions.
+    pub(super) fn parts(&self) -> usize {
+        self.hosts.len()
+    }
+
     /// The ports whose link leads into another partition.
     pub(super) fn crossing_ports<'a>(&'a self, w: &'a World) -> impl Iterator<Item = u32> + 'a {
         (0..w.ports.len() as u32)

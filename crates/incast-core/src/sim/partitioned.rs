@@ -138,6 +138,7 @@ impl Simulation {
         self.w.outbox = Some(Box::new(Outbox {
             into,
             mail: vec![Vec::new(); parts],
+            parcels: None,
         }));
         let turns: Vec<usize> = if backwards {
             (0..parts).rev().collect()
@@ -198,7 +199,7 @@ impl Simulation {
     }
 
     /// The partition of the node `ev` concerns.
-    fn partition_of(&self, partition: &Partition, ev: Ev) -> Result<usize, String> {
+    pub(super) fn partition_of(&self, partition: &Partition, ev: Ev) -> Result<usize, String> {
         let node = Partition::node_of_event(&self.w, &self.gens, ev)
             .ok_or_else(|| format!("{ev:?} concerns no single node"))?;
         Ok(partition.of_node[node as usize] as usize)
@@ -243,11 +244,12 @@ impl Simulation {
         let records = &mut self.w.flows.records;
         let mut order: Vec<usize> = (0..records.len()).collect();
         order.sort_by_key(|&i| (records.start[i], records.src[i], records.flow_id[i]));
-        let mut ids = records.flow_id.clone();
-        ids.sort_unstable();
-        let mut renumbered = vec![0; ids.len()];
-        for (&record, id) in order.iter().zip(ids) {
-            renumbered[record] = id;
+        // Every flow started has a record (finished, stopped or running),
+        // and ids are handed out from 0: they are 0..n (a threaded run's
+        // partitions each hand out their own).
+        let mut renumbered = vec![0; order.len()];
+        for (id, &record) in order.iter().enumerate() {
+            renumbered[record] = id as u64;
         }
         records.flow_id = renumbered;
     }

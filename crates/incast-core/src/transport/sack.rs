@@ -134,6 +134,11 @@ impl SackTable {
     pub fn get(&self, id: u32) -> SackBlocks {
         self.blocks[id as usize]
     }
+    /// The blocks packet `id` carries, none if it carries none (a packet
+    /// leaving for another world, [`crate::net::link::Parcel`]).
+    pub fn carried(&self, id: u32) -> SackBlocks {
+        self.blocks.get(id as usize).copied().unwrap_or_default()
+    }
 }
 
 #[cfg(test)]

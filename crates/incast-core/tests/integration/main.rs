@@ -38,4 +38,5 @@ mod sack_recovery;
 mod scenario_errors;
 mod spraying;
 mod swift;
+mod threaded;
 mod trimming;

@@ -40,7 +40,7 @@ ties = "node"
     )
 }
 
-fn plain(toml: &str) -> Results {
+pub(crate) fn plain(toml: &str) -> Results {
     let mut sim = Simulation::new(&scenario(toml)).unwrap();
     sim.run();
     sim.finish()
@@ -107,9 +107,9 @@ fn explicit_default_timing_is_accepted() {
 
 /// k = 8 (128 hosts, 80 switches), 150 us of WebSearch arrivals, under each
 /// family of mechanisms: what crosses partitions (data, ACKs, PAUSE frames,
-/// CNPs, trimmed headers, pulls) and what reuses flow slots.
-#[test]
-fn every_mechanism_family_is_partition_independent() {
+/// CNPs, trimmed headers, pulls) and what reuses flow slots (also run on
+/// several threads, `threaded.rs`).
+pub(crate) fn mechanism_families() -> Vec<(&'static str, String)> {
     let red = "ecn = { kind = \"red\", kmin = \"100KB\", kmax = \"400KB\", pmax = 0.2 }";
     let step = "ecn = { kind = \"step\", k = \"60KB\" }";
     let no_ecn = |toml: String| toml.replace(step, "");
@@ -159,7 +159,12 @@ fn every_mechanism_family_is_partition_independent() {
                 + "[switch.trim]\nclasses = [0]\nheader_class = 7\nthreshold_packets = 8\n",
         ),
     ];
-    for (what, toml) in cases {
+    cases.into()
+}
+
+#[test]
+fn every_mechanism_family_is_partition_independent() {
+    for (what, toml) in mechanism_families() {
         let reference = plain(&toml);
         assert!(
             reference.flows.rows() > 50,

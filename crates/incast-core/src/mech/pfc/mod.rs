@@ -163,6 +163,25 @@ impl SwitchMechanism for Pfc {
         validate(pc, sc)
     }
 
+    const THREADS: bool = true;
+
+    /// Each port's state from its owner; the log appended (it is put in
+    /// time and node order at the end), lossless drops summed.
+    fn merge(into: &mut Pfc, from: &mut Pfc, owned: &dyn Fn(u32) -> bool) {
+        for (port, (mine, theirs)) in into.ports.iter_mut().zip(&mut from.ports).enumerate() {
+            if owned(port as u32) {
+                std::mem::swap(mine, theirs);
+            }
+        }
+        let (log, theirs) = (&mut into.log, &mut from.log);
+        log.0.append(&mut theirs.0);
+        log.1.append(&mut theirs.1);
+        log.2.append(&mut theirs.2);
+        log.3.append(&mut theirs.3);
+        log.4.append(&mut theirs.4);
+        into.lossless_drops += from.lossless_drops;
+    }
+
     /// PFC on every switch (which also marks the lossless classes in the
     /// switches' parameters); without `[switch.pfc]`, PAUSE from the
     /// adapter's receive buffers and the input partitions holds until its

@@ -1,0 +1,80 @@
+"""One run on several threads (`incast.run(threads=N)`, `incast run --threads N`):
+node order, and the same tables for every thread count (issue 47)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import incast
+from incast.cli import cli
+from incast.results import TABLES
+
+FAT_TREE = """\
+name = "threads"
+seed = 2
+duration = "400us"
+[topology]
+kind = "fat_tree"
+k = 4
+host_rate = "100Gbps"
+fabric_rate = "100Gbps"
+[switch]
+buffer = "2MB"
+ecn = { kind = "step", k = "60KB" }
+[transport]
+cc = "dctcp"
+rto_min = "200us"
+[[workload.poisson]]
+load = 0.6
+cdf = "websearch"
+[metrics]
+queue_ports = "none"
+"""
+
+NODE_ORDER = FAT_TREE + '[timing]\nties = "node"\n'
+
+
+def _same_tables(a: incast.Results, b: incast.Results) -> None:
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), obj=name)
+    assert a.summary["flows"] == b.summary["flows"]
+
+
+def test_threads_give_the_one_thread_node_order_tables():
+    one = incast.run(NODE_ORDER)
+    assert len(one.flows) > 20
+    for threads in (1, 2, 3):
+        _same_tables(incast.run(FAT_TREE, threads=threads), one)
+
+
+def test_threads_refuse_what_they_cannot_run_yet():
+    sampled = FAT_TREE.replace('queue_ports = "none"', 'queue_ports = "all"')
+    with pytest.raises(ValueError, match="queue sampler"):
+        incast.run(sampled, threads=2)
+
+
+def test_cli_runs_on_threads_in_node_order(tmp_path):
+    scenario = tmp_path / "threads.toml"
+    scenario.write_text(FAT_TREE)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli, ["run", str(scenario), "--threads", "2", "--out", str(out), "--no-plots", "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    written = json.loads((out / "scenario.json").read_text())
+    assert written["timing"]["ties"] == "node"
+    flows = pd.read_parquet(out / "flows.parquet")
+    pd.testing.assert_frame_equal(flows, incast.run(NODE_ORDER).flows, check_like=True)
+    # What threads cannot run yet is said plainly, without a traceback.
+    sampled = tmp_path / "sampled.toml"
+    sampled.write_text(FAT_TREE.replace('queue_ports = "none"', 'queue_ports = "all"'))
+    result = CliRunner().invoke(
+        cli, ["run", str(sampled), "--threads", "2", "--out", str(tmp_path / "o2"), "-q"]
+    )
+    assert result.exit_code != 0
+    assert "queue sampler" in result.output
+    assert "Traceback" not in result.output
