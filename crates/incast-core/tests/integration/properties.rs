@@ -37,7 +37,10 @@
 //!   [`case::Case::order_exception`]), no data packet arrives out of order;
 //! - the same scenario and seed give identical tables, summary and
 //!   statistics (run twice); for one case in four a third run with another
-//!   seed is compared and the share that differs is printed (not asserted).
+//!   seed is compared and the share that differs is printed (not asserted);
+//! - for another case in four, the scenario in node order (without the
+//!   queue sampler) gives identical results on one thread and on three
+//!   (`incast_core::run_threaded`), unless the threads refuse it.
 //!
 //! A failing case is shrunk, and the panic message holds the minimal
 //! scenario as TOML, ready for `incast run`.
@@ -149,7 +152,30 @@ fn check_case(case: &Case, tally: &mut Tally) -> Result<u64, String> {
         tally.other_seed_runs += 1;
         tally.other_seed_differs += checks::identical(&a, &c).is_err() as u64;
     }
+    if case.seed % 4 == 1 {
+        same_on_threads(&sc, tally)?;
+    }
     Ok(common::digest(&a))
+}
+
+/// Issue 47: `sc` in node order without the queue sampler, on one thread
+/// and on three, must give identical results (when the threads can run it).
+fn same_on_threads(sc: &Scenario, tally: &mut Tally) -> Result<(), String> {
+    let mut node = sc.clone();
+    node.config.timing.ties = incast_core::scenario::Ties::Node;
+    node.config.metrics.queue_ports = incast_core::scenario::QueuePorts::None;
+    let on_threads = match incast_core::run_threaded(&node, 3) {
+        Ok(results) => results,
+        Err(why) if why.contains("cannot run on threads yet") => {
+            tally.threaded_refused += 1;
+            return Ok(());
+        }
+        Err(why) => return Err(format!("on three threads: {why}")),
+    };
+    tally.threaded_runs += 1;
+    let one = run(&node)?;
+    checks::identical(&one, &on_threads)
+        .map_err(|why| format!("three threads differ from one (node order): {why}"))
 }
 
 fn fnv(s: &str) -> u64 {
