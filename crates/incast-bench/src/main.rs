@@ -256,6 +256,18 @@ fn threaded(counts: &str, paths: &[String]) -> Result<bool, String> {
     Ok(all_same)
 }
 
+/// Exits with status 1 when a comparison found a difference, 2 on an error.
+fn exit_unless_same(outcome: Result<bool, String>) {
+    match outcome {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("incast-bench: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
 /// Partition counts like `2,8,16` (each at least 1).
 fn partition_counts(counts: &str, option: &str) -> Result<Vec<u32>, String> {
     counts
@@ -535,26 +547,10 @@ fn main() {
         return;
     }
     if args.first().map(String::as_str) == Some("--threads") && args.len() >= 3 {
-        match threaded(&args[1], &args[2..]) {
-            Ok(true) => {}
-            Ok(false) => std::process::exit(1),
-            Err(e) => {
-                eprintln!("incast-bench: {e}");
-                std::process::exit(2);
-            }
-        }
-        return;
+        return exit_unless_same(threaded(&args[1], &args[2..]));
     }
     if args.first().map(String::as_str) == Some("--partitioned") && args.len() >= 3 {
-        match partitioned(&args[1], &args[2..]) {
-            Ok(true) => {}
-            Ok(false) => std::process::exit(1),
-            Err(e) => {
-                eprintln!("incast-bench: {e}");
-                std::process::exit(2);
-            }
-        }
-        return;
+        return exit_unless_same(partitioned(&args[1], &args[2..]));
     }
     if args.first().map(String::as_str) == Some("--digest") && args.len() >= 2 {
         for path in &args[1..] {

@@ -150,15 +150,7 @@ impl Simulation {
             let Some(start) = queues.iter().filter_map(EventQueue::peek_time).min() else {
                 break Ok(());
             };
-            // Over before stopped, as a plain run finds it.
-            if self
-                .done_in_cell
-                .is_some_and(|cell| start >> CELL_BITS > cell)
-            {
-                break Ok(());
-            }
-            if start > self.stop {
-                self.stopped_at = Some(self.stop);
+            if self.over_before(start) {
                 break Ok(());
             }
             self.enter_cell(start);
@@ -196,6 +188,23 @@ impl Simulation {
         }
         self.done = true;
         outcome
+    }
+
+    /// Whether the run is over before a window that starts at `start`: it
+    /// was found over in an earlier cell (over before stopped, as a plain
+    /// run finds it), or `start` is past `stop` (then it stopped there).
+    pub(super) fn over_before(&mut self, start: Ps) -> bool {
+        if self
+            .done_in_cell
+            .is_some_and(|cell| start >> CELL_BITS > cell)
+        {
+            return true;
+        }
+        if start > self.stop {
+            self.stopped_at = Some(self.stop);
+            return true;
+        }
+        false
     }
 
     /// The partition of the node `ev` concerns.

@@ -430,15 +430,8 @@ impl Simulation {
                 break Ok(());
             };
             let start = next >> shift;
-            if self
-                .done_in_cell
-                .is_some_and(|cell| start >> CELL_BITS > cell)
-            {
-                break Ok(());
-            }
-            if start > self.stop {
-                self.stopped_at = Some(self.stop);
-                if owner == k {
+            if self.over_before(start) {
+                if self.stopped_at.is_some() && owner == k {
                     // A plain run stops on popping the first event beyond `stop`.
                     self.beyond_stop = self.w.q.pop().map(|(_, ev)| ev);
                 }

@@ -40,6 +40,23 @@ ties = "node"
     )
 }
 
+/// Where two runs differ: the summary's lines and the tables' columns.
+pub(crate) fn differences(reference: &Results, got: &Results) -> Vec<String> {
+    let mut differs: Vec<String> = (reference.summary_json.lines())
+        .zip(got.summary_json.lines())
+        .filter(|(x, y)| x != y)
+        .map(|(x, y)| format!("{x} | {y}"))
+        .collect();
+    for ((name, x), (_, y)) in reference.tables().iter().zip(got.tables()) {
+        for ((column, a), (_, b)) in x.columns.iter().zip(&y.columns) {
+            if a != b {
+                differs.push(format!("{name}.{column}"));
+            }
+        }
+    }
+    differs
+}
+
 pub(crate) fn plain(toml: &str) -> Results {
     let mut sim = Simulation::new(&scenario(toml)).unwrap();
     sim.run();
@@ -174,18 +191,7 @@ fn every_mechanism_family_is_partition_independent() {
         let want = digest(&reference);
         for (parts, backwards) in [(2, false), (3, true), (5, false)] {
             let got = partitioned(&toml, parts, backwards);
-            let mut differs: Vec<String> = (reference.summary_json.lines())
-                .zip(got.summary_json.lines())
-                .filter(|(x, y)| x != y)
-                .map(|(x, y)| format!("{x} | {y}"))
-                .collect();
-            for ((name, x), (_, y)) in reference.tables().iter().zip(got.tables()) {
-                for ((column, a), (_, b)) in x.columns.iter().zip(&y.columns) {
-                    if a != b {
-                        differs.push(format!("{name}.{column}"));
-                    }
-                }
-            }
+            let differs = differences(&reference, &got);
             assert_eq!(
                 digest(&got),
                 want,

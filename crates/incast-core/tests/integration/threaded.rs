@@ -5,7 +5,7 @@
 //! family of mechanisms whose state the threads can merge).
 
 use crate::common::{digest, scenario};
-use crate::partitioned::{mechanism_families, plain};
+use crate::partitioned::{differences, mechanism_families, plain};
 use incast_core::run_threaded;
 
 #[test]
@@ -25,18 +25,7 @@ fn threads_give_the_one_thread_tables() {
         for threads in [1, 2, 3] {
             let got = run_threaded(&scenario(&toml), threads)
                 .unwrap_or_else(|e| panic!("{what}, {threads} threads: {e}"));
-            let mut differs: Vec<String> = (reference.summary_json.lines())
-                .zip(got.summary_json.lines())
-                .filter(|(x, y)| x != y)
-                .map(|(x, y)| format!("{x} | {y}"))
-                .collect();
-            for ((name, x), (_, y)) in reference.tables().iter().zip(got.tables()) {
-                for ((column, a), (_, b)) in x.columns.iter().zip(&y.columns) {
-                    if a != b {
-                        differs.push(format!("{name}.{column}"));
-                    }
-                }
-            }
+            let differs = differences(&reference, &got);
             assert_eq!(
                 digest(&got),
                 want,
