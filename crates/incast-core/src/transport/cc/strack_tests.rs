@@ -254,7 +254,7 @@ fn paced_flow() -> (crate::transport::TcpFlow, crate::transport::TcpParams) {
     use crate::transport::cc::CcConfig;
     let p = crate::transport::fixtures::params(1);
     let mut f = crate::transport::TcpFlow::new(100_000, CcConfig::Strack(params()).build(), &p);
-    let AnyCc::Strack(s) = &mut f.cc else {
+    let crate::transport::AnyCc::Strack(s) = &mut f.cc else {
         unreachable!()
     };
     s.cwnd = 10.0;
