@@ -527,6 +527,14 @@ impl TcpFlow {
     #[inline]
     fn after_ack(&mut self, ev: &AckEvent, rate: Option<&rate_sample::RateSample>) {
         self.cc.after_ack(&mut self.win, ev, rate, self.in_recovery);
+        if self.next_send_at > ev.now
+            && self.cc.pacing_rate().is_none()
+            && self.cc.cancels_pacing_in_window_mode()
+        {
+            // Back in window mode: the paced send still pending is dropped (STrack).
+            self.next_send_at = 0;
+            self.pace_timer.disarm();
+        }
         if let Some(r) = self.rate.as_deref_mut() {
             if self.cc.mark_app_limited() {
                 r.mark_app_limited(self.snd_nxt - self.snd_una);

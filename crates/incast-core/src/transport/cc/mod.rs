@@ -192,6 +192,13 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<f64> {
         None
     }
+    /// Whether a pending paced send is cancelled once [`CongestionControl::pacing_rate`]
+    /// is `None` again after an ACK (the window is back at one packet or more): the flow
+    /// then sends by its window at once instead of waiting for the send time set while it
+    /// paced. `false` keeps that send time (Swift, BBR).
+    fn cancels_pacing_in_window_mode(&self) -> bool {
+        false
+    }
     /// Asked after every ACK when rate samples are on: whether the segments
     /// sent from now on are to be marked application-limited (BBR's ProbeRTT,
     /// draft-cardwell-iccrg-bbr-congestion-control-00 §4.3.5).
@@ -289,6 +296,10 @@ macro_rules! registry {
             #[inline]
             fn pacing_rate(&self) -> Option<f64> {
                 match self { $( AnyCc::$variant(c) => c.pacing_rate(), )* }
+            }
+            #[inline]
+            fn cancels_pacing_in_window_mode(&self) -> bool {
+                match self { $( AnyCc::$variant(c) => c.cancels_pacing_in_window_mode(), )* }
             }
             #[inline]
             fn mark_app_limited(&self) -> bool {

@@ -39,7 +39,10 @@
 //! * timeout: after `retx_reset_threshold` timeouts since the last recovery
 //!   `cwnd = min_cwnd`, else `cwnd *= 1 - max_mdf` if a decrease is allowed;
 //! * `applySTrackLimits`: clamp to `[min_cwnd, max_cwnd]`; below one packet
-//!   the sender paces one packet every `srtt * mss / cwnd`.
+//!   the sender paces one packet every `srtt * mss / cwnd`; back at one
+//!   packet or more the pending paced send is cancelled and the window sends
+//!   (`send_packets`' `_pacer.cancel()`,
+//!   [`CongestionControl::cancels_pacing_in_window_mode`]).
 //! * the window is whole bytes: htsim's `_strack_cwnd` is a `uint32_t`, so
 //!   every update above (computed in `double`) is truncated toward zero when
 //!   it is stored (C++ [conv.fpint]), [`htsim_bytes`]. On the period-2 orbit
@@ -353,6 +356,15 @@ impl CongestionControl for Strack {
     /// `srtt * mss / cwnd`, i.e. `cwnd` bytes per smoothed RTT.
     fn pacing_rate(&self) -> Option<f64> {
         (self.cwnd < self.mss && self.srtt > 0).then(|| self.cwnd * SEC as f64 / self.srtt as f64)
+    }
+
+    /// htsim's `STrackSrc::send_packets`: once the window is one packet or
+    /// more, the pending `STrackPacer` send is cancelled (`_pacer.cancel()`)
+    /// and the window sends at once. Without this a flow whose paced packet's
+    /// ACK reopens the window sat out the rest of its 400-RTT pacing gap
+    /// (docs/htsim-strack.md, "Seeds").
+    fn cancels_pacing_in_window_mode(&self) -> bool {
+        true
     }
 
     fn trace_value(&self) -> Option<f64> {

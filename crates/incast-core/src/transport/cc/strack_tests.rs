@@ -246,3 +246,49 @@ fn base_rtt_must_be_given() {
     assert!(e.to_string().contains("base_rtt"), "{e}");
     assert!(params().validate().is_ok());
 }
+
+/// A 100 kB STrack flow of 1000 B segments paced at htsim's 10 B minimum
+/// window with a 20 us smoothed RTT, its first paced segment sent at 0: the
+/// next may leave `srtt * mss / cwnd` = 2 ms later.
+fn paced_flow() -> (crate::transport::TcpFlow, crate::transport::TcpParams) {
+    use crate::transport::cc::CcConfig;
+    let p = crate::transport::fixtures::params(1);
+    let mut f = crate::transport::TcpFlow::new(100_000, CcConfig::Strack(params()).build(), &p);
+    let crate::transport::AnyCc::Strack(s) = &mut f.cc else {
+        unreachable!()
+    };
+    s.cwnd = 10.0;
+    s.srtt = 20 * US;
+    f.win.cwnd = 10;
+    assert!(f.next_segment_at(0, &p).is_some());
+    assert_eq!(f.next_send_at, 2_000 * US);
+    (f, p)
+}
+
+#[test]
+fn an_ack_that_reopens_the_window_cancels_the_pending_paced_send() {
+    // htsim's STrackSrc::send_packets: a window of one packet or more cancels
+    // the pacer (`_pacer.cancel()`) and sends at once. The ACK at 10 us
+    // samples 10 us (below the 20 us target), so the window becomes
+    // 0.25 (20 - 10) us / 10 B = 250,000 B: the flow sends now, not at 2 ms.
+    use crate::transport::SendState;
+    let (mut f, p) = paced_flow();
+    f.on_ack(10 * US, 1000, false, 0, &p);
+    assert_eq!(f.cc.pacing_rate(), None);
+    assert_eq!(f.next_send_at, 0);
+    assert_eq!(f.send_state(10 * US, &p), SendState::Ready);
+    assert!(f.next_segment_at(10 * US, &p).is_some());
+}
+
+#[test]
+fn an_ack_that_leaves_the_window_below_a_packet_keeps_the_paced_send() {
+    // A 45 us sample (above the target) may decrease: the window stays at the
+    // 10 B minimum and the next segment still waits for 2 ms.
+    use crate::transport::SendState;
+    let (mut f, p) = paced_flow();
+    f.on_ack(45 * US, 1000, false, 0, &p);
+    assert!(f.cc.pacing_rate().is_some());
+    assert_eq!(f.next_send_at, 2_000 * US);
+    assert_eq!(f.send_state(45 * US, &p), SendState::WaitUntil(2_000 * US));
+    assert!(f.next_segment_at(45 * US, &p).is_none());
+}
