@@ -492,9 +492,15 @@ fn release(w: &mut World, now: Ps, slot: u32) {
 pub(crate) fn receivers_counts(flows: &mut Flows) {
     let records = &mut flows.records;
     for (i, &slot) in records.slot.iter().enumerate() {
-        let f = &flows.slots[slot as usize];
-        records.cnps[i] = f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32);
-        records.ce_marks[i] = f.tcp.ce_marks;
+        (records.cnps[i], records.ce_marks[i]) = flows.slots[slot as usize].receiver_counts();
+    }
+}
+
+impl FlowSlot {
+    /// Its receiver's counts for the record: CNPs sent, CE marks seen.
+    pub(crate) fn receiver_counts(&self) -> (u32, u32) {
+        let cnps = self.qp.as_ref().map_or(0, |q| q.cnps_sent as u32);
+        (cnps, self.tcp.ce_marks)
     }
 }
 

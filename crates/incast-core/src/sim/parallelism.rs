@@ -263,6 +263,11 @@ impl Partition {
             .max(1)
     }
 
+    /// The partition of host `host` (its NIC's node's).
+    pub(super) fn of_host(&self, w: &World, host: u32) -> u32 {
+        self.of_node[w.nics[w.host_nic[host as usize] as usize].node as usize]
+    }
+
     pub(super) fn of_port(&self, w: &World, port: u32) -> u32 {
         self.of_node[w.node_of(w.ports[port as usize].owner()) as usize]
     }

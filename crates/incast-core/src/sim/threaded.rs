@@ -360,7 +360,7 @@ impl Simulation {
             .map(|p| other(partition.of_port(w, w.ports[p as usize].peer)))
             .collect();
         let host_into = (0..w.host_nic.len())
-            .map(|h| other(partition.of_node[w.nics[w.host_nic[h] as usize].node as usize]))
+            .map(|h| other(partition.of_host(w, h as u32)))
             .collect();
         let mut own = self.w.q.empty_like();
         for (key, ev) in self.w.q.take_all() {
@@ -549,26 +549,17 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
         }
     }
     // The receivers' counts, from the receivers' worlds.
-    let host_part = |sims: &[Simulation], h: u32| {
-        let w = &sims[0].w;
-        partition.of_node[w.nics[w.host_nic[h as usize] as usize].node as usize] as usize
-    };
     for k in 0..sims.len() {
-        let updates: Vec<(u32, u32)> = (0..sims[k].w.flows.records.len())
-            .map(|i| {
-                let records = &sims[k].w.flows.records;
-                let f =
-                    &sims[host_part(&sims, records.dst[i])].w.flows.slots[records.slot[i] as usize];
-                (
-                    f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32),
-                    f.tcp.ce_marks,
-                )
+        let records = &sims[k].w.flows.records;
+        let counts: Vec<(u32, u32)> = (records.dst.iter().zip(&records.slot))
+            .map(|(&dst, &slot)| {
+                let receiver = &sims[partition.of_host(&sims[0].w, dst) as usize];
+                receiver.w.flows.slots[slot as usize].receiver_counts()
             })
             .collect();
         let records = &mut sims[k].w.flows.records;
-        for (i, (cnps, ce)) in updates.into_iter().enumerate() {
-            records.cnps[i] = cnps;
-            records.ce_marks[i] = ce;
+        for (i, (cnps, ce)) in counts.into_iter().enumerate() {
+            (records.cnps[i], records.ce_marks[i]) = (cnps, ce);
         }
     }
     let mut rest = sims.split_off(1);
