@@ -36,6 +36,8 @@ queue_ports = "none"
 """
 
 NODE_ORDER = FAT_TREE + '[timing]\nties = "node"\n'
+# Something threads cannot run yet: the transmit-queue NIC model.
+NIC_QUEUES = FAT_TREE + '[nic]\nmodel = "queues"\n'
 
 
 def _same_tables(a: incast.Results, b: incast.Results) -> None:
@@ -51,10 +53,17 @@ def test_threads_give_the_one_thread_node_order_tables():
         _same_tables(incast.run(FAT_TREE, threads=threads), one)
 
 
+def test_threads_sample_queues_as_one_thread_does():
+    """The default queue selection (`top`) on threads: each partition samples its own ports."""
+    sampled = FAT_TREE.replace('queue_ports = "none"', 'queue_ports = "top"')
+    one = incast.run(sampled + '[timing]\nties = "node"\n')
+    assert len(one.queues) > 100
+    _same_tables(incast.run(sampled, threads=2), one)
+
+
 def test_threads_refuse_what_they_cannot_run_yet():
-    sampled = FAT_TREE.replace('queue_ports = "none"', 'queue_ports = "all"')
-    with pytest.raises(ValueError, match="queue sampler"):
-        incast.run(sampled, threads=2)
+    with pytest.raises(ValueError, match="model"):
+        incast.run(NIC_QUEUES, threads=2)
 
 
 def test_cli_runs_on_threads_in_node_order(tmp_path):
@@ -70,11 +79,11 @@ def test_cli_runs_on_threads_in_node_order(tmp_path):
     flows = pd.read_parquet(out / "flows.parquet")
     pd.testing.assert_frame_equal(flows, incast.run(NODE_ORDER).flows, check_like=True)
     # What threads cannot run yet is said plainly, without a traceback.
-    sampled = tmp_path / "sampled.toml"
-    sampled.write_text(FAT_TREE.replace('queue_ports = "none"', 'queue_ports = "all"'))
+    refused = tmp_path / "refused.toml"
+    refused.write_text(NIC_QUEUES)
     result = CliRunner().invoke(
-        cli, ["run", str(sampled), "--threads", "2", "--out", str(tmp_path / "o2"), "-q"]
+        cli, ["run", str(refused), "--threads", "2", "--out", str(tmp_path / "o2"), "-q"]
     )
     assert result.exit_code != 0
-    assert "queue sampler" in result.output
+    assert 'model = "queues"' in result.output
     assert "Traceback" not in result.output

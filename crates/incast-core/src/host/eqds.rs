@@ -244,8 +244,13 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
     w.arena.free(id);
     let slot = pkt.flow;
     let f = &w.flows.slots[slot as usize];
-    if !f.active || f.uid != pkt.flow_uid || flow(w, slot).is_none() {
-        return; // a late packet of a finished flow
+    // A late packet of a finished flow is dropped, except at a receiver
+    // that lives apart from its sender (node order), which cannot know.
+    let rts = pkt.kind == PacketKind::Pull && pkt.has(flags::RETX);
+    let at_receiver = pkt.kind == PacketKind::Data || rts;
+    let apart = at_receiver && w.flows.apart.is_some();
+    if f.uid != pkt.flow_uid || !(f.active || apart) || flow(w, slot).is_none() {
+        return;
     }
     let uid = f.uid;
     let e = flow_mut(&mut w.eqds, slot);
@@ -355,7 +360,9 @@ pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
     };
     let (slot, uid) = (k as u32, (k >> 32) as u32);
     let f = &w.flows.slots[slot as usize];
-    let live = f.active && f.uid == uid;
+    // Apart from its sender (node order), the receiver pulls until it has
+    // every packet (it then forgets the flow), not until the sender is done.
+    let live = f.uid == uid && (f.active || w.flows.apart.is_some());
     let (no, rejoin) = if live {
         let e = flow_mut(&mut w.eqds, slot);
         // One window in quanta, rounded down (htsim's slow-pull cap,

@@ -302,11 +302,12 @@ impl Generators {
     }
 
     /// Why these generators cannot run threaded yet ([`crate::sim::threaded`]),
-    /// or `None`: a generator of many hosts' packets or flows, and flows
-    /// whose senders read their receivers' bytes (stopped or long-lived).
+    /// or `None`: flows whose senders read their receivers' bytes (stopped
+    /// or long-lived: the bulk generator's, and such listed flows). Every
+    /// other generator's source is one host's ([`Generators::source_host`]).
     pub fn threads_refusal(&self) -> Option<String> {
-        if !self.packets.is_empty() || !self.onoff.is_empty() || !self.bulk.is_empty() {
-            return Some("packet, on/off and bulk generators".into());
+        if !self.bulk.is_empty() {
+            return Some("bulk generators (their flows stop)".into());
         }
         let listed = self.listed_hosts.iter().flat_map(|(_, flows, _)| flows);
         if listed
@@ -325,6 +326,8 @@ impl Generators {
         match kind {
             GenKind::Poisson => Some(self.poisson[gen as usize].hosts[member as usize]),
             GenKind::Listed => self.listed_hosts.get(member as usize).map(|m| m.0),
+            GenKind::Packets => Some(self.packets[gen as usize].src),
+            GenKind::OnOff => Some(self.onoff[gen as usize].hosts[member as usize]),
             _ => self.registered_source_host(kind, gen, member),
         }
     }

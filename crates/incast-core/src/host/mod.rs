@@ -340,6 +340,7 @@ pub(crate) fn receive_flow(w: &mut World, start: &FlowStart) {
     slot.active = false;
     slot.in_ready = false;
     place(&mut w.flows, start.slot, slot);
+    eqds::start(w, start.slot, start.req.cc, start.req.size);
 }
 
 /// The congestion control of a new TCP flow; told its path's length when

@@ -33,8 +33,12 @@ pub(crate) struct NdpFlow {
     pub params: NdpParams,
     /// Each packet its own path ([`crate::transport::cc::ndp::Params::spray`]).
     pub spray: bool,
-    /// Packets sent by either end (a sprayed packet's hash).
+    /// Packets sent by either end (a sprayed packet's hash), or in node
+    /// order, whose ends live apart ([`crate::host::Flows::apart`]), by
+    /// the sender only ...
     pub sent: u64,
+    /// ... and by the receiver (node order only).
+    pub receiver_sent: u64,
     pub sender: NdpSender,
     pub receiver: NdpReceiver,
 }
@@ -91,6 +95,7 @@ pub(crate) fn flow(w: &World, cc: u8, size: u64) -> Option<Box<NdpFlow>> {
         // Its own `spray`, or the run's packet spraying (`routing.ecmp`).
         spray: p.spray || w.routes.spray,
         sent: 0,
+        receiver_sent: 0,
     }))
 }
 
@@ -106,7 +111,7 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     let n = f.ndp.as_deref_mut().expect("an NDP flow");
     let seg = n.sender.next_segment(now, &n.params)?;
     let rto_at = n.sender.rto_at;
-    let hash = path_hash(n, f.hash);
+    let hash = path_hash(n.spray, &mut n.sent, f.hash);
     let fl = flags::NDP | if seg.retx { flags::RETX } else { 0 };
     let pkt = super::tcp::data_packet(f, slot, now, (seg.seq, seg.len), w.tcp.header, hash, fl);
     w.counters.cons.sent_bytes += pkt.size as u64;
@@ -117,13 +122,13 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
 }
 
 /// The ECMP hash of the flow's next packet: the flow's (`flow_hash`), or
-/// sprayed, one of its own per packet.
-fn path_hash(n: &mut NdpFlow, flow_hash: u64) -> u64 {
-    if !n.spray {
+/// sprayed, one of its own per packet, numbered by its end's count `sent`.
+fn path_hash(spray: bool, sent: &mut u64, flow_hash: u64) -> u64 {
+    if !spray {
         return flow_hash;
     }
-    n.sent += 1;
-    crate::rng::mix64(flow_hash ^ n.sent)
+    *sent += 1;
+    crate::rng::mix64(flow_hash ^ *sent)
 }
 
 /// Whether NDP flow `f` has a packet it may send now.
@@ -136,9 +141,13 @@ pub(crate) fn can_send(n: &NdpFlow) -> bool {
 pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
     w.arena.free(id);
     let slot = pkt.flow;
+    let apart = w.flows.apart.is_some();
     let f = &mut w.flows.slots[slot as usize];
-    if !f.active || f.uid != pkt.flow_uid {
-        return; // a late packet of a finished flow
+    // A late packet of a finished flow is dropped, except at a receiver
+    // that lives apart from its sender (node order), which cannot know.
+    let at_receiver = pkt.kind == PacketKind::Data;
+    if f.uid != pkt.flow_uid || !(f.active || at_receiver && apart) {
+        return;
     }
     let n = f.ndp.as_deref_mut().expect("an NDP flow");
     match pkt.kind {
@@ -200,7 +209,12 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
 fn send_control(w: &mut World, slot: u32, kind: PacketKind, seq: u64, pull: u32) {
     let f = &mut w.flows.slots[slot as usize];
     let size = w.ndp.as_deref().expect("ndp").control_bytes;
-    let hash = path_hash(f.ndp.as_deref_mut().expect("ndp"), f.ack_hash);
+    let n = f.ndp.as_deref_mut().expect("ndp");
+    let sent = match w.flows.apart {
+        Some(_) => &mut n.receiver_sent,
+        None => &mut n.sent,
+    };
+    let hash = path_hash(n.spray, sent, f.ack_hash);
     let pkt =
         super::tcp::control_packet(f, slot, kind, (f.src, size), (seq, pull), hash, flags::NDP);
     let receiver = f.dst;
@@ -221,7 +235,9 @@ pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
     };
     let (slot, uid) = (k as u32, (k >> 32) as u32);
     let f = &w.flows.slots[slot as usize];
-    if !f.active || f.uid != uid {
+    // Apart from its sender (node order), the receiver pulls until it has
+    // every packet (it then forgets the flow), not until the sender is done.
+    if f.uid != uid || !(f.active || w.flows.apart.is_some()) {
         return;
     }
     send_control(w, slot, PacketKind::Pull, 0, no as u32);

@@ -270,6 +270,11 @@ pub(crate) trait SwitchMechanism {
     /// partitions' (in [`SwitchMechanism::merge`]). A mechanism that says
     /// no is refused there when its section is given.
     const THREADS: bool = false;
+    /// Why a run with configuration `cfg` cannot run threaded, or `None`:
+    /// by default, unless [`SwitchMechanism::THREADS`] says it can.
+    fn threads_refusal(_cfg: &Self::Config) -> Option<&'static str> {
+        (!Self::THREADS).then_some("does not merge its partitions' state yet")
+    }
     /// A threaded run's end: `from` is a partition's state, whose ports
     /// `owned(port)` tells; `into` takes what that partition owns.
     fn merge(_into: &mut Self::State, _from: &mut Self::State, _owned: &dyn Fn(u32) -> bool) {}
@@ -406,12 +411,13 @@ macro_rules! mechanisms {
         }
 
         /// The key of the first mechanism whose section is given but which
-        /// cannot run threaded ([`SwitchMechanism::THREADS`]).
-        pub(crate) fn threads_refusal(sc: &Scenario) -> Option<&'static str> {
+        /// cannot run threaded, and why ([`SwitchMechanism::threads_refusal`]).
+        pub(crate) fn threads_refusal(sc: &Scenario) -> Option<(&'static str, &'static str)> {
             $( $(#[$attr])* {
                 let given: Option<&<$ty as SwitchMechanism>::Config> = section!(sc; $($key)?);
-                if !<$ty as SwitchMechanism>::THREADS && given.is_some() {
-                    return key_name!($($key)?);
+                let why = given.and_then(<$ty as SwitchMechanism>::threads_refusal);
+                if let (Some(key), Some(why)) = (key_name!($($key)?), why) {
+                    return Some((key, why));
                 }
             } )*
             None
@@ -542,6 +548,16 @@ macro_rules! mechanisms {
         #[inline(always)]
         pub(crate) fn flow_started(mechs: &mut Mechs, slot: u32) {
             $( $(#[$attr])* <$ty>::flow_started(&mut mechs.$module, slot); )*
+        }
+        /// Node order: the mechanisms' columns of the records (flows in
+        /// `slots`) read again at the run's end, when every partition's
+        /// counts are in (a switch may count a flow after its sender
+        /// recorded it).
+        pub(crate) fn flow_records_at_end(mechs: &Mechs, slots: &[u32], columns: &mut [Vec<u32>]) {
+            columns.iter_mut().for_each(Vec::clear);
+            for &slot in slots {
+                flow_record(mechs, slot, columns);
+            }
         }
         /// The record of the flow in `slot` is written: every mechanism
         /// appends its columns' values (`columns`: [`flow_columns`]' columns).

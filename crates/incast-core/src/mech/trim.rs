@@ -231,6 +231,24 @@ impl SwitchMechanism for Trim {
         Ok(())
     }
 
+    const THREADS: bool = true;
+
+    /// Each port's counts (and, with `count_sending`, the packet on its
+    /// wire) from the partition that owns it. The victims' coin flips need
+    /// no merge: each switch draws from its own stream, in its own
+    /// partition.
+    fn merge(into: &mut TrimState, from: &mut TrimState, owned: &dyn Fn(u32) -> bool) {
+        for port in 0..into.trimmed_pkts.len() {
+            if owned(port as u32) {
+                into.trimmed_pkts[port] = from.trimmed_pkts[port];
+                into.trimmed_bytes[port] = from.trimmed_bytes[port];
+                if let Some(sending) = from.sending.get(port) {
+                    into.sending[port] = *sending;
+                }
+            }
+        }
+    }
+
     fn build(cfg: Option<&Config>, net: &mut Network) -> TrimState {
         let Some(cfg) = cfg else {
             return TrimState::default();

@@ -66,6 +66,11 @@ pub(crate) struct QueueSampler {
     /// Likewise, the bytes port `i` has transmitted since the start (the
     /// difference of two ticks over their distance is its throughput).
     tx: Vec<u64>,
+    /// Ticks run (the halving keeps fewer in `time`).
+    pub ticks: u64,
+    /// In a threaded run's partition: each kept port's place in the whole
+    /// run's list ([`QueueSampler::keep_ports`]); empty otherwise.
+    place: Vec<u32>,
 }
 
 impl QueueSampler {
@@ -109,6 +114,7 @@ impl QueueSampler {
     /// series if it keeps one ([`crate::nic::NicModel::sample`]); the next
     /// tick unless traffic is over.
     pub fn on_tick(&mut self, w: &mut World, now: Ps, more_traffic: bool) {
+        self.ticks += 1;
         if self.top.is_some() && self.time.len() == TOP_POINTS {
             self.halve();
             crate::nic::halve_series(w);
@@ -122,6 +128,67 @@ impl QueueSampler {
         crate::nic::sample(w);
         if more_traffic {
             w.q.push(now + self.interval, Ev::Sample);
+        }
+    }
+
+    /// A threaded run's partition samples only the ports it owns (the
+    /// others' queues are not kept up to date in its world); the run's
+    /// partitions are put back together by [`QueueSampler::merge`].
+    pub fn keep_ports(&mut self, own: impl Fn(u32) -> bool) {
+        let kept: Vec<usize> = (0..self.ports.len())
+            .filter(|&i| own(self.ports[i]))
+            .collect();
+        self.place = kept.iter().map(|&i| i as u32).collect();
+        self.ports = kept.iter().map(|&i| self.ports[i]).collect();
+        self.node = kept.iter().map(|&i| self.node[i]).collect();
+        self.local = kept.iter().map(|&i| self.local[i]).collect();
+    }
+
+    /// The partitions' samplers ([`QueueSampler::keep_ports`]) as the
+    /// whole run's: their ticks are the same (each partition ticks at the
+    /// same times, and a tick's next does not depend on the partition), the
+    /// ports go back to their places.
+    pub fn merge(parts: Vec<QueueSampler>) -> QueueSampler {
+        let mut parts = parts.into_iter();
+        let mut merged = parts.next().expect("one partition at least");
+        let rest: Vec<QueueSampler> = parts.collect();
+        if rest.is_empty() {
+            merged.place.clear();
+            return merged;
+        }
+        let all = [&merged].into_iter().chain(&rest);
+        let n: usize = all.clone().map(|s| s.ports.len()).sum();
+        // Where each place's samples are: (partition, index there).
+        let mut from = vec![(0usize, 0usize); n];
+        for (k, part) in all.clone().enumerate() {
+            assert_eq!(part.time, merged.time, "partitions tick together");
+            for (i, &place) in part.place.iter().enumerate() {
+                from[place as usize] = (k, i);
+            }
+        }
+        let parts: Vec<&QueueSampler> = all.collect();
+        let ticks = merged.time.len();
+        let (mut bytes, mut tx) = (Vec::with_capacity(ticks * n), Vec::with_capacity(ticks * n));
+        for tick in 0..ticks {
+            for &(k, i) in &from {
+                let part = parts[k];
+                let m = part.ports.len();
+                bytes.push(part.bytes[tick * m + i]);
+                tx.push(part.tx[tick * m + i]);
+            }
+        }
+        let pick = |column: fn(&QueueSampler) -> &Vec<u32>| -> Vec<u32> {
+            from.iter().map(|&(k, i)| column(parts[k])[i]).collect()
+        };
+        let (ports, node, local) = (pick(|s| &s.ports), pick(|s| &s.node), pick(|s| &s.local));
+        QueueSampler {
+            ports,
+            node,
+            local,
+            bytes,
+            tx,
+            place: Vec::new(),
+            ..merged
         }
     }
 

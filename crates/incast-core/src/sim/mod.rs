@@ -377,7 +377,10 @@ impl Simulation {
             Ev::DelAck(slot) => tcp::on_delack(w, now, slot),
             Ev::FlowStop(slot) => host::on_flow_stop(w, now, slot),
             Ev::Sample => {
-                let more = !(self.gens.live == 0 && w.flows.active == 0);
+                // In node order the ticks go on to the run's end (the end of
+                // the cell in which nothing was left): whether anything is
+                // left anywhere is not known to a partition at each tick.
+                let more = self.node_ties || !(self.gens.live == 0 && w.flows.active == 0);
                 self.sampler.on_tick(w, now, more);
             }
         }
@@ -521,6 +524,8 @@ impl Simulation {
             if !self.threaded {
                 host::receivers_counts(&mut self.w.flows);
             }
+            let (records, mechs) = (&mut self.w.flows.records, &self.w.mechs);
+            crate::mech::flow_records_at_end(mechs, &records.slot, &mut records.features.values);
             self.renumber_flows();
             self.read_peaks();
             // Incasts were drawn at the build: those after the run's end never began.

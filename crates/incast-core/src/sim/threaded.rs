@@ -36,16 +36,23 @@
 //! switch and NIC from its owner; records, logs and counters summed or
 //! appended) and the results are taken from it as from any run.
 //!
+//! What crosses nodes other than by a link is handled by its owner: the
+//! queue sampler ticks in every partition, each sampling its own ports
+//! ([`QueueSampler::keep_ports`], [`QueueSampler::merge`]); a switch
+//! mechanism merges its own state ([`crate::mech::SwitchMechanism::merge`]:
+//! PFC, INT, trimming, congestion isolation); a flow's receiver (NDP's and
+//! EQDS's pull pacers too) runs apart from its sender.
+//!
 //! What does not run threaded yet is refused with the reason
-//! ([`Simulation::threads_refusal`]): features whose state spans nodes (edge pausing's shared
-//! samples, the queue sampler's ticks, hotspots, the adapter and
-//! transmit-queue NIC models, PCIe limits, NDP, EQDS, switch
-//! mechanisms without a merge), and flows whose sender reads its
-//! receiver's bytes (stopped or long-lived ones).
+//! ([`Simulation::threads_refusal`]): features whose state spans nodes (edge
+//! pausing's shared samples, hotspots, the adapter and transmit-queue NIC
+//! models, PCIe limits, CI's lost CIPs drawn from one stream), and flows
+//! whose sender reads its receiver's bytes (stopped or long-lived ones).
 
 use super::parallelism::Partition;
 use super::Simulation;
 use crate::host::{self, FlowStart};
+use crate::metrics::sampler::QueueSampler;
 use crate::net::link::{Outbox, Parcel, Parcels};
 use crate::net::PacketKind;
 use crate::scenario::Scenario;
@@ -237,10 +244,8 @@ impl Simulation {
     /// Why this run cannot run threaded yet, or `None`.
     pub fn threads_refusal(&self, sc: &Scenario) -> Option<String> {
         let w = &self.w;
-        if let Some(key) = crate::mech::threads_refusal(sc) {
-            return Some(format!(
-                "[switch.{key}] does not merge its partitions' state yet"
-            ));
+        if let Some((key, why)) = crate::mech::threads_refusal(sc) {
+            return Some(format!("[switch.{key}] {why}"));
         }
         if w.edge.is_some() {
             return Some("[edge]: edge pausing samples OWDs over all hosts".into());
@@ -250,12 +255,6 @@ impl Simulation {
         }
         if w.pcie.is_some() || w.rx.is_some() {
             return Some("[nic] PCIe limits".into());
-        }
-        if w.ndp.is_some() || w.eqds.is_some() {
-            return Some("NDP and EQDS (their pull pacers serve a host's flows)".into());
-        }
-        if self.sampler.samples(w) {
-            return Some("the queue sampler: set [metrics] queue_ports = \"none\"".into());
         }
         self.gens.threads_refusal()
     }
@@ -364,13 +363,18 @@ impl Simulation {
             .collect();
         let mut own = self.w.q.empty_like();
         for (key, ev) in self.w.q.take_all() {
-            if self.partition_of(partition, ev)? == k {
+            // The queue sampler's tick is every partition's: each samples
+            // its own ports at the same times.
+            if matches!(ev, Ev::Sample) || self.partition_of(partition, ev)? == k {
                 own.push_key(key, ev);
             } else if matches!(ev, Ev::Gen(_)) {
                 self.gens.live -= 1;
             }
         }
         self.w.q = own;
+        let w = &self.w;
+        self.sampler
+            .keep_ports(|p| partition.of_port(w, p) as usize == k);
         self.w.outbox = Some(Box::new(Outbox {
             into,
             mail: Vec::new(),
@@ -612,13 +616,20 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
         cons.delivered_bytes += their.delivered_bytes;
         cons.dropped_bytes += their.dropped_bytes;
         cons.trimmed_bytes += their.trimmed_bytes;
-        events += from.q.events_processed();
+        // Every partition ran the sampler's ticks: one run counts them once.
+        events += from.q.events_processed() - other.sampler.ticks;
+        counters.other_events -= other.sampler.ticks;
         last = last.max(from.q.now());
         if other.beyond_stop.is_some() {
             sim.beyond_stop = other.beyond_stop;
         }
     }
     sim.w.q.count_popped(events, last);
+    let samplers = rest
+        .iter_mut()
+        .map(|other| std::mem::take(&mut other.sampler));
+    let first = std::mem::take(&mut sim.sampler);
+    sim.sampler = QueueSampler::merge(std::iter::once(first).chain(samplers).collect());
     sim.node_peaks.packets = (sim.node_peaks.packets)
         .max(sim.w.arena.live() as u64 + rest.iter().map(|o| o.w.arena.live() as u64).sum::<u64>());
     sim.node_peaks.flows = sim.node_peaks.flows.max(sim.w.flows.active);

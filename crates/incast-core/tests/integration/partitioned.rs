@@ -171,9 +171,25 @@ pub(crate) fn mechanism_families() -> Vec<(&'static str, String)> {
         ("DCQCN over PFC", rdma("dcqcn", k8(0.7))),
         ("HPCC over PFC", rdma("hpcc", k8(0.7)).replace(red, "")),
         (
+            "congestion isolation over PFC with DCQCN",
+            rdma("dcqcn", k8(0.8)).replace("classes = [3]", "classes = [2, 3]")
+                + "[switch.ci]\nqueues = [{ class = 3, cfq = [2] }]\nthreshold = \"20KB\"\nage = \"20us\"\n",
+        ),
+        (
+            "DCTCP with trimming (a trimmed packet is a loss to TCP)",
+            k8(0.8) + "[switch.trim]\nclasses = [0]\nheader_class = 7\nthreshold_packets = 8\n",
+        ),
+        (
             "NDP with trimming",
             no_ecn(k8(0.7)).replace("cc = \"dctcp\"", "cc = \"ndp\"")
                 + "[switch.trim]\nclasses = [0]\nheader_class = 7\nthreshold_packets = 8\n",
+        ),
+        (
+            "EQDS sprayed, with trimming",
+            no_ecn(k8(0.7)).replace(
+                "cc = \"dctcp\"",
+                "cc = { algorithm = \"eqds\", spray = true, entropies = 64 }",
+            ) + "[switch.trim]\nclasses = [0]\nheader_class = 7\nthreshold_packets = 8\n",
         ),
     ];
     cases.into()

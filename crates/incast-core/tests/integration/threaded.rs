@@ -12,15 +12,22 @@ use incast_core::run_threaded;
 fn threads_give_the_one_thread_tables() {
     let mut ran = 0;
     for (what, toml) in mechanism_families() {
-        if what.starts_with("NDP") {
-            continue; // refused, below
-        }
         let reference = plain(&toml);
         assert!(reference.flows.rows() > 50, "{what}");
         assert_eq!(reference.conservation.sent_bytes, {
             let c = reference.conservation;
             c.delivered_bytes + c.dropped_bytes + c.trimmed_bytes + c.in_network_bytes
         });
+        if what.contains("trimming") {
+            assert!(
+                reference.conservation.trimmed_bytes > 0,
+                "{what}: nothing trimmed"
+            );
+        }
+        if what.contains("isolation") {
+            let isolations = reference.flows.u32s("ci_isolations").iter().sum::<u32>();
+            assert!(isolations > 10, "{what}: {isolations} isolations");
+        }
         let want = digest(&reference);
         for threads in [1, 2, 3] {
             let got = run_threaded(&scenario(&toml), threads)
@@ -34,7 +41,7 @@ fn threads_give_the_one_thread_tables() {
         }
         ran += 1;
     }
-    assert_eq!(ran, 9);
+    assert_eq!(ran, 13);
 }
 
 /// A scenario in push order runs in node order on threads: its own
@@ -50,13 +57,65 @@ fn threads_run_in_node_order() {
 /// What the threads cannot merge yet is refused, naming it.
 #[test]
 fn threads_refuse_what_they_cannot_merge() {
-    let (what, ndp) = mechanism_families().pop().unwrap();
-    assert!(what.starts_with("NDP"), "{what}");
-    let err = run_threaded(&scenario(&ndp), 2).unwrap_err();
-    assert!(err.contains("[switch.trim]"), "{err}");
-    let sampled = mechanism_families()[3]
-        .1
-        .replace("queue_ports = \"none\"", "queue_ports = \"all\"");
-    let err = run_threaded(&scenario(&sampled), 2).unwrap_err();
-    assert!(err.contains("queue sampler"), "{err}");
+    let (_, dctcp) = &mechanism_families()[3];
+    let queues = format!("{dctcp}[nic]\nmodel = \"queues\"\n");
+    let err = run_threaded(&scenario(&queues), 2).unwrap_err();
+    assert!(err.contains("model = \"queues\""), "{err}");
+}
+
+/// The queue sampler runs threaded: each partition samples its own ports
+/// at the same ticks, and the `queues` table is the one-thread run's, with
+/// every port's series (`all`, its rows over 1000) and with the default
+/// selection (`top`: the series halved as it fills, the ports with the
+/// largest peaks written).
+#[test]
+fn threads_sample_queues_as_one_thread_does() {
+    let families = mechanism_families();
+    for (what, toml) in [&families[0], &families[3]] {
+        for selection in [
+            "queue_ports = \"all\"\nqueue_sample_interval = \"500ns\"",
+            "queue_ports = \"top\"\nqueue_top = 7\nqueue_sample_interval = \"20ns\"",
+        ] {
+            let toml = toml.replace("queue_ports = \"none\"", selection);
+            let reference = plain(&toml);
+            let queues = &reference.queues;
+            assert!(queues.rows() > 1000, "{what}: {} rows", queues.rows());
+            assert!(queues.u64s("bytes").iter().any(|&b| b > 0), "{what}");
+            for threads in [2, 3] {
+                let got = run_threaded(&scenario(&toml), threads).unwrap();
+                let differs = differences(&reference, &got);
+                assert_eq!(
+                    digest(&got),
+                    digest(&reference),
+                    "{what}, {selection}: {threads} threads differ: {differs:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Packet and on/off generators run threaded: each source is one host's,
+/// drawing from its own stream, so its partition runs it alone.
+#[test]
+fn threads_run_packet_and_on_off_generators() {
+    let (_, dctcp) = &mechanism_families()[3];
+    let toml = format!(
+        "{dctcp}[[workload.packets]]\nsrc = 3\ndst = 77\nsize = 1000\nrate = \"20Gbps\"\n\
+         process = \"poisson\"\n[[workload.packets]]\nsrc = 100\ndst = 9\nsize = 1500\n\
+         rate = \"5Gbps\"\n[[workload.onoff]]\nhosts = [1, 17, 33, 49, 65, 81, 97, 113]\n\
+         load = 0.3\nmean_burst = \"4us\"\n"
+    );
+    let reference = plain(&toml);
+    // The generators' datagrams (about 5 MB offered) on top of the flows'.
+    let sent = |r: &incast_core::Results| r.conservation.sent_bytes;
+    assert!(sent(&reference) > sent(&plain(dctcp)) + 1_000_000);
+    for threads in [2, 3] {
+        let got = run_threaded(&scenario(&toml), threads).unwrap();
+        let differs = differences(&reference, &got);
+        assert_eq!(
+            digest(&got),
+            digest(&reference),
+            "{threads} threads differ: {differs:?}"
+        );
+    }
 }

@@ -199,6 +199,51 @@ impl SwitchMechanism for Ci {
         on_table_timer(w, now, port);
     }
 
+    const THREADS: bool = true;
+
+    /// Lost CIPs draw from one stream for every switch, in the order the
+    /// switches lose them, which partitions would change.
+    fn threads_refusal(cfg: &CiConfig) -> Option<&'static str> {
+        (cfg.cip.loss > 0.0).then_some("cip.loss draws from one stream for every switch")
+    }
+
+    /// Each switch port's table from the partition that owns it; the run's
+    /// counts summed; each flow's isolations summed (its switches and its
+    /// NIC may lie in several partitions, each counting its own).
+    fn merge(into: &mut Ci, from: &mut Ci, owned: &dyn Fn(u32) -> bool) {
+        let first = into.ports.first;
+        for (i, (mine, theirs)) in into
+            .ports
+            .ports
+            .iter_mut()
+            .zip(&mut from.ports.ports)
+            .enumerate()
+        {
+            if owned(first + i as u32) {
+                std::mem::swap(mine, theirs);
+            }
+        }
+        for (count, theirs) in [
+            (&mut into.cips_sent, from.cips_sent),
+            (&mut into.cips_received, from.cips_received),
+            (&mut into.cips_lost, from.cips_lost),
+            (&mut into.acks_sent, from.acks_sent),
+            (&mut into.acks_received, from.acks_received),
+            (&mut into.resends, from.resends),
+            (&mut into.gave_up, from.gave_up),
+            (&mut into.nic_isolations, from.nic_isolations),
+            (&mut into.nic_deisolations, from.nic_deisolations),
+        ] {
+            *count += theirs;
+        }
+        if into.flows.len() < from.flows.len() {
+            into.flows.resize(from.flows.len(), nic::CiFlow::default());
+        }
+        for (mine, theirs) in into.flows.iter_mut().zip(&from.flows) {
+            mine.isolations += theirs.isolations;
+        }
+    }
+
     const FLOW_COLUMNS: &'static [&'static str] = &["ci_isolations"];
 
     #[inline(always)]
@@ -346,7 +391,15 @@ fn classify(
 }
 
 /// Counts an isolation of the flow in `slot` (if it is still that flow).
+/// In node order, where slots are not reused and a switch knows nothing of
+/// the flow's sender ([`crate::host::Flows::apart`]), every isolation of the
+/// slot's packets counts, in the counting partition's own tally (summed at
+/// the end).
 fn count_isolation(w: &mut World, slot: u32, uid: u32) {
+    if w.flows.apart.is_some() {
+        w.mechs.ci.count_isolation_apart(slot);
+        return;
+    }
     if let Some(f) = w.flows.slots.get(slot as usize) {
         if f.active && f.uid == uid {
             w.mechs.ci.count_isolation(slot);

@@ -42,6 +42,16 @@ impl Ci {
     pub(super) fn count_isolation(&mut self, slot: u32) {
         self.flows[slot as usize].isolations += 1;
     }
+
+    /// [`Ci::count_isolation`] in node order: a partition that did not start
+    /// the flow (a switch's) keeps its tally too.
+    pub(super) fn count_isolation_apart(&mut self, slot: u32) {
+        let slot = slot as usize;
+        if slot >= self.flows.len() {
+            self.flows.resize(slot + 1, CiFlow::default());
+        }
+        self.flows[slot].isolations += 1;
+    }
 }
 
 /// Congestion isolation at the NIC (IEEE 802.1Qcz): a CIP for flow `key`

@@ -100,11 +100,12 @@ pub struct Tally {
     pub ended_before_stop: u64,
     pub other_seed_runs: u64,
     pub other_seed_differs: u64,
-    /// Cases also run on three threads (node order, without the queue
-    /// sampler) and compared with the same on one; and those the threads
-    /// refused (a feature they cannot merge yet).
+    /// Cases also run on three threads (node order) and compared with the
+    /// same on one; and those the threads refused (a feature they cannot
+    /// merge yet), by the reason given.
     pub threaded_runs: u64,
     pub threaded_refused: u64,
+    pub threaded_refusals: std::collections::BTreeMap<String, u64>,
     /// Known issue 17 item 2: runs whose reported time is past `stop`.
     pub sim_time_past_stop: u64,
     /// Known issue 17 item 4: finished flows faster than `ideal_fct_ps`,
