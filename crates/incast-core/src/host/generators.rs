@@ -302,21 +302,12 @@ impl Generators {
     }
 
     /// Why these generators cannot run threaded yet ([`crate::sim::threaded`]),
-    /// or `None`: flows whose senders read their receivers' bytes (stopped
-    /// or long-lived: the bulk generator's, and such listed flows). Every
-    /// other generator's source is one host's ([`Generators::source_host`]).
+    /// or `None`: a source that is not one host's ([`Generators::source_host`];
+    /// every built-in kind's is), whose partition is not known.
     pub fn threads_refusal(&self) -> Option<String> {
-        if !self.bulk.is_empty() {
-            return Some("bulk generators (their flows stop)".into());
-        }
-        let listed = self.listed_hosts.iter().flat_map(|(_, flows, _)| flows);
-        if listed
-            .map(|f| f.flow)
-            .any(|f| f.stop != Ps::MAX || f.size == LONG_LIVED)
-        {
-            return Some("listed flows with `stop` or without a size".into());
-        }
-        None
+        let many = (0..self.sources.len() as u32).find(|&s| self.source_host(s).is_none())?;
+        let kind = self.sources[many as usize].kind;
+        Some(format!("a {kind:?} generator's source is not one host's"))
     }
 
     /// The host whose arrivals source `source` makes, when it is one host's
@@ -328,6 +319,7 @@ impl Generators {
             GenKind::Listed => self.listed_hosts.get(member as usize).map(|m| m.0),
             GenKind::Packets => Some(self.packets[gen as usize].src),
             GenKind::OnOff => Some(self.onoff[gen as usize].hosts[member as usize]),
+            GenKind::Bulk => Some(self.bulk[gen as usize].src),
             _ => self.registered_source_host(kind, gen, member),
         }
     }

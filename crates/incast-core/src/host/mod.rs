@@ -366,14 +366,19 @@ pub(crate) fn on_flow_stop(w: &mut World, now: Ps, slot: u32) {
 
 /// The sender of the flow in `slot` stops offering data now: its transport
 /// takes what the receiver has in order as the flow's size
-/// ([`TcpFlow::stop_offering`], [`RdmaQp::stop_offering`]), its record is
-/// closed as stopped, and its slot recycled (packets still in flight are
-/// delivered and ignored by the receiver, as a finished flow's are).
+/// ([`TcpFlow::stop_offering`], [`RdmaQp::stop_offering`]), or in node
+/// order, where the sender cannot read its receiver, what was acknowledged;
+/// its record is closed as stopped, and its slot recycled (packets still in
+/// flight are delivered and ignored by the receiver, as a finished flow's
+/// are).
 pub(crate) fn stop_flow(w: &mut World, now: Ps, slot: u32) {
+    let apart = w.flows.apart.is_some();
     let f = &mut w.flows.slots[slot as usize];
-    match f.qp.as_deref_mut() {
-        Some(q) => q.stop_offering(),
-        None => f.tcp.stop_offering(),
+    match (f.qp.as_deref_mut(), apart) {
+        (Some(q), false) => q.stop_offering(),
+        (Some(q), true) => q.stop_offering_acked(),
+        (None, false) => f.tcp.stop_offering(),
+        (None, true) => f.tcp.stop_offering_acked(),
     }
     record(w, slot, End::Stopped(now));
     release(w, now, slot);
@@ -398,14 +403,19 @@ pub(crate) fn record(w: &mut World, slot: u32, end: End) {
     let eqds = eqds::totals(w, slot);
     let flows = &mut w.flows;
     let f = &flows.slots[slot as usize];
+    // Node order: the sender records what was acknowledged (it cannot read
+    // its receiver); the same for a flow that finished.
+    let apart = flows.apart.is_some();
     let (size, received, retransmits, timeouts) = match (f.qp.as_deref(), f.ndp.as_deref()) {
+        (Some(q), _) if apart => (q.size, q.snd_una, q.retransmits, q.timeouts),
         (Some(q), _) => (q.size, q.expected, q.retransmits, q.timeouts),
         (None, Some(n)) => {
             let s = &n.sender;
             (s.size, s.acked_bytes(), s.retransmits, s.timeouts)
         }
         (None, None) => {
-            eqds.unwrap_or((f.tcp.size, f.tcp.rcv_nxt, f.tcp.retransmits, f.tcp.timeouts))
+            let received = if apart { f.tcp.snd_una } else { f.tcp.rcv_nxt };
+            eqds.unwrap_or((f.tcp.size, received, f.tcp.retransmits, f.tcp.timeouts))
         }
     };
     let finish = match end {

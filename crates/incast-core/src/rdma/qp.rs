@@ -142,6 +142,13 @@ impl RdmaQp {
         self.size = self.expected;
     }
 
+    /// [`RdmaQp::stop_offering`] as a sender that knows only what was
+    /// acknowledged: the size becomes `snd_una` (node order, where the two
+    /// ends live apart).
+    pub fn stop_offering_acked(&mut self) {
+        self.size = self.snd_una;
+    }
+
     /// The window in bytes (`u64::MAX`: none) — HPCC simulator `GetWin`.
     pub fn window(&self, cfg: &RdmaConfig) -> u64 {
         match cfg.window {

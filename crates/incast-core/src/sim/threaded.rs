@@ -29,7 +29,7 @@
 //! keeps a flow's sender and receiver apart even in one world (slots are
 //! never reused; a receiver acknowledges a late segment of a flow its
 //! sender has finished; the receiver's counts in the records are read at
-//! the end). So 1, 2, 3 or 16 threads give byte-identical tables
+//! the end; a stopped flow's size is what its sender knows acknowledged). So 1, 2, 3 or 16 threads give byte-identical tables
 //! (`tests/integration/threaded.rs`).
 //!
 //! At the end the partitions' worlds are merged into the first (each port,
@@ -46,8 +46,7 @@
 //! What does not run threaded yet is refused with the reason
 //! ([`Simulation::threads_refusal`]): features whose state spans nodes (edge
 //! pausing's shared samples, hotspots, the adapter and transmit-queue NIC
-//! models, PCIe limits, CI's lost CIPs drawn from one stream), and flows
-//! whose sender reads its receiver's bytes (stopped or long-lived ones).
+//! models, PCIe limits, CI's lost CIPs drawn from one stream).
 
 use super::parallelism::Partition;
 use super::Simulation;

@@ -578,7 +578,18 @@ impl TcpFlow {
     /// sent and nothing pending is retransmitted. That size is what the flow
     /// delivered (at least `snd_una`: every ACK reports what the receiver had).
     pub fn stop_offering(&mut self) {
-        self.size = self.rcv_nxt;
+        self.stop_offering_at(self.rcv_nxt);
+    }
+
+    /// [`TcpFlow::stop_offering`] as a sender that knows only what was
+    /// acknowledged: the size becomes `snd_una` (node order, where the two
+    /// ends live apart).
+    pub fn stop_offering_acked(&mut self) {
+        self.stop_offering_at(self.snd_una);
+    }
+
+    fn stop_offering_at(&mut self, size: u64) {
+        self.size = size;
         self.retx_next = None;
     }
 

@@ -6,6 +6,7 @@
 
 use crate::common::{digest, scenario};
 use crate::partitioned::{differences, mechanism_families, plain};
+use incast_core::metrics::FINISHED_STOPPED;
 use incast_core::run_threaded;
 
 #[test]
@@ -117,5 +118,52 @@ fn threads_run_packet_and_on_off_generators() {
             digest(&reference),
             "{threads} threads differ: {differs:?}"
         );
+    }
+}
+
+/// Flows that stop or never end run threaded: in node order a stopped
+/// flow's size, and a running flow's bytes at the end, are what its sender
+/// knows acknowledged (it cannot read its receiver), whatever the split.
+#[test]
+fn threads_run_stopped_long_lived_and_bulk_flows() {
+    let families = mechanism_families();
+    let mut flows = String::new();
+    for (src, dst, size, stop) in [
+        (0, 77, "", "40us"),
+        (5, 100, "size = \"4MB\"\n", "60us"),
+        (64, 3, "", "120us"),
+        (9, 20, "", "90us"),
+    ] {
+        let stop = if stop.is_empty() {
+            String::new()
+        } else {
+            format!("stop = \"{stop}\"\n")
+        };
+        flows += &format!(
+            "[[workload.flows]]\nsrc = {src}\ndst = {dst}\n{size}{stop}start = \"10us\"\n"
+        );
+    }
+    flows +=
+        "[[workload.bulk]]\nsrc = 30\ndst = 90\nstop = \"125us\"\non = \"30us\"\noff = \"10us\"\n";
+    for (what, toml) in [&families[3], &families[7]] {
+        // The run stops at 130 us, with flows running.
+        let toml = format!("{toml}{flows}").replace(
+            "duration = \"150us\"",
+            "duration = \"100us\"\nstop = \"130us\"",
+        );
+        let reference = plain(&toml);
+        let finished = reference.flows.u8s("finished");
+        let stopped = finished.iter().filter(|&&f| f == FINISHED_STOPPED).count();
+        assert!(stopped >= 5, "{what}: {stopped} stopped flows");
+        assert!(finished.contains(&0), "{what}: no flow runs at the end");
+        for threads in [2, 3] {
+            let got = run_threaded(&scenario(&toml), threads).unwrap();
+            let differs = differences(&reference, &got);
+            assert_eq!(
+                digest(&got),
+                digest(&reference),
+                "{what}, {threads} threads differ: {differs:?}"
+            );
+        }
     }
 }
