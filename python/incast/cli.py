@@ -178,7 +178,7 @@ def _parse_import_options(pairs: tuple[str, ...]) -> dict[str, str]:
     "--threads",
     type=click.IntRange(min=1),
     default=None,
-    help="Run each scenario on N threads, in node order ([timing] ties = \"node\", written "
+    help='Run each scenario on N threads, in node order ([timing] ties = "node", written '
     "to its scenario.json): the same results for every N.",
 )
 def run(

@@ -9,6 +9,21 @@ use crate::partitioned::{differences, mechanism_families, plain};
 use incast_core::metrics::FINISHED_STOPPED;
 use incast_core::run_threaded;
 
+/// `toml` on each count of `threads` gives `reference`'s bytes (`what`
+/// names the case in the failure).
+fn assert_threads_match(what: &str, toml: &str, reference: &incast_core::Results, threads: &[u32]) {
+    for &n in threads {
+        let got =
+            run_threaded(&scenario(toml), n).unwrap_or_else(|e| panic!("{what}, {n} threads: {e}"));
+        let differs = differences(reference, &got);
+        assert_eq!(
+            digest(&got),
+            digest(reference),
+            "{what}: {n} threads differ from one: {differs:?}"
+        );
+    }
+}
+
 #[test]
 fn threads_give_the_one_thread_tables() {
     let mut ran = 0;
@@ -29,17 +44,7 @@ fn threads_give_the_one_thread_tables() {
             let isolations = reference.flows.u32s("ci_isolations").iter().sum::<u32>();
             assert!(isolations > 10, "{what}: {isolations} isolations");
         }
-        let want = digest(&reference);
-        for threads in [1, 2, 3] {
-            let got = run_threaded(&scenario(&toml), threads)
-                .unwrap_or_else(|e| panic!("{what}, {threads} threads: {e}"));
-            let differs = differences(&reference, &got);
-            assert_eq!(
-                digest(&got),
-                want,
-                "{what}: {threads} threads differ from one: {differs:?}"
-            );
-        }
+        assert_threads_match(what, &toml, &reference, &[1, 2, 3]);
         ran += 1;
     }
     assert_eq!(ran, 13);
@@ -82,15 +87,7 @@ fn threads_sample_queues_as_one_thread_does() {
             let queues = &reference.queues;
             assert!(queues.rows() > 1000, "{what}: {} rows", queues.rows());
             assert!(queues.u64s("bytes").iter().any(|&b| b > 0), "{what}");
-            for threads in [2, 3] {
-                let got = run_threaded(&scenario(&toml), threads).unwrap();
-                let differs = differences(&reference, &got);
-                assert_eq!(
-                    digest(&got),
-                    digest(&reference),
-                    "{what}, {selection}: {threads} threads differ: {differs:?}"
-                );
-            }
+            assert_threads_match(&format!("{what}, {selection}"), &toml, &reference, &[2, 3]);
         }
     }
 }
@@ -110,15 +107,7 @@ fn threads_run_packet_and_on_off_generators() {
     // The generators' datagrams (about 5 MB offered) on top of the flows'.
     let sent = |r: &incast_core::Results| r.conservation.sent_bytes;
     assert!(sent(&reference) > sent(&plain(dctcp)) + 1_000_000);
-    for threads in [2, 3] {
-        let got = run_threaded(&scenario(&toml), threads).unwrap();
-        let differs = differences(&reference, &got);
-        assert_eq!(
-            digest(&got),
-            digest(&reference),
-            "{threads} threads differ: {differs:?}"
-        );
-    }
+    assert_threads_match("packet and on/off generators", &toml, &reference, &[2, 3]);
 }
 
 /// Flows that stop or never end run threaded: in node order a stopped
@@ -156,14 +145,6 @@ fn threads_run_stopped_long_lived_and_bulk_flows() {
         let stopped = finished.iter().filter(|&&f| f == FINISHED_STOPPED).count();
         assert!(stopped >= 5, "{what}: {stopped} stopped flows");
         assert!(finished.contains(&0), "{what}: no flow runs at the end");
-        for threads in [2, 3] {
-            let got = run_threaded(&scenario(&toml), threads).unwrap();
-            let differs = differences(&reference, &got);
-            assert_eq!(
-                digest(&got),
-                digest(&reference),
-                "{what}, {threads} threads differ: {differs:?}"
-            );
-        }
+        assert_threads_match(what, &toml, &reference, &[2, 3]);
     }
 }
