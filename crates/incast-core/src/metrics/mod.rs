@@ -17,6 +17,7 @@
 //! **Percentiles** interpolate linearly between order statistics (numpy's
 //! default method): `p` of `n` sorted values is at rank `p * (n - 1)`.
 
+pub mod conservation;
 pub(crate) mod sampler;
 pub(crate) mod summary;
 pub(crate) mod tables;

@@ -153,23 +153,7 @@ impl Results {
     }
 }
 
-/// Byte accounting for the conservation invariant: every byte sent is
-/// received, dropped, cut off by trimming or still in the network.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Conservation {
-    pub sent_bytes: u64,
-    pub delivered_bytes: u64,
-    pub dropped_bytes: u64,
-    /// Payload bytes cut off by packet trimming ([`crate::mech::trim`]).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub trimmed_bytes: u64,
-    /// Found by walking every queue, wire and NIC at the end of the run.
-    pub in_network_bytes: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
+pub use crate::metrics::conservation::Conservation;
 
 /// A running simulation.
 pub struct Simulation {
