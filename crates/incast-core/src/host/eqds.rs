@@ -248,8 +248,8 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
     // that lives apart from its sender (node order), which cannot know.
     let rts = pkt.kind == PacketKind::Pull && pkt.has(flags::RETX);
     let at_receiver = pkt.kind == PacketKind::Data || rts;
-    let apart = at_receiver && w.flows.apart.is_some();
-    if f.uid != pkt.flow_uid || !(f.active || apart) || flow(w, slot).is_none() {
+    let apart = w.flows.apart.is_some();
+    if !f.holds(pkt.flow_uid, at_receiver, apart) || flow(w, slot).is_none() {
         return;
     }
     let uid = f.uid;
@@ -362,7 +362,7 @@ pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
     let f = &w.flows.slots[slot as usize];
     // Apart from its sender (node order), the receiver pulls until it has
     // every packet (it then forgets the flow), not until the sender is done.
-    let live = f.uid == uid && (f.active || w.flows.apart.is_some());
+    let live = f.holds(uid, true, w.flows.apart.is_some());
     let (no, rejoin) = if live {
         let e = flow_mut(&mut w.eqds, slot);
         // One window in quanta, rounded down (htsim's slow-pull cap,

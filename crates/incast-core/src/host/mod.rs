@@ -508,6 +508,14 @@ pub(crate) fn receivers_counts(flows: &mut Flows) {
 }
 
 impl FlowSlot {
+    /// Whether a packet of flow `uid` belongs to the flow in this slot: while
+    /// the flow is active, or at its receiver (`at_receiver`) in node order
+    /// (`apart`), where a receiver may outlive its sender.
+    #[inline]
+    pub(crate) fn holds(&self, uid: u32, at_receiver: bool, apart: bool) -> bool {
+        self.uid == uid && (self.active || (at_receiver && apart))
+    }
+
     /// Its receiver's counts for the record: CNPs sent, CE marks seen.
     pub(crate) fn receiver_counts(&self) -> (u32, u32) {
         let cnps = self.qp.as_ref().map_or(0, |q| q.cnps_sent as u32);

@@ -145,8 +145,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
     let f = &mut w.flows.slots[slot as usize];
     // A late packet of a finished flow is dropped, except at a receiver
     // that lives apart from its sender (node order), which cannot know.
-    let at_receiver = pkt.kind == PacketKind::Data;
-    if f.uid != pkt.flow_uid || !(f.active || at_receiver && apart) {
+    if !f.holds(pkt.flow_uid, pkt.kind == PacketKind::Data, apart) {
         return;
     }
     let n = f.ndp.as_deref_mut().expect("an NDP flow");
@@ -237,7 +236,7 @@ pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
     let f = &w.flows.slots[slot as usize];
     // Apart from its sender (node order), the receiver pulls until it has
     // every packet (it then forgets the flow), not until the sender is done.
-    if f.uid != uid || !(f.active || w.flows.apart.is_some()) {
+    if !f.holds(uid, true, w.flows.apart.is_some()) {
         return;
     }
     send_control(w, slot, PacketKind::Pull, 0, no as u32);

@@ -181,9 +181,8 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, id: PktId) {
     }
     let slot = pkt.flow;
     let f = &w.flows.slots[slot as usize];
-    // A data packet's receiver may outlive its sender in node order.
-    let here = f.uid == pkt.flow_uid
-        && (f.active || (pkt.kind == PacketKind::Data && w.flows.apart.is_some()));
+    let apart = w.flows.apart.is_some();
+    let here = f.holds(pkt.flow_uid, pkt.kind == PacketKind::Data, apart);
     if !here {
         w.arena.free(id);
         return;
