@@ -229,21 +229,7 @@ impl Simulation {
                 self.done = true;
                 return true;
             }
-            // Packet arrivals are most of the events and each reads a packet
-            // last touched a link delay ago: start loading it a few events
-            // ahead. An end of transmission reads its port first.
-            match self.w.q.upcoming(PKT_AHEAD) {
-                Some(&Ev::Arrive(next)) => self.w.arena.prefetch(next),
-                Some(&Ev::TxDone(port)) => crate::net::prefetch(&self.w.ports, port as usize),
-                _ => {}
-            }
-            // An arrival nearer had its packet prefetched two events ago:
-            // start loading the port it goes to (at a switch, the egress port
-            // it was routed to as it left) and its class queue there.
-            if let Some(&Ev::Arrive(soon)) = self.w.q.upcoming(PORT_AHEAD) {
-                let packet = self.w.arena.get(soon);
-                crate::net::port::prefetch_with_queue(&self.w.ports, packet.to_port, packet.class);
-            }
+            self.prefetch_ahead();
             self.dispatch(t, ev);
             // Packets in flight almost always: that test first.
             if self.w.arena.live() == 0 && self.gens.live == 0 && self.w.flows.active == 0 {
@@ -252,6 +238,26 @@ impl Simulation {
             }
         }
         false
+    }
+
+    /// Starts loading what the events a few places ahead will read.
+    /// Packet arrivals are most of the events and each reads a packet last
+    /// touched a link delay ago: start loading it a few events ahead. An end
+    /// of transmission reads its port first.
+    #[inline(always)]
+    fn prefetch_ahead(&self) {
+        match self.w.q.upcoming(PKT_AHEAD) {
+            Some(&Ev::Arrive(next)) => self.w.arena.prefetch(next),
+            Some(&Ev::TxDone(port)) => crate::net::prefetch(&self.w.ports, port as usize),
+            _ => {}
+        }
+        // An arrival nearer had its packet prefetched two events ago: start
+        // loading the port it goes to (at a switch, the egress port it was
+        // routed to as it left) and its class queue there.
+        if let Some(&Ev::Arrive(soon)) = self.w.q.upcoming(PORT_AHEAD) {
+            let packet = self.w.arena.get(soon);
+            crate::net::port::prefetch_with_queue(&self.w.ports, packet.to_port, packet.class);
+        }
     }
 
     /// The next event, or `None` when the run is over: nothing is pending,

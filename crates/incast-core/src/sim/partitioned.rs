@@ -56,6 +56,18 @@ impl Simulation {
         Partition::node_of_event(&self.w, &self.gens, ev).map_or(0, |node| node + 1)
     }
 
+    /// Runs `ev` at `t` in node order: the pushes it makes get its node as
+    /// their source. The events a few places ahead are prefetched first, as
+    /// in push order ([`Simulation::advance`]): finding an arrival's node
+    /// reads its packet and port, which would otherwise miss the cache.
+    #[inline(always)]
+    pub(super) fn dispatch_by_node(&mut self, t: Ps, ev: Ev) {
+        self.prefetch_ahead();
+        let source = self.source_of(ev);
+        self.w.q.set_source(source);
+        self.dispatch(t, ev);
+    }
+
     /// Nothing is left to do: no packet, no flow, no generator.
     #[inline]
     fn nothing_left(&self) -> bool {
@@ -76,9 +88,7 @@ impl Simulation {
                 return true;
             };
             self.enter_cell(t);
-            let source = self.source_of(ev);
-            self.w.q.set_source(source);
-            self.dispatch(t, ev);
+            self.dispatch_by_node(t, ev);
             if self.done_in_cell.is_none() && self.nothing_left() {
                 self.done_in_cell = Some(t >> CELL_BITS);
             }
@@ -232,9 +242,7 @@ impl Simulation {
                     "{ev:?} at {t} ps was filed in partition {p}, not its node's"
                 ));
             }
-            let source = self.source_of(ev);
-            self.w.q.set_source(source);
-            self.dispatch(t, ev);
+            self.dispatch_by_node(t, ev);
             if self.done_in_cell.is_none() && self.nothing_left() {
                 self.done_in_cell = Some(t >> CELL_BITS);
             }

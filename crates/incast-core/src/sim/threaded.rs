@@ -464,9 +464,7 @@ impl Simulation {
                 .min(self.stop.saturating_add(1));
             while self.w.q.peek_time().is_some_and(|t| t < end) {
                 let (t, ev) = self.w.q.pop().expect("peeked");
-                let source = self.source_of(ev);
-                self.w.q.set_source(source);
-                self.dispatch(t, ev);
+                self.dispatch_by_node(t, ev);
                 run += 1;
             }
             self.post(k, shared);
