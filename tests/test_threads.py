@@ -87,3 +87,16 @@ def test_cli_runs_on_threads_in_node_order(tmp_path):
     assert result.exit_code != 0
     assert 'model = "queues"' in result.output
     assert "Traceback" not in result.output
+
+
+def test_the_scenario_key_runs_on_threads_unless_overridden():
+    """`[timing] threads = N` (with `ties = "node"`) runs on N threads: what threads
+    cannot run is refused (on one thread it runs); the tables are node order's."""
+    keyed = NODE_ORDER + "threads = 2\n"
+    _same_tables(incast.run(keyed), incast.run(NODE_ORDER))
+    queues = keyed + '[nic]\nmodel = "queues"\n'
+    with pytest.raises(ValueError, match="model"):
+        incast.run(queues)
+    assert len(incast.run(queues.replace("threads = 2\n", "")).flows) > 20
+    with pytest.raises(ValueError, match="add ties"):
+        incast.run(FAT_TREE + "[timing]\nthreads = 2\n")

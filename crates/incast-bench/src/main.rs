@@ -60,13 +60,19 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOC: incast_core::huge_pages::HugePages = incast_core::huge_pages::HugePages;
 
-/// Nanoseconds this process has spent running on a CPU (0 where the kernel
-/// does not report it).
+/// Nanoseconds this process has spent on a CPU, user and system, every
+/// thread's (those that ended too: a threaded run's), to the microsecond.
 fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
-        .unwrap_or(0)
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+            return 0;
+        }
+        usage
+    };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    ns(usage.ru_utime) + ns(usage.ru_stime)
 }
 
 fn peak_rss_kib() -> u64 {
@@ -117,14 +123,24 @@ fn import_options() -> Result<incast_core::hpcc_format::ImportOptions, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Runs a scenario to its end: on this thread, or on its `[timing] threads`.
+fn run_to_end(sc: &incast_core::Scenario) -> Result<incast_core::Results, String> {
+    match sc.config.timing.threads() {
+        1 => {
+            let mut sim = Simulation::new(sc).map_err(|e| e.to_string())?;
+            sim.run();
+            Ok(sim.finish())
+        }
+        n => incast_core::run_threaded(sc, n),
+    }
+}
+
 fn run_one(path: &str) -> Result<serde_json::Value, String> {
     let sc = load(path)?;
     let (t0, c0) = (Instant::now(), cpu_ns());
-    let mut sim = Simulation::new(&sc).map_err(|e| e.to_string())?;
-    sim.run();
+    let res = run_to_end(&sc)?;
     let wall = t0.elapsed().as_secs_f64();
     let cpu = cpu_ns().saturating_sub(c0) as f64 / 1e9;
-    let res = sim.finish();
     let s = res.stats;
     let summary: serde_json::Value = serde_json::from_str(&res.summary_json).unwrap_or_default();
     Ok(serde_json::json!({
@@ -159,9 +175,7 @@ fn fnv(h: &mut u64, bytes: &[u8]) {
 /// (`incast-bench --digest a.toml b.txt > before.txt`, then `diff`).
 fn digest(path: &str) -> Result<String, String> {
     let sc = load(path)?;
-    let mut sim = Simulation::new(&sc).map_err(|e| e.to_string())?;
-    sim.run();
-    Ok(digest_of(path, &sim.finish()))
+    Ok(digest_of(path, &run_to_end(&sc)?))
 }
 
 /// A run's fingerprint: its events, each table's rows and hash, the summary's hash.

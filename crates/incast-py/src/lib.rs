@@ -225,6 +225,11 @@ impl PySimulation {
         if let Some(seed) = seed {
             scenario.set_seed(seed);
         }
+        // `threads` overrides the scenario's `[timing] threads`.
+        let threads = threads.or(match scenario.config.timing.threads() {
+            1 => None,
+            n => Some(n),
+        });
         let run = match threads {
             None => Run::One(Box::new(
                 Simulation::new(&scenario).map_err(|e| scenario_err(py, e))?,

@@ -94,6 +94,13 @@ pub struct TimingConfig {
     /// seeds' do not, but they are not byte-equal.
     #[serde(default, skip_serializing_if = "Ties::is_push")]
     pub ties: Ties,
+    /// How many threads one run uses (default 1): with more, the network is
+    /// split into as many partitions, each on its own thread
+    /// (`incast_core::ThreadedRun`). Needs `ties = "node"`, the order whose
+    /// results do not depend on the number of threads. `incast run
+    /// --threads N` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
 }
 
 /// `[timing] ties`: how events at the same time are ordered.
@@ -118,6 +125,11 @@ impl Ties {
 impl TimingConfig {
     fn is_default(&self) -> bool {
         *self == TimingConfig::default()
+    }
+
+    /// The threads a run of this scenario uses (`threads`, default 1).
+    pub fn threads(&self) -> u32 {
+        self.threads.unwrap_or(1)
     }
 }
 

@@ -75,6 +75,28 @@ fn round_up(ps: f64) -> String {
     format!("{}{name}", s.trim_end_matches('0').trim_end_matches('.'))
 }
 
+impl Scenario {
+    /// `[timing] threads`: at least 1, and more only in node order.
+    fn validate_threads(&self) -> Result<(), ScenarioError> {
+        let timing = &self.config.timing;
+        match timing.threads {
+            Some(0) => err(
+                "timing.threads",
+                "must be at least 1 (1, the default, runs on one thread)",
+            ),
+            Some(n) if n > 1 && timing.ties != super::Ties::Node => err(
+                "timing.threads",
+                format!(
+                    "runs on {n} threads only in node order: add ties = \"node\" to [timing] \
+                     (same-time events ordered by node, so that every thread count gives the \
+                     same bytes; they differ from the default push order's) or remove threads"
+                ),
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// One generator's expected number of arrivals between its start and the end
 /// of `duration`, and the arithmetic behind it.
 struct Expected {
@@ -87,6 +109,7 @@ struct Expected {
 impl Scenario {
     pub(super) fn validate_timing(&self) -> Result<(), ScenarioError> {
         let c = &self.config;
+        self.validate_threads()?;
         if self.has_generators() && c.duration.is_none() {
             return err(
                 "duration",
@@ -633,6 +656,42 @@ mod tests {
         assert!(e.message.contains("end of the run (5ms)"), "{e}");
         let e = error_of(&hotspot_scenario(stop_only, "6ms", "start = \"1ms\"")).unwrap();
         assert_eq!(e.path, "workload.onoff[0].start", "{e}");
+    }
+
+    #[test]
+    fn threads_need_node_order() {
+        let with_timing = |timing: &str| {
+            format!(
+                "name = \"t\"\n[topology]\nkind = \"single_switch\"\nhosts = 2\n\
+                 link_rate = \"10Gbps\"\n[[workload.flows]]\nsrc = 0\ndst = 1\nsize = 1000\n\
+                 [timing]\n{timing}\n"
+            )
+        };
+        for ok in [
+            "threads = 1",
+            "threads = 4\nties = \"node\"",
+            "ties = \"node\"",
+        ] {
+            assert_eq!(error_of(&with_timing(ok)), None, "{ok}");
+        }
+        let e = error_of(&with_timing("threads = 0")).expect("0 threads");
+        assert_eq!(
+            (e.path.as_str(), e.line),
+            ("timing.threads", Some(11)),
+            "{e}"
+        );
+        assert!(e.message.contains("at least 1"), "{e}");
+        let e = error_of(&with_timing("threads = 2")).expect("push order");
+        assert_eq!(e.path, "timing.threads", "{e}");
+        assert!(e.message.contains("add ties = \"node\""), "{e}");
+        let threads = |timing: &str| {
+            let text = with_timing(timing);
+            Scenario::from_toml_str(&text, std::path::Path::new("."))
+                .map(|sc| sc.config.timing.threads())
+                .ok()
+        };
+        assert_eq!(threads("threads = 3\nties = \"node\""), Some(3));
+        assert_eq!(threads("ties = \"node\""), Some(1));
     }
 
     #[test]
