@@ -26,8 +26,9 @@ _Path = str | os.PathLike[str]
 #: The core's version (the incast-py crate's).
 __version__: str
 
-#: The names of a run's result tables, in the core's order (`Results::TABLE_NAMES`);
-#: `incast.results.TABLES` holds the same names.
+#: The names of a run's result tables, in the core's order (`Results::table_names()`);
+#: `incast.results.TABLES` is made from it. Every table comes with its typed columns,
+#: rows or not.
 RESULT_TABLES: list[str]
 
 #: The flow table's `kind` codes and their names, one per generator kind that

@@ -10,117 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-#: The result tables, in the order they are written. Tables the core adds later
-#: are kept too (after these), so new outputs need no change here.
-TABLES = ("flows", "incasts", "counters", "ports", "queues", "pfc", "owd", "hosts", "cm")
+from . import _core
 
-#: Each table's columns as the core gives them (name, numpy dtype): an empty
-#: table still has these, typed, so `flows.parquet` of a run without flows has
-#: the same schema as any other. Derived columns (`*_us`, names) follow.
-TABLE_SCHEMAS: dict[str, tuple[tuple[str, str], ...]] = {
-    "flows": (
-        ("flow_id", "<u8"),
-        ("src", "<u4"),
-        ("dst", "<u4"),
-        ("size_bytes", "<u8"),
-        ("start_ps", "<u8"),
-        ("finish_ps", "<u8"),
-        ("fct_ps", "<u8"),
-        ("ideal_fct_ps", "<u8"),
-        ("slowdown", "<f8"),
-        ("finished", "<u1"),
-        ("class", "<u1"),
-        ("kind", "<u1"),
-        ("cc", "<u1"),
-        ("incast_id", "<i8"),
-        ("retransmits", "<u4"),
-        ("timeouts", "<u4"),
-        ("edge_pauses", "<u4"),
-        ("edge_paused_ps", "<u8"),
-        ("ci_isolations", "<u4"),
-        ("cnps", "<u4"),
-        ("ce_marks", "<u4"),
-        ("measured", "<u1"),
-    ),
-    "incasts": (
-        ("incast_id", "<u8"),
-        ("receiver", "<u4"),
-        ("fan_in", "<u4"),
-        ("bytes_per_sender", "<u8"),
-        ("start_ps", "<u8"),
-        ("finish_ps", "<u8"),
-        ("completion_ps", "<u8"),
-        ("finished", "<u1"),
-    ),
-    "counters": (
-        ("node", "<u4"),
-        ("port", "<u4"),
-        ("class", "<u1"),
-        ("enq_pkts", "<u8"),
-        ("enq_bytes", "<u8"),
-        ("drop_pkts", "<u8"),
-        ("drop_bytes", "<u8"),
-        ("ecn_marks", "<u8"),
-        ("deq_pkts", "<u8"),
-        ("qdelay_sum_ps", "<u8"),
-        ("max_queue_bytes", "<u8"),
-        ("mean_queue_bytes", "<f8"),
-        ("p50_queue_bytes", "<u8"),
-        ("p99_queue_bytes", "<u8"),
-        ("nonempty_fraction", "<f8"),
-    ),
-    "ports": (
-        ("node", "<u4"),
-        ("port", "<u4"),
-        ("peer", "<u4"),
-        ("rate_bps", "<u8"),
-        ("tx_bytes", "<u8"),
-        ("tx_pkts", "<u8"),
-        ("busy_ps", "<u8"),
-        ("utilization", "<f8"),
-        ("pause_tx", "<u8"),
-        ("resume_tx", "<u8"),
-        ("pause_rx", "<u8"),
-        ("resume_rx", "<u8"),
-        ("paused_ps", "<u8"),
-        ("longest_pause_ps", "<u8"),
-        ("watchdog_trips", "<u8"),
-        ("watchdog_drops", "<u8"),
-    ),
-    "queues": (
-        ("time_ps", "<u8"),
-        ("node", "<u4"),
-        ("port", "<u4"),
-        ("bytes", "<u8"),
-        ("tx_bytes", "<u8"),
-    ),
-    "pfc": (
-        ("time_ps", "<u8"),
-        ("node", "<u4"),
-        ("port", "<u4"),
-        ("class", "<u1"),
-        ("event", "<u1"),
-    ),
-    "owd": (("time_ps", "<u8"), ("flow_id", "<u8"), ("owd_ps", "<i8")),
-    "hosts": (
-        ("host", "<u4"),
-        ("flows", "<u4"),
-        ("edge_pauses", "<u4"),
-        ("edge_paused_ps", "<u8"),
-        ("retransmits", "<u4"),
-    ),
-    "cm": (
-        ("time_ps", "<u8"),
-        ("limited_flows", "<u4"),
-        ("mean_rate_gbps", "<f8"),
-        ("min_rate_gbps", "<f8"),
-        ("feedback_sent", "<u8"),
-        ("feedback_received", "<u8"),
-        ("quenched_frames", "<u8"),
-        ("input_dropped_frames", "<u8"),
-        ("hot_rx_bytes", "<u8"),
-    ),
-}
+#: The result tables, in the order they are written: the core's one list
+#: (`Results::table_names()` in Rust, which its digest and binding read too).
+#: Every table comes with its typed columns, rows or not, so that `flows.parquet`
+#: of a run without flows has the same schema as any other. Tables a later core
+#: adds are kept too (after these). Derived columns (`*_us`, names) follow.
+TABLES: tuple[str, ...] = tuple(_core.RESULT_TABLES)
 
 #: Columns that mean nothing for an unfinished row (a flow or an incast that had
 #: not completed when the run ended): null, not 0, in every table and file.
@@ -169,8 +66,7 @@ def table_from_columns(
 ) -> pd.DataFrame:
     """Build a DataFrame from `{name: (numpy dtype string, little-endian bytes)}`.
 
-    With `table` (one of `TABLES`), columns the core left out of an empty table
-    are added, typed, from `TABLE_SCHEMAS`; integer codes become names
+    With `table` (one of `TABLES`), integer codes become names
     (`CATEGORIES`); in rows with `finished == 0` the columns of
     `UNFINISHED_NULL` are null (pandas NA), and in the flows table's rows with
     `finished == FINISHED_STOPPED` those of `STOPPED_NULL`. Adds a float `<x>_us` column next to
@@ -181,10 +77,6 @@ def table_from_columns(
     for name, spec in columns.items():
         dtype, raw = spec
         data[name] = np.frombuffer(raw, dtype=np.dtype(dtype))
-    rows = len(next(iter(data.values()))) if data else 0
-    if rows == 0 and table in TABLE_SCHEMAS:
-        for name, dtype in TABLE_SCHEMAS[table]:
-            data.setdefault(name, np.zeros(0, dtype=np.dtype(dtype)))
     df = pd.DataFrame(data)
 
     # Which rows null which columns: unfinished rows (flows, incasts), stopped flows.

@@ -71,7 +71,7 @@ impl Series {
         self.points.truncate(kept);
     }
 
-    /// The `cm` table (empty without points): per tick (`times`, the
+    /// The `cm` table (its columns without rows, without points): per tick (`times`, the
     /// sampler's), the limited flows and their mean and lowest rate (Gb/s),
     /// and running totals of feedback frames sent and received, quenched
     /// frames and input-partition drops, and the bytes in the hotspots'
@@ -79,9 +79,6 @@ impl Series {
     pub fn table(&self, times: &[Ps]) -> Table {
         let mut t = Table::default();
         let points = &self.points;
-        if points.is_empty() {
-            return t;
-        }
         let col = |f: &dyn Fn(&Point) -> u64| points.iter().map(f).collect::<Vec<u64>>();
         let colf = |f: &dyn Fn(&Point) -> f64| points.iter().map(f).collect::<Vec<f64>>();
         t.push("time_ps", Column::U64(times[..points.len()].to_vec()));

@@ -157,7 +157,11 @@ impl NicModel for Adapter {
             .nic_state
             .adapter
             .as_deref()
-            .map_or_else(Table::default, |st| st.series.table(times))]
+            .map_or_else(|| Series::default().table(&[]), |st| st.series.table(times))]
+    }
+
+    fn empty_series() -> Vec<Table> {
+        vec![Series::default().table(&[])]
     }
 
     /// The adapters' state ([`CmState`]) and the hotspots' events.

@@ -122,6 +122,11 @@ pub(crate) trait NicModel {
     fn halve_series(_w: &mut World) {}
     /// Its series' tables, one per `SERIES` name, at the ticks `times`.
     fn series_tables(_w: &World, _times: &[Ps]) -> Vec<Table> {
+        Self::empty_series()
+    }
+    /// Its series' tables without rows, each with its typed columns: what a
+    /// run of another model gets (every run has every table's columns).
+    fn empty_series() -> Vec<Table> {
         Self::SERIES.iter().map(|_| Table::default()).collect()
     }
 }
@@ -210,7 +215,7 @@ macro_rules! nic_models {
             $( $(#[cfg($cfg)])? if w.nic_model == NicModelKind::$variant {
                 tables.extend(<$ty>::series_tables(w, times));
             } else {
-                tables.extend(<$ty>::SERIES.iter().map(|_| Table::default()));
+                tables.extend(<$ty>::empty_series());
             } )*
             tables
         }

@@ -537,14 +537,19 @@ impl Simulation {
         if self.node_ties {
             pfc = node_order::log_in_node_order(pfc);
         }
+        // Every table has its columns, rows or not (the one list of them).
+        let (owd_time, owd_flow, owd_ps) = w
+            .edge
+            .as_deref_mut()
+            .map(|e| std::mem::take(&mut e.samples))
+            .unwrap_or_default();
+        let mut us: Vec<f64> = owd_ps.iter().map(|&x| x as f64 / 1e6).collect();
         let mut owd = Table::default();
+        owd.push("time_ps", Column::U64(owd_time));
+        owd.push("flow_id", Column::U64(owd_flow));
+        owd.push("owd_ps", Column::I64(owd_ps));
         let edge_summary = match w.edge.as_deref_mut() {
             Some(e) => {
-                let (t, f, o) = std::mem::take(&mut e.samples);
-                let mut us: Vec<f64> = o.iter().map(|&x| x as f64 / 1e6).collect();
-                owd.push("time_ps", Column::U64(t));
-                owd.push("flow_id", Column::U64(f));
-                owd.push("owd_ps", Column::I64(o));
                 let pauses: u64 = flows.u32s("edge_pauses").iter().map(|&x| x as u64).sum();
                 let paused: u64 = flows.u64s("edge_paused_ps").iter().sum();
                 let owd_us =
