@@ -315,7 +315,7 @@ fn flow_slot(w: &World, start: &FlowStart, gate: Option<Box<EdgeGate>>) -> FlowS
 
 /// Puts `slot` in slot `s` of the table, past its end if need be (node
 /// order: the slots between stay vacant or are another partition's).
-fn place(flows: &mut Flows, s: u32, slot: FlowSlot) {
+fn place(flows: &mut Flows, s: u32, mut slot: FlowSlot) {
     while flows.slots.len() <= s as usize {
         let vacant = FlowSlot {
             uid: u32::MAX,
@@ -324,7 +324,7 @@ fn place(flows: &mut Flows, s: u32, slot: FlowSlot) {
             qp: None,
             gate: None,
             ndp: None,
-            tcp: slot.tcp.clone(),
+            tcp: slot.tcp.vacant_copy(),
             ..slot
         };
         flows.slots.push(vacant);

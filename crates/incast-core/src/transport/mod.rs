@@ -294,6 +294,20 @@ impl TcpFlow {
         }
     }
 
+    /// A copy without the state that grows with a flow (SACK, delivery-rate
+    /// samples, out-of-order ranges): what a node-ordered flow table keeps in
+    /// a slot no flow of its own uses, which nothing reads.
+    pub fn vacant_copy(&mut self) -> TcpFlow {
+        let grown = (
+            self.sack.take(),
+            self.rate.take(),
+            std::mem::take(&mut self.ooo),
+        );
+        let copy = self.clone();
+        (self.sack, self.rate, self.ooo) = grown;
+        copy
+    }
+
     fn seg_len(&self, seq: u64, mss: u64) -> u32 {
         (self.size - seq).min(mss) as u32
     }
