@@ -18,6 +18,9 @@
 //! default method): `p` of `n` sorted values is at rank `p * (n - 1)`.
 
 pub mod conservation;
+#[cfg(any(test, feature = "examples"))]
+mod example_node_load;
+pub(crate) mod extra_tables;
 pub(crate) mod sampler;
 pub(crate) mod summary;
 pub(crate) mod tables;

@@ -106,6 +106,9 @@ pub struct Results {
     /// adapter's congestion management over time); each empty unless its
     /// model runs.
     pub series: Vec<Table>,
+    /// The tables of `result_tables!` ([`crate::metrics::extra_tables`]),
+    /// in registry order.
+    pub extra: Vec<Table>,
     pub node_names: Vec<String>,
     pub summary_json: String,
     pub stats: RunStats,
@@ -122,10 +125,12 @@ impl Results {
 
     /// Every result table's name, in one order: the digest's (`incast-bench
     /// --digest`), the Python binding's (`incast._core.RESULT_TABLES`) and so
-    /// the Parquet files': the core's, then the NIC models' series.
+    /// the Parquet files': the core's, then the NIC models' series, then the
+    /// registered tables of their own (`result_tables!`).
     pub fn table_names() -> Vec<&'static str> {
         let mut names = Self::CORE_TABLES.to_vec();
         names.extend(crate::nic::series_names());
+        names.extend(crate::metrics::extra_tables::names());
         names
     }
 
@@ -145,9 +150,10 @@ impl Results {
         static EMPTY: Table = Table {
             columns: Vec::new(),
         };
-        let tables = core
-            .into_iter()
-            .chain(&self.series)
+        let series = (self.series.iter()).chain(std::iter::repeat(&EMPTY));
+        let series = series.take(crate::nic::series_names().len());
+        let tables = (core.into_iter().chain(series))
+            .chain(&self.extra)
             .chain(std::iter::repeat(&EMPTY));
         Self::table_names().into_iter().zip(tables).collect()
     }
@@ -616,6 +622,7 @@ impl Simulation {
             owd,
             hosts,
             series,
+            extra: crate::metrics::extra_tables::tables(w),
             node_names: std::mem::take(&mut self.node_names),
             summary_json: serde_json::to_string_pretty(&summary).expect("serializable"),
             stats,

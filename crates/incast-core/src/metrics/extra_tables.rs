@@ -1,0 +1,62 @@
+//! Result tables of their own: a feature's or a study's table beside the
+//! core's, each one file plus one line in `result_tables!` below.
+//!
+//! A table is a type implementing [`ResultTable`]: its name (its Parquet
+//! file's, its attribute of Python's `Results`) and its rows, read from the
+//! finished world (after a threaded run's partitions are merged, so it sees
+//! the whole network). It must give its typed columns even without rows:
+//! every run has every table, with one schema. The registry puts it after
+//! the core's tables and the NIC models' series in `Results::table_names()`,
+//! which the digest, the Python binding and Python's `results.TABLES` read.
+//!
+//! ```ignore
+//! // metrics/my_table.rs
+//! pub(crate) struct MyTable;
+//! impl ResultTable for MyTable {
+//!     const NAME: &'static str = "my_table";
+//!     fn table(w: &World) -> Table { /* columns from w's counters */ }
+//! }
+//! // here, in `result_tables!`:
+//! my_table::MyTable,
+//! ```
+//!
+//! Example: `metrics/example_node_load.rs` (packets and bytes each node
+//! sent), registered for tests and the `examples` feature.
+
+use crate::metrics_table::Table;
+use crate::sim::world::World;
+
+/// A result table of its own (module docs).
+pub(crate) trait ResultTable {
+    /// Its name: its Parquet file's and its attribute in Python's `Results`.
+    const NAME: &'static str;
+    /// Its rows from the finished world, with its typed columns even
+    /// without rows.
+    fn table(w: &World) -> Table;
+}
+
+macro_rules! result_tables {
+    ($( $(#[cfg($cfg:meta)])? $ty:ty, )*) => {
+        /// The registered tables' names, in registry order.
+        pub(crate) fn names() -> Vec<&'static str> {
+            #[allow(unused_mut)]
+            let mut names = Vec::new();
+            $( $(#[cfg($cfg)])? names.push(<$ty>::NAME); )*
+            names
+        }
+        /// The registered tables of a finished run, in [`names`]' order.
+        #[allow(unused_variables)]
+        pub(crate) fn tables(w: &World) -> Vec<Table> {
+            #[allow(unused_mut)]
+            let mut tables = Vec::new();
+            $( $(#[cfg($cfg)])? tables.push(<$ty>::table(w)); )*
+            tables
+        }
+    };
+}
+
+// The registry: one line per table.
+result_tables! {
+    #[cfg(any(test, feature = "examples"))]
+    super::example_node_load::NodeLoad,
+}
