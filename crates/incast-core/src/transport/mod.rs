@@ -94,6 +94,17 @@ impl Default for TcpParams {
     }
 }
 
+/// The time one segment of `len` payload bytes takes at pacing `rate` (payload
+/// bytes per second), rounded up; a second when the rate is 0.
+fn pacing_gap(len: u64, rate: f64) -> Ps {
+    let gap = (len as f64 * SEC as f64 / rate).ceil();
+    if gap.is_finite() {
+        gap as Ps
+    } else {
+        SEC
+    }
+}
+
 /// RFC 6298 round-trip estimator.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RttEstimator {
@@ -231,6 +242,9 @@ pub struct TcpFlow {
     pub ce_marks: u32,
     /// Pacing: the earliest time the next segment may leave (0: any time).
     pub next_send_at: Ps,
+    /// When the last segment was taken for the wire (htsim's
+    /// `STrackPacer::_last_send`, [`CongestionControl::paces_from_last_send`]).
+    pub last_send_at: Ps,
     /// The NIC's wake-up for `next_send_at` (armed by the NIC, like `rto_timer`).
     pub pace_timer: LazyTimer,
     /// Per-segment delivery state, when the congestion control wants rate samples.
@@ -277,6 +291,7 @@ impl TcpFlow {
             ce_marks: 0,
             timeouts: 0,
             next_send_at: 0,
+            last_send_at: 0,
             pace_timer: LazyTimer::default(),
             rate,
             sack: p
@@ -358,12 +373,12 @@ impl TcpFlow {
         }
         let flight = self.snd_nxt - self.snd_una;
         let seg = self.take_segment(now, p)?;
+        self.last_send_at = now;
         if let Some(rate) = pacing {
             // draft-cardwell-iccrg-bbr-congestion-control-00 §4.2.1:
             // next_send_time = Now() + packet.size / pacing_rate (payload bytes,
             // the unit the delivery rate is measured in).
-            let gap = (seg.len as f64 * SEC as f64 / rate).ceil();
-            self.next_send_at = now + if gap.is_finite() { gap as Ps } else { SEC };
+            self.next_send_at = now + pacing_gap(seg.len as u64, rate);
         }
         if self.rate.is_some() {
             self.record_send(now, &seg, flight, p);
@@ -378,6 +393,7 @@ impl TcpFlow {
     pub fn next_segment(&mut self, p: &TcpParams) -> Option<Segment> {
         let flight = self.snd_nxt - self.snd_una;
         let seg = self.take_segment(self.clock, p)?;
+        self.last_send_at = self.clock;
         if self.rate.is_some() {
             let now = self.clock;
             self.record_send(now, &seg, flight, p);
@@ -541,13 +557,19 @@ impl TcpFlow {
     #[inline]
     fn after_ack(&mut self, ev: &AckEvent, rate: Option<&rate_sample::RateSample>) {
         self.cc.after_ack(&mut self.win, ev, rate, self.in_recovery);
-        if self.next_send_at > ev.now
-            && self.cc.pacing_rate().is_none()
-            && self.cc.cancels_pacing_in_window_mode()
-        {
-            // Back in window mode: the paced send still pending is dropped (STrack).
-            self.next_send_at = 0;
-            self.pace_timer.disarm();
+        match self.cc.pacing_rate() {
+            None if self.next_send_at != 0 && self.cc.cancels_pacing_in_window_mode() => {
+                // Back in window mode: the paced send still pending is dropped (STrack).
+                self.next_send_at = 0;
+                self.pace_timer.disarm();
+            }
+            Some(rate) if self.next_send_at == 0 && self.cc.paces_from_last_send() => {
+                // Into pacing mode with no paced send pending (STrack): the first
+                // paced segment may leave one gap, at this ACK's rate, after the
+                // last segment sent (htsim's STrackPacer::schedule_send).
+                self.next_send_at = self.last_send_at + pacing_gap(self.win.mss, rate);
+            }
+            _ => {}
         }
         if let Some(r) = self.rate.as_deref_mut() {
             if self.cc.mark_app_limited() {

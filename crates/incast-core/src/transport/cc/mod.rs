@@ -199,6 +199,13 @@ pub trait CongestionControl {
     fn cancels_pacing_in_window_mode(&self) -> bool {
         false
     }
+    /// Whether an ACK that leaves [`CongestionControl::pacing_rate`] set while
+    /// no paced send is pending sets the next send time one gap after the
+    /// last segment sent, at that ACK's rate (htsim's `STrackPacer`). `false`:
+    /// the gap starts at the first paced segment (BBR, Swift).
+    fn paces_from_last_send(&self) -> bool {
+        false
+    }
     /// Asked after every ACK when rate samples are on: whether the segments
     /// sent from now on are to be marked application-limited (BBR's ProbeRTT,
     /// draft-cardwell-iccrg-bbr-congestion-control-00 §4.3.5).
@@ -300,6 +307,10 @@ macro_rules! registry {
             #[inline]
             fn cancels_pacing_in_window_mode(&self) -> bool {
                 match self { $( AnyCc::$variant(c) => c.cancels_pacing_in_window_mode(), )* }
+            }
+            #[inline]
+            fn paces_from_last_send(&self) -> bool {
+                match self { $( AnyCc::$variant(c) => c.paces_from_last_send(), )* }
             }
             #[inline]
             fn mark_app_limited(&self) -> bool {

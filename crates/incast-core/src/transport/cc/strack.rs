@@ -39,7 +39,10 @@
 //! * timeout: after `retx_reset_threshold` timeouts since the last recovery
 //!   `cwnd = min_cwnd`, else `cwnd *= 1 - max_mdf` if a decrease is allowed;
 //! * `applySTrackLimits`: clamp to `[min_cwnd, max_cwnd]`; below one packet
-//!   the sender paces one packet every `srtt * mss / cwnd`; back at one
+//!   the sender paces one packet every `srtt * mss / cwnd`, the first one
+//!   that gap after the last send, at the entering ACK's srtt and window
+//!   (`STrackPacer::schedule_send`,
+//!   [`CongestionControl::paces_from_last_send`]); back at one
 //!   packet or more the pending paced send is cancelled and the window sends
 //!   (`send_packets`' `_pacer.cancel()`,
 //!   [`CongestionControl::cancels_pacing_in_window_mode`]).
@@ -364,6 +367,18 @@ impl CongestionControl for Strack {
     /// ACK reopens the window sat out the rest of its 400-RTT pacing gap
     /// (docs/htsim-strack.md, "Seeds").
     fn cancels_pacing_in_window_mode(&self) -> bool {
+        true
+    }
+
+    /// htsim's `STrackSrc::send_packets` below one packet: with no paced send
+    /// pending it calls `STrackPacer::schedule_send(_pacing_delay)`, which sets
+    /// the next send at `_last_send + _pacing_delay` (the last segment sent,
+    /// window-mode ones included, `just_sent`), the delay `srtt * mss / cwnd` of
+    /// the ACK that took the window below one packet; later ACKs do not move it.
+    /// Without this incast's first paced segment left once the flight was empty
+    /// and its gap took the smoothed RTT of then, after the rest of the window's
+    /// samples (docs/htsim-strack.md, "Seeds").
+    fn paces_from_last_send(&self) -> bool {
         true
     }
 

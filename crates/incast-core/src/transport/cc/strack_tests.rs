@@ -292,3 +292,36 @@ fn an_ack_that_leaves_the_window_below_a_packet_keeps_the_paced_send() {
     assert_eq!(f.send_state(45 * US, &p), SendState::WaitUntil(2_000 * US));
     assert!(f.next_segment_at(45 * US, &p).is_none());
 }
+
+#[test]
+fn the_first_paced_send_is_one_gap_after_the_last_send_at_the_entering_acks_rate() {
+    // htsim's STrackSrc::send_packets schedules the pacer when an ACK takes the
+    // window below one packet: `_last_send + srtt * mss / cwnd`, at that ACK's
+    // srtt and window, not moved by later ACKs. Three 1000 B segments leave at
+    // 0, 1 and 2 us in window mode (100 kB). The ACK at 12 us samples 10 us
+    // (srtt 10 us): the window becomes 0.25 (20 - 10) us / 100 kB = 25 B and the
+    // next segment may leave 10 us * 1000 / 25 = 400 us after 2 us. Two ACKs
+    // sampling 39 us (above the 20 us target) keep the window below a packet
+    // and raise the srtt; the empty flight still waits for 402 us.
+    use crate::transport::cc::CcConfig;
+    use crate::transport::SendState;
+    let p = crate::transport::fixtures::params(1);
+    let mut f = crate::transport::TcpFlow::new(100_000, CcConfig::Strack(params()).build(), &p);
+    let crate::transport::AnyCc::Strack(s) = &mut f.cc else {
+        unreachable!()
+    };
+    s.cwnd = 100_000.0;
+    f.win.cwnd = 100_000;
+    for t in 0..3 {
+        assert!(f.next_segment_at(t * US, &p).is_some());
+    }
+    f.on_ack(12 * US, 1000, false, 2 * US, &p);
+    assert_eq!(f.cc.trace_value(), Some(25.0 / 1000.0));
+    assert_eq!(f.next_send_at, 402 * US);
+    f.on_ack(40 * US, 2000, false, US, &p);
+    f.on_ack(41 * US, 3000, false, 2 * US, &p);
+    assert!(f.cc.pacing_rate().is_some());
+    assert!(f.rtt.srtt.unwrap() > 10 * US);
+    assert_eq!(f.send_state(41 * US, &p), SendState::WaitUntil(402 * US));
+    assert!(f.next_segment_at(402 * US, &p).is_some());
+}
