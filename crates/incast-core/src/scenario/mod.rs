@@ -65,7 +65,7 @@ pub(crate) use sections::{ScenarioSection, WorkloadSection};
 pub use timing::DEFAULT_STOP;
 pub use transport::MAX_PACKET_BYTES;
 
-use crate::net::NUM_CLASSES;
+use crate::params::NUM_CLASSES;
 use crate::topology::Graph;
 use crate::units::Ps;
 use crate::workload::cdf::Cdf;
