@@ -10,7 +10,7 @@
 //! ```
 
 use super::{Scenario, ScenarioError};
-use crate::cm::adapter::AdapterParams;
+use crate::nic::adapter::AdapterParams;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
