@@ -178,7 +178,7 @@ impl Scenario {
 
     /// Every class in use has room in every switch's buffer (module docs).
     /// `moves`: the mechanisms' moves of packets between classes
-    /// ([`crate::mech::class_moves`]).
+    /// ([`SwitchConfig::class_moves`](super::SwitchConfig::class_moves)).
     pub(super) fn validate_buffer(
         &self,
         moves: &[(u8, u8, &'static str)],
