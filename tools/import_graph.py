@@ -3,7 +3,7 @@
 Issue 46's figures: the cycles through sim/world.rs and the imports that point from a lower
 layer up. A file's layer is its top-level module's, in this order (low to high):
 
-  0 base      units, rng, engine, config_types, huge_pages, metrics_table, lib
+  0 base      units, rng, engine, config_types, params, huge_pages, metrics_table, lib
   1 models    cm, transport, rdma, edge, workload, topology, hpcc_format (state machines and
               formats that know no world)
   2 scenario  scenario
@@ -30,7 +30,7 @@ from feature_names import SRC, code_lines  # noqa: E402
 from test_import_graph import cycles as strongly_connected  # noqa: E402
 
 LAYERS = [
-    {"units", "rng", "engine", "config_types", "huge_pages", "metrics_table", "lib"},
+    {"units", "rng", "engine", "config_types", "params", "huge_pages", "metrics_table", "lib"},
     {"cm", "transport", "rdma", "edge", "workload", "topology", "hpcc_format"},
     {"scenario"},
     {"net", "mech", "nic", "host", "metrics", "sim/world", "sim/ev"},

@@ -46,6 +46,7 @@ pub mod metrics;
 pub mod metrics_table;
 pub mod net;
 pub mod nic;
+pub mod params;
 pub mod rdma;
 pub mod rng;
 pub mod scenario;

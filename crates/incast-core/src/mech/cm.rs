@@ -60,6 +60,9 @@ pub(crate) struct CmSwitch {
 /// `[switch.input_buffer]`.
 pub type Config = InputBufferParams;
 
+/// No checks of its own here: `[switch.input_buffer]`'s are `cm/scenario.rs`'s.
+impl crate::scenario::SwitchSection for InputBufferParams {}
+
 /// The mechanism.
 pub(crate) struct Cm;
 

@@ -18,7 +18,7 @@ use crate::config_types::TimeValue;
 use crate::metrics_table::Table;
 use crate::net::switch::queue_link_frame;
 use crate::net::{link, Packet, PktId};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, SwitchSection};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::Ps;
@@ -57,19 +57,15 @@ pub(crate) struct Beacons {
 /// The mechanism.
 pub(crate) struct Beacon;
 
-impl SwitchMechanism for Beacon {
-    const ID: u8 = 5;
-    type Config = Config;
-    type State = Beacons;
-
-    fn validate(cfg: &Config, _sc: &Scenario) -> Result<(), ScenarioError> {
-        if cfg.period.0 == 0 {
+impl SwitchSection for Config {
+    fn validate_section(&self, _sc: &Scenario) -> Result<(), ScenarioError> {
+        if self.period.0 == 0 {
             return Err(ScenarioError::new(
                 "switch.example_beacon.period",
                 "the period must be positive, e.g. period = \"10us\"",
             ));
         }
-        if cfg.count == 0 {
+        if self.count == 0 {
             return Err(ScenarioError::new(
                 "switch.example_beacon.count",
                 "send at least one beacon (count = 1), or remove [switch.example_beacon]",
@@ -77,6 +73,12 @@ impl SwitchMechanism for Beacon {
         }
         Ok(())
     }
+}
+
+impl SwitchMechanism for Beacon {
+    const ID: u8 = 5;
+    type Config = Config;
+    type State = Beacons;
 
     fn build(cfg: Option<&Config>, net: &mut Network) -> Beacons {
         let first = net.switches.first().map_or(0, |s| s.ports.start);

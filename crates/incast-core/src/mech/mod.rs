@@ -35,8 +35,11 @@
 //!
 //! The registry also generates the rest: the `[switch.KEY]` section
 //! (a field of [`crate::scenario::SwitchConfig`] and its schema entry, of
-//! the module's `Config` type), its checks ([`SwitchMechanism::validate`],
-//! in the mechanism's module, run by [`validate`]), its construction
+//! the module's `Config` type) with its checks and its moves of packets
+//! between classes for the buffer checks (the `Config`'s
+//! [`crate::scenario::SwitchSection`], in the mechanism's module, run by the
+//! scenario's validation: configuration, not behaviour, so that the
+//! scenario calls nothing of the elements), its construction
 //! ([`SwitchMechanism::build`], run by [`build`] once the ports and
 //! switches exist), its state (`State`: the field of [`Mechs`] named after
 //! its module, `w.mechs.MODULE`; per-port state is the mechanism's own,
@@ -46,16 +49,15 @@
 //! timers ([`SwitchMechanism::start`]), its summary section
 //! ([`SwitchMechanism::report`]), its columns of the flows table
 //! ([`SwitchMechanism::FLOW_COLUMNS`], a count per flow each, filled by
-//! [`SwitchMechanism::flow_values`] when a flow's record is written) and
-//! its moves of packets between classes for the buffer checks
-//! ([`SwitchMechanism::class_moves`]).
+//! [`SwitchMechanism::flow_values`] when a flow's record is written).
 //!
 //! ## Adding a mechanism
 //! 1. Write `mech/mymech.rs`: its `Config` (serde + schemars,
 //!    `deny_unknown_fields`), its state, and a unit type implementing
 //!    [`SwitchMechanism`] (override only the hooks you need, each with its
 //!    `wants_*` mask test, and say in `departs` whether its depart hook can
-//!    run at all; `validate` names the keys it refuses).
+//!    run at all), and [`crate::scenario::SwitchSection`] for its `Config`
+//!    (its checks, `validate_section`, name the keys it refuses).
 //! 2. Declare the module (`pub mod mymech;`) and add one line to
 //!    `switch_mechanisms!` below: `mymech::MyMech = mymech "its schema
 //!    description"` (its position is the order its hooks run in, relative
@@ -86,7 +88,7 @@ use crate::metrics_table::Table;
 use crate::net::switch::{Switch, SwitchParams};
 use crate::net::{PacketKind, PktId, Port};
 use crate::nic::Nic;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::Scenario;
 use crate::sim::world::World;
 use crate::units::{Bytes, Ps};
 
@@ -182,11 +184,6 @@ pub(crate) trait SwitchMechanism {
     type Config;
     /// Its state: the field of [`Mechs`] named after its module.
     type State: Default;
-    /// Checks its `[switch.KEY]` section against the rest of the scenario
-    /// (run only when the section is there). Errors name the key.
-    fn validate(_cfg: &Self::Config, _sc: &Scenario) -> Result<(), ScenarioError> {
-        Ok(())
-    }
     /// Its state for this run (`cfg`: its section, if given), built once the
     /// ports and switches exist; may set the switches' parameters and ports.
     fn build(_cfg: Option<&Self::Config>, _net: &mut Network) -> Self::State {
@@ -247,13 +244,6 @@ pub(crate) trait SwitchMechanism {
     fn on_timer(_w: &mut World, _now: Ps, _port: u32, _kind: TimerKind) {}
     /// Adds the mechanism's section to the run summary (`flows`: the flow table).
     fn report(_w: &World, _flows: &Table, _summary: &mut serde_json::Value) {}
-    /// The moves of packets between classes its section makes, for the
-    /// buffer checks of `scenario/buffer.rs`: `(from, to, what)`, class
-    /// `from`'s packets may join class `to`'s queues as `what` (so class
-    /// `to` carries class `from`'s largest packet too).
-    fn class_moves(_cfg: &Self::Config) -> Vec<(u8, u8, &'static str)> {
-        Vec::new()
-    }
     /// The flows table's columns it contributes (a count per flow each, in
     /// this order, after `edge_paused_ps`): named here whether or not the
     /// mechanism is on, filled by [`SwitchMechanism::flow_values`].
@@ -324,33 +314,36 @@ pub(crate) use switch_mechanisms;
 
 /// `[switch]`'s configuration struct: the fixed fields given (each with its
 /// default after `=`), then one `Option` field per registered mechanism with
-/// a key (its module's `Config`). Also its `Default`.
+/// a key (its module's `Config`). Also its `Default`, and the checks and
+/// class moves of the sections given, in registry order
+/// ([`crate::scenario::SwitchSection`], implemented by each `Config`).
 macro_rules! switch_config {
     ([$(#[$meta:meta])* pub struct $name:ident {
         $( $(#[$fmeta:meta])* pub $field:ident : $fty:ty = $default:expr ),* $(,)?
     }] $($list:tt)*) => {
         $crate::mech::switch_config! { @munch
             [$(#[$meta])* pub struct $name { $( $(#[$fmeta])* pub $field : $fty = $default ),* }]
-            [] [] $($list)*
+            [] [] [] $($list)*
         }
     };
-    // A mechanism with a key: a field and its default.
-    (@munch $head:tt [$($fields:tt)*] [$($defaults:tt)*]
+    // A mechanism with a key: a field, its default and its section.
+    (@munch $head:tt [$($fields:tt)*] [$($defaults:tt)*] [$($keys:tt)*]
         $(#[$attr:meta])* $module:ident :: $ty:ident = $key:ident $doc:literal , $($rest:tt)*) => {
         $crate::mech::switch_config! { @munch $head
             [$($fields)* $(#[$attr])* #[doc = $doc] pub $key: Option<$crate::mech::$module::Config>,]
             [$($defaults)* $(#[$attr])* $key: None,]
+            [$($keys)* [$(#[$attr])* $key]]
             $($rest)*
         }
     };
     // A mechanism without one.
-    (@munch $head:tt $fields:tt $defaults:tt
+    (@munch $head:tt $fields:tt $defaults:tt $keys:tt
         $(#[$attr:meta])* $module:ident :: $ty:ident , $($rest:tt)*) => {
-        $crate::mech::switch_config! { @munch $head $fields $defaults $($rest)* }
+        $crate::mech::switch_config! { @munch $head $fields $defaults $keys $($rest)* }
     };
     (@munch [$(#[$meta:meta])* pub struct $name:ident {
         $( $(#[$fmeta:meta])* pub $field:ident : $fty:ty = $default:expr ),*
-    }] [$($fields:tt)*] [$($defaults:tt)*]) => {
+    }] [$($fields:tt)*] [$($defaults:tt)*] [$([$(#[$kattr:meta])* $key:ident])*]) => {
         $(#[$meta])*
         pub struct $name {
             $( $(#[$fmeta])* pub $field: $fty, )*
@@ -362,6 +355,29 @@ macro_rules! switch_config {
                     $( $field: $default, )*
                     $($defaults)*
                 }
+            }
+        }
+        impl $name {
+            /// Checks every mechanism's section given, in registry order
+            /// ([`crate::scenario::SwitchSection::validate_section`]).
+            pub(crate) fn validate_sections(
+                &self,
+                sc: &$crate::scenario::Scenario,
+            ) -> Result<(), $crate::scenario::ScenarioError> {
+                $( $(#[$kattr])* if let Some(cfg) = &self.$key {
+                    $crate::scenario::SwitchSection::validate_section(cfg, sc)?;
+                } )*
+                Ok(())
+            }
+            /// The moves of packets between classes the sections given
+            /// make, in registry order
+            /// ([`crate::scenario::SwitchSection::class_moves`]).
+            pub(crate) fn class_moves(&self) -> Vec<(u8, u8, &'static str)> {
+                let mut moves = Vec::new();
+                $( $(#[$kattr])* if let Some(cfg) = &self.$key {
+                    moves.extend($crate::scenario::SwitchSection::class_moves(cfg));
+                } )*
+                moves
             }
         }
     };
@@ -400,14 +416,6 @@ macro_rules! mechanisms {
         #[allow(dead_code)] // a mechanism without state (INT) has a unit field
         pub(crate) struct Mechs {
             $( $(#[$attr])* pub $module: <$ty as SwitchMechanism>::State, )*
-        }
-
-        /// Checks every mechanism's `[switch.KEY]` section, in registry order.
-        pub(crate) fn validate(sc: &Scenario) -> Result<(), ScenarioError> {
-            $( $(#[$attr])* if let Some(cfg) = section!(sc; $($key)?) {
-                <$ty>::validate(cfg, sc)?;
-            } )*
-            Ok(())
         }
 
         /// The key of the first mechanism whose section is given but which
@@ -527,15 +535,6 @@ macro_rules! mechanisms {
         /// Every mechanism's summary section.
         pub(crate) fn report(w: &World, flows: &Table, summary: &mut serde_json::Value) {
             $( $(#[$attr])* <$ty>::report(w, flows, summary); )*
-        }
-        /// Every mechanism's moves of packets between classes, in registry
-        /// order ([`SwitchMechanism::class_moves`]).
-        pub(crate) fn class_moves(sc: &Scenario) -> Vec<(u8, u8, &'static str)> {
-            let mut moves = Vec::new();
-            $( $(#[$attr])* if let Some(cfg) = section!(sc; $($key)?) {
-                moves.extend(<$ty>::class_moves(cfg));
-            } )*
-            moves
         }
         /// The flows table's columns the mechanisms contribute, in registry
         /// order ([`SwitchMechanism::FLOW_COLUMNS`]).

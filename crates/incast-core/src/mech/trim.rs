@@ -53,7 +53,7 @@ use crate::net::switch::{Admission, Enqueue, Switch};
 use crate::net::PacketKind;
 use crate::rng::Stream;
 use crate::scenario::config::SchedulerKind;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, SwitchSection};
 use crate::sim::world::World;
 use crate::units::{Bytes, Ps};
 use schemars::JsonSchema;
@@ -148,32 +148,28 @@ fn err(key: &str, msg: impl Into<String>) -> ScenarioError {
     ScenarioError::new(format!("switch.trim.{key}"), msg)
 }
 
-impl SwitchMechanism for Trim {
-    const ID: u8 = 6;
-    type Config = Config;
-    type State = TrimState;
-
-    fn validate(cfg: &Config, sc: &Scenario) -> Result<(), ScenarioError> {
+impl SwitchSection for Config {
+    fn validate_section(&self, sc: &Scenario) -> Result<(), ScenarioError> {
         let sw = &sc.config.switch;
-        if cfg.classes.is_empty() {
+        if self.classes.is_empty() {
             return Err(err(
                 "classes",
                 "name at least one trimming class (classes = [0]), or remove [switch.trim]",
             ));
         }
-        if cfg.header_class > 7 {
+        if self.header_class > 7 {
             return Err(err("header_class", "a class is 0..7"));
         }
         let lossless: &[u8] = sw.pfc.as_ref().map_or(&[], |p| &p.classes);
-        for (i, &c) in cfg.classes.iter().enumerate() {
+        for (i, &c) in self.classes.iter().enumerate() {
             let key = format!("classes[{i}]");
             if c > 7 {
                 return Err(err(&key, format!("class {c}: a class is 0..7")));
             }
-            if cfg.classes[..i].contains(&c) {
+            if self.classes[..i].contains(&c) {
                 return Err(err(&key, format!("class {c} is listed twice")));
             }
-            if c == cfg.header_class {
+            if c == self.header_class {
                 return Err(err(
                     &key,
                     format!(
@@ -192,23 +188,23 @@ impl SwitchMechanism for Trim {
                 ));
             }
         }
-        if lossless.contains(&cfg.header_class) {
+        if lossless.contains(&self.header_class) {
             return Err(err(
                 "header_class",
                 format!(
                     "class {} is lossless (switch.pfc.classes): trimmed headers must not be \
                      paused behind PFC; pick a lossy header class",
-                    cfg.header_class
+                    self.header_class
                 ),
             ));
         }
-        if cfg.header_bytes == 0 {
+        if self.header_bytes == 0 {
             return Err(err(
                 "header_bytes",
                 "a header has at least one byte (htsim: 64)",
             ));
         }
-        if cfg.threshold_packets == Some(0) {
+        if self.threshold_packets == Some(0) {
             return Err(err(
                 "threshold_packets",
                 "0 would trim every packet; give at least 1, or leave it out",
@@ -230,6 +226,12 @@ impl SwitchMechanism for Trim {
         }
         Ok(())
     }
+}
+
+impl SwitchMechanism for Trim {
+    const ID: u8 = 6;
+    type Config = Config;
+    type State = TrimState;
 
     const THREADS: bool = true;
 

@@ -20,8 +20,7 @@ pub use crate::mech::pfc;
 pub use packet::{Packet, PacketArena, PacketKind, PktId};
 pub use port::Port;
 
-/// Number of priority classes per egress port (IEEE 802.1p).
-pub const NUM_CLASSES: usize = 8;
+pub use crate::params::NUM_CLASSES;
 
 /// Hints the CPU to start loading `items[i]` (an upcoming event will read
 /// it). Never faults, whatever `i`.

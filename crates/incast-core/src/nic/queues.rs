@@ -28,46 +28,9 @@ use crate::net::PktId;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::World;
 use crate::units::Ps;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-/// How flows map to the NIC's transmit queues.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Split {
-    /// One queue for every flow.
-    #[default]
-    Shared,
-    /// One queue per TCP congestion control of the run.
-    Cc,
-    /// One queue per traffic class (8).
-    Class,
-    /// One queue per host of a multi-host NIC (`[nic] hosts`; transmit only).
-    Host,
-}
-
-/// `[nic.queues]`.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct QueuesConfig {
-    pub split: Split,
-    /// Bytes a queue may hold (the host stack stops filling it there).
-    pub limit: crate::config_types::SizeValue,
-    /// Weights of the queues in the round robin (queue order: the run's
-    /// congestion controls, or classes 0 to 7); missing ones are 1.
-    pub weights: Vec<u32>,
-}
-
-impl Default for QueuesConfig {
-    fn default() -> Self {
-        QueuesConfig {
-            split: Split::Shared,
-            limit: crate::config_types::SizeValue(256_000),
-            weights: vec![],
-        }
-    }
-}
+pub use crate::params::nic::{QueuesConfig, Split};
 
 /// How a NIC's packets are spread over its queues (transmit or receive):
 /// how many per NIC, and each one's DWRR quantum (weight x MTU).

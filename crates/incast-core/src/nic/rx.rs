@@ -19,52 +19,13 @@
 //! it arrives (the host takes everything at once), as before.
 
 use super::queues::{Fifo, Layout, Split};
-use crate::config_types::{RateValue, SizeValue};
 use crate::net::packet::flags;
 use crate::net::{PacketKind, PktId};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::{Ps, Rate};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
-/// `[nic.receive]`.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ReceiveConfig {
-    /// The rate at which the NIC hands packets to each host (PCIe);
-    /// `[nic] pcie_rate` if unset.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pcie_rate: Option<RateValue>,
-    #[serde(default)]
-    pub split: Split,
-    /// Bytes a receive queue may hold; a packet that does not fit is dropped.
-    #[serde(default = "default_buffer")]
-    pub buffer: SizeValue,
-    /// Mark CE on ECT packets that join a queue holding more than this.
-    pub ecn_k: Option<SizeValue>,
-    /// Round-robin weights in queue order (default 1).
-    #[serde(default)]
-    pub weights: Vec<u32>,
-}
-
-fn default_buffer() -> SizeValue {
-    SizeValue(1_000_000)
-}
-
-impl Default for ReceiveConfig {
-    /// The receive path `[nic] pcie_rate` alone implies: one shared 1 MB
-    /// queue per host, no marking.
-    fn default() -> Self {
-        ReceiveConfig {
-            pcie_rate: None,
-            split: Split::Shared,
-            buffer: default_buffer(),
-            ecn_k: None,
-            weights: vec![],
-        }
-    }
-}
+pub use crate::params::nic::ReceiveConfig;
 
 #[derive(Debug, Default)]
 struct RxQueue {

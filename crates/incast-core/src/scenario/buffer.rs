@@ -5,7 +5,7 @@
 //! the numbers are the ones `Simulation::new` sets up):
 //!
 //! * with PFC, every switch port reserves, for each lossless class, its
-//!   headroom `h(port)` (`switch.pfc.headroom`, or [`headroom_formula`](crate::net::pfc::headroom_formula) from
+//!   headroom `h(port)` (`switch.pfc.headroom`, or [`headroom_formula`](crate::params::pfc::headroom_formula) from
 //!   the port's rate and delay, the largest data packet and
 //!   `response_time`) and its `reserve`;
 //! * the lossless classes share what is left, `B - Σ headroom - Σ reserve`:
@@ -23,8 +23,8 @@
 //! so they are errors; a buffer that is merely small is the user's experiment.
 
 use super::{AdmissionConfig, Scenario, ScenarioError};
-use crate::net::pfc::{Headroom, PfcConfig};
-use crate::net::NUM_CLASSES;
+use crate::params::pfc::{Headroom, PfcConfig};
+use crate::params::NUM_CLASSES;
 use crate::topology::NodeRef;
 use crate::units::Bytes;
 
@@ -178,7 +178,7 @@ impl Scenario {
 
     /// Every class in use has room in every switch's buffer (module docs).
     /// `moves`: the mechanisms' moves of packets between classes
-    /// ([`crate::mech::class_moves`]).
+    /// ([`SwitchConfig::class_moves`](super::SwitchConfig::class_moves)).
     pub(super) fn validate_buffer(
         &self,
         moves: &[(u8, u8, &'static str)],

@@ -619,7 +619,7 @@ crate::feature_sections! { workload_entries;
 #[serde(rename_all = "snake_case")]
 pub enum QueuePorts {
     /// The `queue_top` switch ports with the largest peak queue, at most
-    /// [`crate::metrics::sampler::TOP_POINTS`] points each: the interval
+    /// [`crate::params::queue_series::TOP_POINTS`] points each: the interval
     /// doubles (and every other point is dropped) whenever the series would
     /// grow past that, so the size depends neither on ports nor on time.
     #[default]

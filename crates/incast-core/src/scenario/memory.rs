@@ -19,7 +19,7 @@
 //! to hundreds of MB on the bundled scale runs).
 
 use super::{Scenario, ScenarioError};
-use crate::metrics::sampler::{BYTES_PER_HELD_SAMPLE, BYTES_PER_SAMPLE};
+use crate::params::queue_series::{BYTES_PER_HELD_SAMPLE, BYTES_PER_SAMPLE};
 use crate::topology::NodeRef;
 
 /// Memory per port once the simulation is built, in bytes. Measured (issue 40)

@@ -61,11 +61,11 @@ pub use config::*;
 pub use files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
 pub use memory::{MemoryEstimate, BYTES_PER_PORT};
 pub use nic::NicConfig;
-pub(crate) use sections::{ScenarioSection, WorkloadSection};
+pub(crate) use sections::{ScenarioSection, SwitchSection, WorkloadSection};
 pub use timing::DEFAULT_STOP;
 pub use transport::MAX_PACKET_BYTES;
 
-use crate::net::NUM_CLASSES;
+use crate::params::NUM_CLASSES;
 use crate::topology::Graph;
 use crate::units::Ps;
 use crate::workload::cdf::Cdf;
@@ -310,12 +310,12 @@ impl Scenario {
         self.validate_name()?;
         self.validate_transport()?;
         self.validate_rdma()?;
-        crate::mech::validate(self)?;
+        self.config.switch.validate_sections(self)?;
         self.validate_transport_timers()?;
         self.switch_params()?;
         self.validate_workload()?;
         self.validate_timing()?;
-        self.validate_buffer(&crate::mech::class_moves(self))?;
+        self.validate_buffer(&self.config.switch.class_moves())?;
         self.validate_edge()?;
         self.validate_nic()?;
         sections::validate(self)?;

@@ -31,11 +31,11 @@ pub struct NicConfig {
     /// The adapter's buffers (`model = "adapter"`). Defaults: the talk's.
     pub adapter: AdapterParams,
     /// The transmit queues (`model = "queues"`).
-    pub queues: crate::nic::queues::QueuesConfig,
+    pub queues: crate::params::nic::QueuesConfig,
     /// The receive path through PCIe, for every NIC (any model but the
     /// adapter, which has its own receive buffer).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub receive: Option<crate::nic::rx::ReceiveConfig>,
+    pub receive: Option<crate::params::nic::ReceiveConfig>,
 }
 
 impl NicConfig {
@@ -63,10 +63,10 @@ impl NicConfig {
     /// there is one (`[nic.receive]` or `[nic] pcie_rate`; validated).
     pub(crate) fn receive_path(
         &self,
-    ) -> Option<(crate::nic::rx::ReceiveConfig, crate::units::Rate)> {
+    ) -> Option<(crate::params::nic::ReceiveConfig, crate::units::Rate)> {
         let cfg = self.receive.clone().or_else(|| {
             self.pcie_rate
-                .map(|_| crate::nic::rx::ReceiveConfig::default())
+                .map(|_| crate::params::nic::ReceiveConfig::default())
         })?;
         let rate = cfg.pcie_rate.or(self.pcie_rate)?;
         Some((cfg, rate.0))
@@ -125,7 +125,7 @@ impl Scenario {
                 }
                 Some(_) => {}
             }
-            if r.split == crate::nic::queues::Split::Host {
+            if r.split == crate::params::nic::Split::Host {
                 return Err(ScenarioError::new(
                     "nic.receive.split",
                     "every host has its own receive queues already: use \"shared\", \"cc\" or \"class\"",

@@ -69,6 +69,26 @@ pub(crate) trait WorkloadSection {
     fn validate_entry(&self, sc: &Scenario, path: &str) -> Result<(), ScenarioError>;
 }
 
+/// A switch mechanism's `[switch.KEY]` section (a field of
+/// [`super::SwitchConfig`], which the registry in `mech/mod.rs` generates):
+/// its checks and its moves of packets between classes. Implemented by the
+/// section's type, in the mechanism's module; the scenario's validation runs
+/// it for every section given, in registry order.
+pub(crate) trait SwitchSection {
+    /// Checks the section against the rest of the scenario (run only when
+    /// the section is there). Errors name the key (`switch.KEY.field`).
+    fn validate_section(&self, _sc: &Scenario) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+    /// The moves of packets between classes the section makes, for the
+    /// buffer checks of `buffer.rs`: `(from, to, what)`, class `from`'s
+    /// packets may join class `to`'s queues as `what` (so class `to` carries
+    /// class `from`'s largest packet too).
+    fn class_moves(&self) -> Vec<(u8, u8, &'static str)> {
+        Vec::new()
+    }
+}
+
 /// The `deserialize_with` of a top-level section's field.
 pub(crate) fn deserialize<'de, D, T>(d: D) -> Result<T, D::Error>
 where

@@ -5,8 +5,8 @@
 use super::{
     check_class, AdmissionConfig, EcnConfig, MarkPoint, Scenario, ScenarioError, SchedulerKind,
 };
-use crate::net::switch::{Admission, Ecn, EcnRule, Scheduler, SwitchParams};
-use crate::net::NUM_CLASSES;
+use crate::params::switch::{Admission, Ecn, EcnRule, Scheduler, SwitchParams};
+use crate::params::NUM_CLASSES;
 
 /// The largest DWRR quantum (1 GB): weights multiply it, and a quantum larger
 /// than any buffer only makes DWRR strict priority in disguise.

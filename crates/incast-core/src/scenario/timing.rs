@@ -21,7 +21,7 @@
 
 use super::{QueuePorts, Scenario, ScenarioError};
 use crate::config_types::TimeValue;
-use crate::metrics::sampler::{BYTES_PER_SAMPLE, MAX_SAMPLES};
+use crate::params::queue_series::{BYTES_PER_SAMPLE, MAX_SAMPLES};
 use crate::units::{Ps, SEC};
 
 /// How long a run may last when `stop` is not given (`Simulation::new` stops
@@ -462,7 +462,7 @@ pub(crate) struct QueueSeriesSize {
     /// Ports sampled at every tick.
     pub ports: u64,
     /// Ticks held at the end: every one to the run's end, or at most
-    /// [`crate::metrics::sampler::TOP_POINTS`] with `queue_ports = "top"`.
+    /// [`crate::params::queue_series::TOP_POINTS`] with `queue_ports = "top"`.
     pub points: u64,
     /// Whether every point is written (`"switch"`, `"all"`, `"nodes"`): the
     /// series then goes into the tables whole.
@@ -482,7 +482,7 @@ impl Scenario {
     /// that would not fit in memory is refused before the run (the
     /// estimate: ports x the run's end / interval, [`BYTES_PER_SAMPLE`] a row).
     fn validate_queue_series(&self) -> Result<(), ScenarioError> {
-        use crate::metrics::sampler::name_matches;
+        use crate::params::queue_series::name_matches;
         use QueuePorts as Q;
         let c = &self.config;
         let m = &c.metrics;
@@ -549,7 +549,7 @@ impl Scenario {
     /// The ports `metrics.queue_ports` samples and the points each keeps
     /// (`metrics` validated).
     pub(crate) fn queue_series_size(&self) -> QueueSeriesSize {
-        use crate::metrics::sampler::{name_matches, TOP_POINTS};
+        use crate::params::queue_series::{name_matches, TOP_POINTS};
         use crate::topology::NodeRef;
         use QueuePorts as Q;
         let c = &self.config;

@@ -107,17 +107,27 @@ impl Ci {
     }
 }
 
+impl crate::scenario::SwitchSection for CiConfig {
+    fn validate_section(
+        &self,
+        sc: &crate::scenario::Scenario,
+    ) -> Result<(), crate::scenario::ScenarioError> {
+        validate::validate(self, sc)
+    }
+
+    /// Congestion isolation moves a class's flows into its congested-flow
+    /// queues: each of those carries the class's largest packet too.
+    fn class_moves(&self) -> Vec<(u8, u8, &'static str)> {
+        let queues = self.queues.iter();
+        let moves = queues.flat_map(|q| q.cfq.iter().map(|&cfq| (q.class, cfq, "isolated flows")));
+        moves.collect()
+    }
+}
+
 impl SwitchMechanism for Ci {
     const ID: u8 = 2;
     type Config = CiConfig;
     type State = Ci;
-
-    fn validate(
-        cfg: &CiConfig,
-        sc: &crate::scenario::Scenario,
-    ) -> Result<(), crate::scenario::ScenarioError> {
-        validate::validate(cfg, sc)
-    }
 
     /// Every switch port's CI state, and the classes CI classifies in the
     /// switches' parameters. A congested-flow queue marks, admits and
@@ -253,14 +263,6 @@ impl SwitchMechanism for Ci {
 
     fn flow_values(ci: &Ci, slot: u32, columns: &mut [Vec<u32>]) {
         columns[0].push(ci.isolations(slot));
-    }
-
-    /// Congestion isolation moves a class's flows into its congested-flow
-    /// queues: each of those carries the class's largest packet too.
-    fn class_moves(cfg: &CiConfig) -> Vec<(u8, u8, &'static str)> {
-        let queues = cfg.queues.iter();
-        let moves = queues.flat_map(|q| q.cfq.iter().map(|&cfq| (q.class, cfq, "isolated flows")));
-        moves.collect()
     }
 
     /// The summary's `ci` block (when CI is on).

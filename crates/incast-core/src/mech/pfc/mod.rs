@@ -30,7 +30,7 @@ use crate::metrics_table::Table;
 use crate::net::port::{Owner, Port};
 use crate::net::switch::{self, Switch, NO_INGRESS};
 use crate::net::{link, PacketKind, PktId, NUM_CLASSES};
-use crate::scenario::{check_class, Scenario, ScenarioError};
+use crate::scenario::{check_class, Scenario, ScenarioError, SwitchSection};
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::{ps_to_us, Bytes, Ps, Rate};
@@ -154,14 +154,16 @@ impl Pfc {
     }
 }
 
+impl SwitchSection for PfcConfig {
+    fn validate_section(&self, sc: &Scenario) -> Result<(), ScenarioError> {
+        validate(self, sc)
+    }
+}
+
 impl SwitchMechanism for Pfc {
     const ID: u8 = 1;
     type Config = PfcConfig;
     type State = Pfc;
-
-    fn validate(pc: &PfcConfig, sc: &Scenario) -> Result<(), ScenarioError> {
-        validate(pc, sc)
-    }
 
     const THREADS: bool = true;
 
