@@ -26,7 +26,9 @@
 use crate::metrics_table::Table;
 use crate::sim::world::World;
 
-/// A result table of its own (module docs).
+/// A result table of its own (module docs). Only the example implements it
+/// so far, which builds without the `examples` feature leave out.
+#[cfg_attr(not(any(test, feature = "examples")), allow(dead_code))]
 pub(crate) trait ResultTable {
     /// Its name: its Parquet file's and its attribute in Python's `Results`.
     const NAME: &'static str;
@@ -38,16 +40,15 @@ pub(crate) trait ResultTable {
 macro_rules! result_tables {
     ($( $(#[cfg($cfg:meta)])? $ty:ty, )*) => {
         /// The registered tables' names, in registry order.
+        #[allow(unused_mut, clippy::vec_init_then_push)]
         pub(crate) fn names() -> Vec<&'static str> {
-            #[allow(unused_mut)]
             let mut names = Vec::new();
             $( $(#[cfg($cfg)])? names.push(<$ty>::NAME); )*
             names
         }
         /// The registered tables of a finished run, in [`names`]' order.
-        #[allow(unused_variables)]
+        #[allow(unused_mut, unused_variables, clippy::vec_init_then_push)]
         pub(crate) fn tables(w: &World) -> Vec<Table> {
-            #[allow(unused_mut)]
             let mut tables = Vec::new();
             $( $(#[cfg($cfg)])? tables.push(<$ty>::table(w)); )*
             tables
