@@ -4,7 +4,7 @@
 //! Registered for tests and the `examples` feature; the model to copy for a
 //! table of one's own ([`super::extra_tables`]).
 
-use super::extra_tables::ResultTable;
+use super::result_table::ResultTable;
 use crate::metrics_table::{Column, Table};
 use crate::sim::world::World;
 

@@ -1,13 +1,14 @@
 //! Result tables of their own: a feature's or a study's table beside the
 //! core's, each one file plus one line in `result_tables!` below.
 //!
-//! A table is a type implementing [`ResultTable`]: its name (its Parquet
-//! file's, its attribute of Python's `Results`) and its rows, read from the
-//! finished world (after a threaded run's partitions are merged, so it sees
-//! the whole network). It must give its typed columns even without rows:
-//! every run has every table, with one schema. The registry puts it after
-//! the core's tables and the NIC models' series in `Results::table_names()`,
-//! which the digest, the Python binding and Python's `results.TABLES` read.
+//! A table is a type implementing [`super::result_table::ResultTable`]: its
+//! name (its Parquet file's, its attribute of Python's `Results`) and its
+//! rows, read from the finished world (after a threaded run's partitions are
+//! merged, so it sees the whole network). It must give its typed columns
+//! even without rows: every run has every table, with one schema. The
+//! registry puts it after the core's tables and the NIC models' series in
+//! `Results::table_names()`, which the digest, the Python binding and
+//! Python's `results.TABLES` read.
 //!
 //! ```ignore
 //! // metrics/my_table.rs
@@ -17,7 +18,7 @@
 //!     fn table(w: &World) -> Table { /* columns from w's counters */ }
 //! }
 //! // here, in `result_tables!`:
-//! my_table::MyTable,
+//! super::my_table::MyTable,
 //! ```
 //!
 //! Example: `metrics/example_node_load.rs` (packets and bytes each node
@@ -26,31 +27,20 @@
 use crate::metrics_table::Table;
 use crate::sim::world::World;
 
-/// A result table of its own (module docs). Only the example implements it
-/// so far, which builds without the `examples` feature leave out.
-#[cfg_attr(not(any(test, feature = "examples")), allow(dead_code))]
-pub(crate) trait ResultTable {
-    /// Its name: its Parquet file's and its attribute in Python's `Results`.
-    const NAME: &'static str;
-    /// Its rows from the finished world, with its typed columns even
-    /// without rows.
-    fn table(w: &World) -> Table;
-}
-
 macro_rules! result_tables {
     ($( $(#[cfg($cfg:meta)])? $ty:ty, )*) => {
         /// The registered tables' names, in registry order.
         #[allow(unused_mut, clippy::vec_init_then_push)]
         pub(crate) fn names() -> Vec<&'static str> {
             let mut names = Vec::new();
-            $( $(#[cfg($cfg)])? names.push(<$ty>::NAME); )*
+            $( $(#[cfg($cfg)])? names.push(<$ty as super::result_table::ResultTable>::NAME); )*
             names
         }
         /// The registered tables of a finished run, in [`names`]' order.
         #[allow(unused_mut, unused_variables, clippy::vec_init_then_push)]
         pub(crate) fn tables(w: &World) -> Vec<Table> {
             let mut tables = Vec::new();
-            $( $(#[cfg($cfg)])? tables.push(<$ty>::table(w)); )*
+            $( $(#[cfg($cfg)])? tables.push(<$ty as super::result_table::ResultTable>::table(w)); )*
             tables
         }
     };

@@ -21,6 +21,7 @@ pub mod conservation;
 #[cfg(any(test, feature = "examples"))]
 mod example_node_load;
 pub(crate) mod extra_tables;
+pub(crate) mod result_table;
 pub(crate) mod sampler;
 pub(crate) mod summary;
 pub(crate) mod tables;
