@@ -557,19 +557,23 @@ impl TcpFlow {
     #[inline]
     fn after_ack(&mut self, ev: &AckEvent, rate: Option<&rate_sample::RateSample>) {
         self.cc.after_ack(&mut self.win, ev, rate, self.in_recovery);
-        match self.cc.pacing_rate() {
-            None if self.next_send_at != 0 && self.cc.cancels_pacing_in_window_mode() => {
-                // Back in window mode: the paced send still pending is dropped (STrack).
-                self.next_send_at = 0;
-                self.pace_timer.disarm();
+        // Only a pacer that follows the window (STrack) is asked for its rate
+        // here; the other congestion controls' pacing is read where they send.
+        if self.cc.cancels_pacing_in_window_mode() || self.cc.paces_from_last_send() {
+            match self.cc.pacing_rate() {
+                None if self.next_send_at != 0 && self.cc.cancels_pacing_in_window_mode() => {
+                    // Back in window mode: the paced send still pending is dropped (STrack).
+                    self.next_send_at = 0;
+                    self.pace_timer.disarm();
+                }
+                Some(rate) if self.next_send_at == 0 && self.cc.paces_from_last_send() => {
+                    // Into pacing mode with no paced send pending (STrack): the first
+                    // paced segment may leave one gap, at this ACK's rate, after the
+                    // last segment sent (htsim's STrackPacer::schedule_send).
+                    self.next_send_at = self.last_send_at + pacing_gap(self.win.mss, rate);
+                }
+                _ => {}
             }
-            Some(rate) if self.next_send_at == 0 && self.cc.paces_from_last_send() => {
-                // Into pacing mode with no paced send pending (STrack): the first
-                // paced segment may leave one gap, at this ACK's rate, after the
-                // last segment sent (htsim's STrackPacer::schedule_send).
-                self.next_send_at = self.last_send_at + pacing_gap(self.win.mss, rate);
-            }
-            _ => {}
         }
         if let Some(r) = self.rate.as_deref_mut() {
             if self.cc.mark_app_limited() {
