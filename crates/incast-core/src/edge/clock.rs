@@ -155,10 +155,10 @@ impl Clocks {
         }
     }
 
-    /// Host `h`'s clock at true time `t`, in picoseconds (one reading: draws noise).
-    pub fn read(&mut self, h: u32, t: Ps) -> f64 {
-        let h = h as usize;
-        let mut r = t as f64 + self.offset[h] + self.drift[h] * t as f64;
+    /// Host `host`'s clock at true time `t`, in picoseconds (one reading: draws noise).
+    pub fn read(&mut self, host: u32, t: Ps) -> f64 {
+        let host = host as usize;
+        let mut r = t as f64 + self.offset[host] + self.drift[host] * t as f64;
         if self.noise > 0.0 {
             r += self.noise * self.rng.normal();
         }

@@ -230,17 +230,17 @@ fn wake_sender(w: &mut World, now: Ps, slot: u32) {
     }
 }
 
-/// Flow `slot`'s receiver at host `h` joins its pacer's lists.
-fn join_pacer(w: &mut World, now: Ps, h: u32, slot: u32, join: Join) {
+/// Flow `slot`'s receiver at host `host` joins its pacer's lists.
+fn join_pacer(w: &mut World, now: Ps, host: u32, slot: u32, join: Join) {
     let uid = w.flows.slots[slot as usize].uid;
-    let pacer = &mut w.eqds.as_deref_mut().expect("eqds").pacers[h as usize];
+    let pacer = &mut w.eqds.as_deref_mut().expect("eqds").pacers[host as usize];
     if let Some(t) = pacer.request(now, key(slot, uid), join) {
-        w.q.push(t, Ev::EqdsPull(h));
+        w.q.push(t, Ev::EqdsPull(host));
     }
 }
 
-/// An EQDS packet (`pkt`, its id `id`, not yet freed) reached host `h`.
-pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
+/// An EQDS packet (`pkt`, its id `id`, not yet freed) reached host `host`.
+pub(crate) fn receive(w: &mut World, now: Ps, host: u32, pkt: &Packet, id: PktId) {
     w.arena.free(id);
     let slot = pkt.flow;
     let f = &w.flows.slots[slot as usize];
@@ -265,9 +265,9 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
             let value = (pkt.ts >> TARGET_BITS) as u16;
             let (reply, join) = e.receiver.on_packet(index, trimmed, target, mtu);
             let complete = e.receiver.complete();
-            join_pacer(w, now, h, slot, join);
+            join_pacer(w, now, host, slot, join);
             if complete {
-                let pacer = &mut w.eqds.as_deref_mut().expect("eqds").pacers[h as usize];
+                let pacer = &mut w.eqds.as_deref_mut().expect("eqds").pacers[host as usize];
                 pacer.forget(key(slot, uid));
             }
             match reply {
@@ -279,12 +279,12 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
                     send_control(w, slot, PacketKind::Nack, index as u64, v, 0, Some(value))
                 }
             }
-            nic::kick(w, now, w.host_nic[h as usize]);
+            nic::kick(w, now, w.host_nic[host as usize]);
         }
         PacketKind::Pull if pkt.has(flags::RETX) => {
             // An RTS, at the receiver (§4.3).
             let join = e.receiver.on_rts(pkt.payload as u64);
-            join_pacer(w, now, h, slot, join);
+            join_pacer(w, now, host, slot, join);
         }
         PacketKind::Ack | PacketKind::Nack | PacketKind::Pull => {
             let p = e.params;
@@ -307,7 +307,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
             arm_rto(w, now, slot, rto_at);
             if rts > 0 {
                 send_control(w, slot, PacketKind::Pull, 0, rts as u32, flags::RETX, None);
-                nic::kick(w, now, w.host_nic[h as usize]);
+                nic::kick(w, now, w.host_nic[host as usize]);
             }
             wake_sender(w, now, slot);
         }
@@ -351,11 +351,11 @@ fn send_control(
     nic::push_ctrl(w, from, id);
 }
 
-/// Host `h`'s pull pacer is due: its next PULL, and its next event.
-pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
+/// Host `host`'s pull pacer is due: its next PULL, and its next event.
+pub(crate) fn on_pacer(w: &mut World, now: Ps, host: u32) {
     let st = w.eqds.as_deref_mut().expect("eqds");
     let quanta = st.pull_quanta;
-    let Some((k, turn)) = st.pacers[h as usize].next_turn() else {
+    let Some((k, turn)) = st.pacers[host as usize].next_turn() else {
         return;
     };
     let (slot, uid) = (k as u32, (k >> 32) as u32);
@@ -380,12 +380,12 @@ pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
     } else {
         (0, None)
     };
-    let pacer = &mut w.eqds.as_deref_mut().expect("eqds").pacers[h as usize];
+    let pacer = &mut w.eqds.as_deref_mut().expect("eqds").pacers[host as usize];
     let next = pacer.after_pull(now, k, rejoin);
-    w.q.push(next, Ev::EqdsPull(h));
+    w.q.push(next, Ev::EqdsPull(host));
     if live {
         send_control(w, slot, PacketKind::Pull, 0, no as u32, 0, None);
-        nic::kick(w, now, w.host_nic[h as usize]);
+        nic::kick(w, now, w.host_nic[host as usize]);
     }
 }
 

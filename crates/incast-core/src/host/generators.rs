@@ -385,12 +385,12 @@ impl Generators {
         self.schedule_registered(w);
     }
 
-    /// On/off generator `g`'s member `i`: its frame now (no transport, to
+    /// On/off generator `generator`'s member `member`: its frame now (no transport, to
     /// its NIC's FIFO), the next one later.
-    fn on_onoff(&mut self, w: &mut World, now: Ps, g: u32, i: u32) -> Option<Ps> {
-        let (g, i) = (g as usize, i as usize);
+    fn on_onoff(&mut self, w: &mut World, now: Ps, generator: u32, member: u32) -> Option<Ps> {
+        let (generator, member) = (generator as usize, member as usize);
         // The frame `next_frame` returned when this event was scheduled.
-        let f = self.onoff[g].current(i);
+        let f = self.onoff[generator].current(member);
         let size = f.bytes as u32;
         if nic::adapter::active(w) {
             // The adapter model: into the destination's VOQ, or quenched.
@@ -403,19 +403,21 @@ impl Generators {
             let n = w.host_nic[f.src as usize];
             nic::kick(w, now, n);
         }
-        self.onoff[g].next_frame(i).map(|f| f.at.max(now))
+        self.onoff[generator]
+            .next_frame(member)
+            .map(|f| f.at.max(now))
     }
 
-    /// Poisson generator `g`'s host `i`: a flow now, the next one later.
-    fn on_poisson(&mut self, w: &mut World, now: Ps, g: u32, i: u32) -> Option<Ps> {
-        let req = self.poisson[g as usize].flow(i as usize);
+    /// Poisson generator `generator`'s host `member`: a flow now, the next one later.
+    fn on_poisson(&mut self, w: &mut World, now: Ps, generator: u32, member: u32) -> Option<Ps> {
+        let req = self.poisson[generator as usize].flow(member as usize);
         start_flow(w, now, req, KIND_POISSON, -1);
-        self.poisson[g as usize].next_time(i as usize, now)
+        self.poisson[generator as usize].next_time(member as usize, now)
     }
 
-    /// Incast generator `g`: its senders' flows start now.
-    fn on_incast(&mut self, w: &mut World, now: Ps, g: u32, _: u32) -> Option<Ps> {
-        let gen = &mut self.incast[g as usize];
+    /// Incast generator `generator`: its senders' flows start now.
+    fn on_incast(&mut self, w: &mut World, now: Ps, generator: u32, _: u32) -> Option<Ps> {
+        let gen = &mut self.incast[generator as usize];
         let ev = gen.event();
         // Bytes per sender: exact for fixed sizes, the event's average for a CDF.
         let bytes = ev.sizes.iter().sum::<u64>() / ev.sizes.len().max(1) as u64;
@@ -440,7 +442,9 @@ impl Generators {
             };
             start_flow(w, now, req, KIND_INCAST, id);
         }
-        self.incast[g as usize].next_time(now).map(|t| t.max(now))
+        self.incast[generator as usize]
+            .next_time(now)
+            .map(|t| t.max(now))
     }
 
     /// Node order: one source per sending host for the listed flows and
@@ -539,11 +543,11 @@ impl Generators {
         }
     }
 
-    /// Bulk schedule `g`: an on-period starts now, a long-lived flow that
+    /// Bulk schedule `generator`: an on-period starts now, a long-lived flow that
     /// stops `on` later (or at the schedule's stop); the next one `on + off`
     /// from now, if that is before the schedule's stop.
-    fn on_bulk(&mut self, w: &mut World, now: Ps, g: u32, _: u32) -> Option<Ps> {
-        let b = self.bulk[g as usize];
+    fn on_bulk(&mut self, w: &mut World, now: Ps, generator: u32, _: u32) -> Option<Ps> {
+        let b = self.bulk[generator as usize];
         let req = FlowRequest {
             src: b.src,
             dst: b.dst,
@@ -557,15 +561,15 @@ impl Generators {
         (next < b.stop).then_some(next)
     }
 
-    /// Packet generator `g`: a datagram now (no transport), the next later.
-    fn on_packets(&mut self, w: &mut World, now: Ps, g: u32, _: u32) -> Option<Ps> {
-        let pg = &self.packets[g as usize];
+    /// Packet generator `generator`: a datagram now (no transport), the next later.
+    fn on_packets(&mut self, w: &mut World, now: Ps, generator: u32, _: u32) -> Option<Ps> {
+        let pg = &self.packets[generator as usize];
         let pkt = Packet {
             seq: 0,
             ts: now,
             enq_at: now,
             hash: pg.hash,
-            flow: g,
+            flow: generator,
             flow_uid: 0,
             dst: pg.dst,
             size: pg.size,
@@ -584,6 +588,6 @@ impl Generators {
         nic::push_ctrl(w, src, id);
         let n = w.host_nic[src as usize];
         nic::kick(w, now, n);
-        self.packets[g as usize].next_time(now)
+        self.packets[generator as usize].next_time(now)
     }
 }

@@ -313,10 +313,10 @@ fn flow_slot(w: &World, start: &FlowStart, gate: Option<Box<EdgeGate>>) -> FlowS
     }
 }
 
-/// Puts `slot` in slot `s` of the table, past its end if need be (node
+/// Puts `slot` in slot `index` of the table, past its end if need be (node
 /// order: the slots between stay vacant or are another partition's).
-fn place(flows: &mut Flows, s: u32, mut slot: FlowSlot) {
-    while flows.slots.len() <= s as usize {
+fn place(flows: &mut Flows, index: u32, mut slot: FlowSlot) {
+    while flows.slots.len() <= index as usize {
         let vacant = FlowSlot {
             uid: u32::MAX,
             active: false,
@@ -329,7 +329,7 @@ fn place(flows: &mut Flows, s: u32, mut slot: FlowSlot) {
         };
         flows.slots.push(vacant);
     }
-    flows.slots[s as usize] = slot;
+    flows.slots[index as usize] = slot;
 }
 
 /// A threaded run: the receiver's part of a flow another partition's host

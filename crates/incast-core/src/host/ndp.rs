@@ -137,8 +137,8 @@ pub(crate) fn can_send(n: &NdpFlow) -> bool {
     n.sender.can_send()
 }
 
-/// An NDP packet (`pkt`, its id `id`, not yet freed) reached host `h`.
-pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
+/// An NDP packet (`pkt`, its id `id`, not yet freed) reached host `host`.
+pub(crate) fn receive(w: &mut World, now: Ps, host: u32, pkt: &Packet, id: PktId) {
     w.arena.free(id);
     let slot = pkt.flow;
     let apart = w.flows.apart.is_some();
@@ -155,11 +155,11 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
             let reply = n.receiver.on_packet(index, pkt.has(flags::TRIMMED));
             let complete = n.receiver.count == n.sender.packets;
             let k = key(slot, f.uid);
-            let pacer = &mut w.ndp.as_deref_mut().expect("ndp").pacers[h as usize];
+            let pacer = &mut w.ndp.as_deref_mut().expect("ndp").pacers[host as usize];
             let pull = match pacer.offer(now, k, reply.pull_no) {
                 PullNow::Piggyback => reply.pull_no as u32,
                 PullNow::Schedule(t) => {
-                    w.q.push(t, Ev::NdpPull(h));
+                    w.q.push(t, Ev::NdpPull(host));
                     0
                 }
                 PullNow::Queued => 0,
@@ -173,7 +173,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
                 PacketKind::Ack
             };
             send_control(w, slot, kind, reply.index as u64, pull);
-            nic::kick(w, now, w.host_nic[h as usize]);
+            nic::kick(w, now, w.host_nic[host as usize]);
         }
         PacketKind::Ack | PacketKind::Nack | PacketKind::Pull => {
             let p = n.params;
@@ -222,12 +222,12 @@ fn send_control(w: &mut World, slot: u32, kind: PacketKind, seq: u64, pull: u32)
     nic::push_ctrl(w, receiver, id);
 }
 
-/// Host `h`'s pull pacer is due: its next PULL, and its next event.
-pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
-    let pacer = &mut w.ndp.as_deref_mut().expect("ndp").pacers[h as usize];
+/// Host `host`'s pull pacer is due: its next PULL, and its next event.
+pub(crate) fn on_pacer(w: &mut World, now: Ps, host: u32) {
+    let pacer = &mut w.ndp.as_deref_mut().expect("ndp").pacers[host as usize];
     let (pull, next) = pacer.fire(now);
     if let Some(t) = next {
-        w.q.push(t, Ev::NdpPull(h));
+        w.q.push(t, Ev::NdpPull(host));
     }
     let Some((k, no)) = pull else {
         return;
@@ -240,7 +240,7 @@ pub(crate) fn on_pacer(w: &mut World, now: Ps, h: u32) {
         return;
     }
     send_control(w, slot, PacketKind::Pull, 0, no as u32);
-    nic::kick(w, now, w.host_nic[h as usize]);
+    nic::kick(w, now, w.host_nic[host as usize]);
 }
 
 /// NDP flow `slot`'s retransmission timer (the slot's TCP timer).

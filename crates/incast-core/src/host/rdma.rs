@@ -118,10 +118,10 @@ pub(crate) fn on_cnp_timer(w: &mut World, now: Ps, slot: u32) {
     }
 }
 
-/// Kicks host `h`'s NIC.
+/// Kicks host `host`'s NIC.
 #[inline]
-fn kick_host(w: &mut World, now: Ps, h: u32) {
-    let n = w.host_nic[h as usize];
+fn kick_host(w: &mut World, now: Ps, host: u32) {
+    let n = w.host_nic[host as usize];
     nic::kick(w, now, n);
 }
 
@@ -171,8 +171,8 @@ fn send_ctrl(
     nic::push_ctrl(w, receiver, id);
 }
 
-/// An RDMA packet `id` reached host `h`.
-pub(crate) fn receive(w: &mut World, now: Ps, h: u32, id: PktId) {
+/// An RDMA packet `id` reached host `host`.
+pub(crate) fn receive(w: &mut World, now: Ps, host: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     if pkt.tag != 0 {
         if let Some(e) = w.edge.as_deref_mut() {
@@ -193,7 +193,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, id: PktId) {
     match pkt.kind {
         PacketKind::Data => {
             let owd = match w.edge.as_deref_mut() {
-                Some(e) => e.reading(f.src, h, pkt.ts, now) as i64,
+                Some(e) => e.reading(f.src, host, pkt.ts, now) as i64,
                 None => 0,
             };
             let echo = Echo { ts: pkt.ts, owd };
@@ -215,7 +215,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, id: PktId) {
             }
             w.arena.free(id);
             if out.cnp || out.ack.is_some() || out.nack.is_some() {
-                kick_host(w, now, h);
+                kick_host(w, now, host);
             }
         }
         PacketKind::Ack | PacketKind::Nack => {

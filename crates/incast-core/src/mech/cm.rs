@@ -230,25 +230,25 @@ fn ingress(w: &mut World, now: Ps, hop: Hop) -> u8 {
     out
 }
 
-/// A frame charged to input `l` of switch `s` left it (or was refused).
+/// A frame charged to input `local` of switch `switch` left it (or was refused).
 #[inline(never)]
-fn release(w: &mut World, now: Ps, s: u32, l: u16, size: u64) {
-    if let Some(change) = w.mechs.cm.inputs[s as usize].release(l as usize, size) {
-        send_pause(w, now, s, l, change);
+fn release(w: &mut World, now: Ps, switch: u32, local: u16, size: u64) {
+    if let Some(change) = w.mechs.cm.inputs[switch as usize].release(local as usize, size) {
+        send_pause(w, now, switch, local, change);
     }
 }
 
-/// PAUSE (or resume) the sender upstream of input `l` of switch `s`.
+/// PAUSE (or resume) the sender upstream of input `local` of switch `switch`.
 #[inline(never)]
-fn send_pause(w: &mut World, now: Ps, s: u32, l: u16, change: PauseChange) {
+fn send_pause(w: &mut World, now: Ps, switch: u32, local: u16, change: PauseChange) {
     let class = w.mechs.cm.data_class;
-    let gp = w.switches[s as usize].port(l);
+    let port = w.switches[switch as usize].port(local);
     let quanta = match change {
         PauseChange::Pause => 0xFFFF,
         PauseChange::Resume => 0,
     };
-    switch::queue_pause(w, now, gp, class, quanta > 0, quanta);
-    link::kick(w, now, gp);
+    switch::queue_pause(w, now, port, class, quanta > 0, quanta);
+    link::kick(w, now, port);
 }
 
 /// The summary's `cm` section: congestion management (`[cm]`), the adapter

@@ -106,26 +106,26 @@ impl SwitchMechanism for Beacon {
         false
     }
 
-    /// A beacon reached port `gp`: count it and free the frame.
-    fn on_frame(w: &mut World, _now: Ps, gp: u32, pkt: PktId) {
+    /// A beacon reached port `port`: count it and free the frame.
+    fn on_frame(w: &mut World, _now: Ps, port: u32, pkt: PktId) {
         w.counters.cons.delivered_bytes += w.arena.get(pkt).size as u64;
         w.arena.free(pkt);
-        w.mechs.example_beacon.received[gp as usize] += 1;
+        w.mechs.example_beacon.received[port as usize] += 1;
     }
 
-    /// Port `gp` sends its next beacon (numbered in `seq`), and re-arms its
+    /// Port `port` sends its next beacon (numbered in `seq`), and re-arms its
     /// timer until it has sent `count`.
-    fn on_timer(w: &mut World, now: Ps, gp: u32, kind: TimerKind) {
+    fn on_timer(w: &mut World, now: Ps, port: u32, kind: TimerKind) {
         debug_assert_eq!(kind, BEACON);
         let state = &mut w.mechs.example_beacon;
         let cfg = state.cfg.as_ref().expect("a timer only when on");
         let (period, count) = (cfg.period.0, cfg.count as u64);
-        let n = state.sent[gp as usize];
-        state.sent[gp as usize] = n + 1;
-        queue_link_frame(w, gp, Packet::control_frame(Beacon::ID, 0, now, 0, n, 0));
-        link::kick(w, now, gp);
+        let n = state.sent[port as usize];
+        state.sent[port as usize] = n + 1;
+        queue_link_frame(w, port, Packet::control_frame(Beacon::ID, 0, now, 0, n, 0));
+        link::kick(w, now, port);
         if n + 1 < count {
-            w.q.push(now + period, Ev::timer(Beacon::ID, BEACON, gp));
+            w.q.push(now + period, Ev::timer(Beacon::ID, BEACON, port));
         }
     }
 

@@ -393,11 +393,11 @@ fn classify(w: &mut World, now: Ps, mut hop: Hop) -> Hop {
     hop
 }
 
-/// The bytes `cut` from a packet of class `c` at global port `out`.
-fn count(w: &mut World, out: u32, c: usize, cut: Bytes) {
+/// The bytes `cut` from a packet of class `class` at global port `out`.
+fn count(w: &mut World, out: u32, class: usize, cut: Bytes) {
     let st = &mut w.mechs.trim;
-    st.trimmed_pkts[out as usize][c] += 1;
-    st.trimmed_bytes[out as usize][c] += cut;
+    st.trimmed_pkts[out as usize][class] += 1;
+    st.trimmed_bytes[out as usize][class] += cut;
     w.counters.cons.trimmed_bytes += cut;
 }
 

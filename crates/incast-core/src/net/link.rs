@@ -21,11 +21,11 @@ use crate::sim::world::World;
 use crate::transport::sack::{SackBlocks, SackTable};
 use crate::units::Ps;
 
-/// Starts the transmission of `pkt` on port `p` (whose transmitter is free)
+/// Starts the transmission of `pkt` on port `port_id` (whose transmitter is free)
 /// and schedules its arrival at the peer.
 #[inline(always)]
-pub(crate) fn transmit(w: &mut World, now: Ps, p: u32, pkt: PktId) {
-    let port = &mut w.ports[p as usize];
+pub(crate) fn transmit(w: &mut World, now: Ps, port_id: u32, pkt: PktId) {
+    let port = &mut w.ports[port_id as usize];
     let packet = w.arena.get_mut(pkt);
     packet.in_port = port.peer_local;
     // A switch routes a packet by itself and the packet alone, so it is
@@ -41,56 +41,56 @@ pub(crate) fn transmit(w: &mut World, now: Ps, p: u32, pkt: PktId) {
     let size = packet.size;
     let arrival = port.transmit(now, size);
     // A partitioned run: the far end may be another partition's.
-    if w.outbox.is_some() && mail_across(w, p, arrival, pkt) {
+    if w.outbox.is_some() && mail_across(w, port_id, arrival, pkt) {
         return;
     }
     w.q.push(arrival, Ev::Arrive(pkt));
 }
 
-/// A partitioned run's transmission on port `p`: mails the arrival when the
+/// A partitioned run's transmission on port `port`: mails the arrival when the
 /// far end is another partition's ([`Outbox::mail`]). Out of line: a plain
 /// run only tests that it has no outbox.
 #[cold]
 #[inline(never)]
-fn mail_across(w: &mut World, p: u32, arrival: Ps, pkt: PktId) -> bool {
+fn mail_across(w: &mut World, port: u32, arrival: Ps, pkt: PktId) -> bool {
     let key = w.q.key_of(arrival);
     let outbox = w.outbox.as_deref_mut().expect("tested");
-    outbox.mail(p, key, pkt, &mut w.arena, &w.sack)
+    outbox.mail(port, key, pkt, &mut w.arena, &w.sack)
 }
 
-/// Port `p` has more to send: one `TxDone` at the end of its current
+/// Port `port_id` has more to send: one `TxDone` at the end of its current
 /// transmission (at most one pending per port).
 #[inline(always)]
-pub(crate) fn want_tx_done(w: &mut World, p: u32) {
-    let port = &mut w.ports[p as usize];
+pub(crate) fn want_tx_done(w: &mut World, port_id: u32) {
+    let port = &mut w.ports[port_id as usize];
     if !port.tx_event {
         port.tx_event = true;
         let t = port.busy_until;
-        w.q.push(t, Ev::TxDone(p));
+        w.q.push(t, Ev::TxDone(port_id));
     }
 }
 
-/// The `TxDone` of port `p`: its owner sends the next packet.
+/// The `TxDone` of port `port_id`: its owner sends the next packet.
 #[inline(always)]
-pub(crate) fn tx_done(w: &mut World, now: Ps, p: u32) {
-    let port = &mut w.ports[p as usize];
+pub(crate) fn tx_done(w: &mut World, now: Ps, port_id: u32) {
+    let port = &mut w.ports[port_id as usize];
     port.tx_event = false;
     match port.owner() {
-        Owner::Switch(s) => switch::transmit_next(w, now, s, p),
+        Owner::Switch(s) => switch::transmit_next(w, now, s, port_id),
         Owner::Nic(n) => nic::transmit_next(w, now, n),
     }
 }
 
-/// Something may be sendable on port `gp` again (a resume, a new control
+/// Something may be sendable on port `port` again (a resume, a new control
 /// frame): send now if it is idle, else when its transmission ends.
-pub(crate) fn kick(w: &mut World, now: Ps, gp: u32) {
-    match w.ports[gp as usize].owner() {
+pub(crate) fn kick(w: &mut World, now: Ps, port: u32) {
+    match w.ports[port as usize].owner() {
         Owner::Nic(n) => nic::kick(w, now, n),
         Owner::Switch(s) => {
-            if w.ports[gp as usize].is_idle(now) {
-                switch::transmit_next(w, now, s, gp);
+            if w.ports[port as usize].is_idle(now) {
+                switch::transmit_next(w, now, s, port);
             } else {
-                want_tx_done(w, gp);
+                want_tx_done(w, port);
             }
         }
     }

@@ -259,23 +259,23 @@ pub struct Port {
     ecn: [Ecn; NUM_CLASSES],
 }
 
-/// Hints the CPU to start loading port `p`'s first line and the first line
+/// Hints the CPU to start loading port `port`'s first line and the first line
 /// of its class queue `class`: an arriving packet reads both (the queue's
 /// byte count at admission). At k = 34, once the port's line carried its
 /// owner, that queue line was the run loop's largest wait.
 #[inline(always)]
-pub(crate) fn prefetch_with_queue(ports: &[Port], p: u32, class: u8) {
-    super::prefetch(ports, p as usize);
-    super::prefetch_addr(queue_addr(ports, p, class));
+pub(crate) fn prefetch_with_queue(ports: &[Port], port: u32, class: u8) {
+    super::prefetch(ports, port as usize);
+    super::prefetch_addr(queue_addr(ports, port, class));
 }
 
-/// The address of class queue `class` of port `p`, computed only (never
+/// The address of class queue `class` of port `port_id`, computed only (never
 /// dereferenced, so neither index is checked).
 #[inline(always)]
-fn queue_addr(ports: &[Port], p: u32, class: u8) -> *const u8 {
+fn queue_addr(ports: &[Port], port_id: u32, class: u8) -> *const u8 {
     let offset = std::mem::offset_of!(Port, queues)
         + (class as usize % NUM_CLASSES) * std::mem::size_of::<ClassQueue>();
-    let port = ports.as_ptr().wrapping_add(p as usize);
+    let port = ports.as_ptr().wrapping_add(port_id as usize);
     port.cast::<u8>().wrapping_add(offset)
 }
 
@@ -335,9 +335,9 @@ impl Port {
         }
     }
 
-    /// Sets class `c`'s ECN rule.
-    pub fn set_ecn(&mut self, c: usize, rule: Ecn) {
-        self.ecn[c] = rule;
+    /// Sets class `class`'s ECN rule.
+    pub fn set_ecn(&mut self, class: usize, rule: Ecn) {
+        self.ecn[class] = rule;
         let (from, deq) = match rule {
             Ecn::Off => (Bytes::MAX, false),
             // `Ecn::probability` is zero up to and including `kmin`.
@@ -345,17 +345,17 @@ impl Port {
                 kmin, at_dequeue, ..
             } => (kmin, at_dequeue),
         };
-        self.queues[c].ecn_from = from;
+        self.queues[class].ecn_from = from;
         if deq {
-            self.ecn_at_dequeue |= 1 << c;
+            self.ecn_at_dequeue |= 1 << class;
         } else {
-            self.ecn_at_dequeue &= !(1 << c);
+            self.ecn_at_dequeue &= !(1 << class);
         }
     }
-    /// Class `c`'s ECN rule.
+    /// Class `class`'s ECN rule.
     #[inline]
-    pub fn ecn(&self, c: usize) -> &Ecn {
-        &self.ecn[c]
+    pub fn ecn(&self, class: usize) -> &Ecn {
+        &self.ecn[class]
     }
 
     /// Puts a packet of `size` bytes on the wire at `now` (the transmitter must

@@ -50,13 +50,13 @@ pub use crate::params::switch::{Admission, Ecn, EcnRule, Scheduler, SwitchParams
 /// `Hop::in_local` of a frame the switch originates itself ([`send_routed`]).
 pub(crate) const NO_INGRESS: u16 = u16::MAX;
 
-/// Packet `pkt` arrived at switch `s` on local port `in_local`, routed to
+/// Packet `pkt` arrived at switch `switch` on local port `in_local`, routed to
 /// egress port `out` as it left the previous node ([`link::transmit`]).
 #[inline(always)]
-pub(crate) fn receive(w: &mut World, now: Ps, s: u32, pkt: PktId, in_local: u16, out: u32) {
+pub(crate) fn receive(w: &mut World, now: Ps, switch: u32, pkt: PktId, in_local: u16, out: u32) {
     let p = w.arena.get(pkt);
     let (class, prio, size) = (p.class, p.prio, p.size as Bytes);
-    let mut hop = Hop::new(s, pkt, in_local, out, class, prio, size);
+    let mut hop = Hop::new(switch, pkt, in_local, out, class, prio, size);
     if w.sw.hooked & (1 << class | 1 << prio) == 0 {
         // No mechanism acts on this arrival. A path of its own: folded into
         // the one below (`hooked && ...` on each site), the htsim
@@ -75,7 +75,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, s: u32, pkt: PktId, in_local: u16,
         let hop = mech::on_classify(w, now, hop);
         if admit(w, now, &hop) {
             mech::on_enqueue(w, now, hop);
-            kick_port(w, now, s, out);
+            kick_port(w, now, switch, out);
         }
         return;
     }
@@ -143,77 +143,94 @@ fn admit(w: &mut World, now: Ps, hop: &Hop) -> bool {
     true
 }
 
-/// Port `out` of switch `s` has a new packet queued: send now or when free.
+/// Port `out` of switch `switch` has a new packet queued: send now or when free.
 #[inline(always)]
-fn kick_port(w: &mut World, now: Ps, s: u32, out: u32) {
+fn kick_port(w: &mut World, now: Ps, switch: u32, out: u32) {
     if w.ports[out as usize].is_idle(now) {
-        transmit_next(w, now, s, out);
+        transmit_next(w, now, switch, out);
     } else {
         link::want_tx_done(w, out);
     }
 }
 
-/// Port `p` of switch `s` is free: its next control frame, else the
+/// Port `port_id` of switch `switch` is free: its next control frame, else the
 /// scheduler's next packet.
-pub(crate) fn transmit_next(w: &mut World, now: Ps, s: u32, p: u32) {
-    let port = &mut w.ports[p as usize];
+pub(crate) fn transmit_next(w: &mut World, now: Ps, switch: u32, port_id: u32) {
+    let port = &mut w.ports[port_id as usize];
     if port.busy_until > now {
-        link::want_tx_done(w, p);
+        link::want_tx_done(w, port_id);
         return;
     }
     if let Some(pkt) = port.pop_ctrl() {
         // PFC frames go first and are never paused (802.1Qbb §36.1.3.2).
-        link::transmit(w, now, p, pkt);
-        let port = &w.ports[p as usize];
+        link::transmit(w, now, port_id, pkt);
+        let port = &w.ports[port_id as usize];
         if port.has_ctrl() || port.sendable() != 0 {
-            link::want_tx_done(w, p);
+            link::want_tx_done(w, port_id);
         }
         return;
     }
-    let Some((pkt, queue)) = w.switches[s as usize].dequeue(&w.sw, port, &mut w.arena, now) else {
+    let Some((pkt, queue)) = w.switches[switch as usize].dequeue(&w.sw, port, &mut w.arena, now)
+    else {
         return;
     };
-    depart(w, now, s, p, pkt, queue, true);
+    depart(w, now, switch, port_id, pkt, queue, true);
 }
 
-/// Packet `pkt` left class queue `queue` of switch port `p` (`charged`: an
+/// Packet `pkt` left class queue `queue` of switch port `port_id` (`charged`: an
 /// ingress hook charged it): the depart hooks, then the wire.
 #[inline(always)]
-fn depart(w: &mut World, now: Ps, s: u32, p: u32, pkt: PktId, queue: usize, charged: bool) {
+fn depart(
+    w: &mut World,
+    now: Ps,
+    switch: u32,
+    port_id: u32,
+    pkt: PktId,
+    queue: usize,
+    charged: bool,
+) {
     let k = w.arena.get_mut(pkt);
-    let mut hop = Hop::new(s, pkt, k.in_port, p, k.class, k.prio, k.size as Bytes);
+    let mut hop = Hop::new(
+        switch,
+        pkt,
+        k.in_port,
+        port_id,
+        k.class,
+        k.prio,
+        k.size as Bytes,
+    );
     hop.queue = queue as u8;
     hop.charged = charged;
     let kind = k.kind;
     // It travels on to the next hop on the priority of the queue it left.
     k.prio = queue as u8;
     mech::on_depart(w, now, &hop, kind);
-    link::transmit(w, now, p, pkt);
-    let port = &w.ports[p as usize];
+    link::transmit(w, now, port_id, pkt);
+    let port = &w.ports[port_id as usize];
     if port.sendable() != 0 || port.has_ctrl() {
-        link::want_tx_done(w, p);
+        link::want_tx_done(w, port_id);
     }
 }
 
-/// Drops every packet queued in class `c` of switch port `gp` (the PFC
+/// Drops every packet queued in class `class` of switch port `port` (the PFC
 /// watchdog's drop mode); each leaves through the depart hooks, flagged
 /// flushed. Returns how many.
-pub(crate) fn flush_class(w: &mut World, now: Ps, gp: u32, c: usize) -> u64 {
-    let Owner::Switch(s) = w.ports[gp as usize].owner() else {
+pub(crate) fn flush_class(w: &mut World, now: Ps, port: u32, class: usize) -> u64 {
+    let Owner::Switch(s) = w.ports[port as usize].owner() else {
         unreachable!("only switch ports queue packets");
     };
     let mut n = 0;
-    while let Some(pkt) = w.ports[gp as usize].queues[c].pkts.pop_front() {
+    while let Some(pkt) = w.ports[port as usize].queues[class].pkts.pop_front() {
         let k = *w.arena.get(pkt);
         let size = k.size as Bytes;
-        let queue = &mut w.ports[gp as usize].queues[c];
+        let queue = &mut w.ports[port as usize].queues[class];
         queue.track(now);
         queue.bytes -= size;
         queue.counters.drop_pkts += 1;
         queue.counters.drop_bytes += size;
         w.switches[s as usize].used -= size;
-        let mut hop = Hop::new(s, pkt, k.in_port, gp, k.class, k.prio, size);
-        hop.queue = c as u8;
+        let mut hop = Hop::new(s, pkt, k.in_port, port, k.class, k.prio, size);
+        hop.queue = class as u8;
         hop.charged = true;
         hop.flushed = true;
         mech::on_depart(w, now, &hop, k.kind);
@@ -221,27 +238,27 @@ pub(crate) fn flush_class(w: &mut World, now: Ps, gp: u32, c: usize) -> u64 {
         w.arena.free(pkt);
         n += 1;
     }
-    w.ports[gp as usize].nonempty &= !(1 << c);
+    w.ports[port as usize].nonempty &= !(1 << class);
     n
 }
 
-/// Queues a link-local control frame (PAUSE, a mechanism's) on port `gp`'s control
+/// Queues a link-local control frame (PAUSE, a mechanism's) on port `port`'s control
 /// FIFO, ahead of every class queue. The caller kicks the port
 /// ([`link::kick`]) when its own bookkeeping is done.
-pub(crate) fn queue_link_frame(w: &mut World, gp: u32, frame: Packet) -> PktId {
+pub(crate) fn queue_link_frame(w: &mut World, port: u32, frame: Packet) -> PktId {
     w.counters.cons.sent_bytes += frame.size as u64;
     let id = w.arena.alloc(frame);
-    w.ports[gp as usize].push_ctrl(id);
+    w.ports[port as usize].push_ctrl(id);
     id
 }
 
-/// Queues a PAUSE frame for `class` on port `gp` (any port: a switch's or a
+/// Queues a PAUSE frame for `class` on port `port` (any port: a switch's or a
 /// NIC's) carrying `quanta`: a pause (`pause`, counted as an XOFF) or a
 /// resume (quanta 0, an XON). The caller kicks the port.
-pub(crate) fn queue_pause(w: &mut World, now: Ps, gp: u32, class: u8, pause: bool, quanta: u64) {
+pub(crate) fn queue_pause(w: &mut World, now: Ps, port: u32, class: u8, pause: bool, quanta: u64) {
     let frame = Packet::link_frame(super::PacketKind::Pause, now, class, quanta, class as u32);
-    queue_link_frame(w, gp, frame);
-    let pfc = &mut w.mechs.pfc.ports[gp as usize];
+    queue_link_frame(w, port, frame);
+    let pfc = &mut w.mechs.pfc.ports[port as usize];
     if pause {
         pfc.xoff_tx[class as usize] += 1;
     } else {
@@ -249,18 +266,18 @@ pub(crate) fn queue_pause(w: &mut World, now: Ps, gp: u32, class: u8, pause: boo
     }
 }
 
-/// Switch `s` sends frame `pkt` (built by a mechanism, addressed to a host)
+/// Switch `switch` sends frame `pkt` (built by a mechanism, addressed to a host)
 /// through the network, routed like any packet from this switch on, but
 /// charged to no ingress (`Hop::in_local` is [`NO_INGRESS`]): a congestion
 /// notification to a source, say.
 #[cfg_attr(not(test), allow(dead_code))] // the congestion-notification mechanisms (issue 19) use it
-pub(crate) fn send_routed(w: &mut World, now: Ps, s: u32, pkt: PktId) {
+pub(crate) fn send_routed(w: &mut World, now: Ps, switch: u32, pkt: PktId) {
     let p = w.arena.get(pkt);
     let (dst, hash, class, size) = (p.dst, p.hash, p.class, p.size as Bytes);
     w.counters.cons.sent_bytes += size;
-    let local = w.routes.select(s, dst, hash);
-    let out = w.switches[s as usize].port(local);
-    let mut hop = Hop::new(s, pkt, NO_INGRESS, out, class, class, size);
+    let local = w.routes.select(switch, dst, hash);
+    let out = w.switches[switch as usize].port(local);
+    let mut hop = Hop::new(switch, pkt, NO_INGRESS, out, class, class, size);
     hop.at_once = Switch::leaves_at_once(&w.sw, &w.ports[out as usize], class as usize, now);
     forward(w, now, &hop);
 }
@@ -300,11 +317,11 @@ impl Switch {
         }
     }
 
-    /// Global id of local port `l`.
+    /// Global id of local port `local`.
     #[inline]
-    pub fn port(&self, l: u16) -> u32 {
-        debug_assert!((l as usize) < self.ports.len());
-        self.ports.start + l as u32
+    pub fn port(&self, local: u16) -> u32 {
+        debug_assert!((local as usize) < self.ports.len());
+        self.ports.start + local as u32
     }
 
     #[inline]
@@ -314,39 +331,39 @@ impl Switch {
     }
 
     /// Admission control and enqueue-time marking for packet `id` on class
-    /// queue `c` of `port` (the packet's class, or a congested-flow queue).
+    /// queue `class` of `port` (the packet's class, or a congested-flow queue).
     pub fn enqueue(
         &mut self,
         params: &SwitchParams,
         port: &mut Port,
         arena: &mut PacketArena,
         id: PktId,
-        c: usize,
+        class: usize,
         now: Ps,
     ) -> Enqueue {
         let pkt = arena.get_mut(id);
         let size = pkt.size as Bytes;
-        let q = port.queues[c].bytes;
-        if !self.admits(params, port, c, size) {
+        let q = port.queues[class].bytes;
+        if !self.admits(params, port, class, size) {
             return Enqueue::Dropped;
         }
         // Below `ecn_from` no rule can mark: the rule itself is not read.
-        if q > port.queues[c].ecn_from && port.ecn_at_dequeue & (1 << c) == 0 {
-            let ecn = *port.ecn(c);
+        if q > port.queues[class].ecn_from && port.ecn_at_dequeue & (1 << class) == 0 {
+            let ecn = *port.ecn(class);
             if pkt.flags & flags::ECT != 0 && pkt.flags & flags::CE == 0 && self.mark(&ecn, q) {
                 pkt.flags |= flags::CE;
-                port.queues[c].counters.ecn_marks += 1;
+                port.queues[class].counters.ecn_marks += 1;
             }
         }
         pkt.enq_at = now;
-        let queue = &mut port.queues[c];
+        let queue = &mut port.queues[class];
         queue.track(now);
         queue.pkts.push_back(id);
         queue.bytes += size;
         if queue.bytes > queue.max_bytes {
             queue.max_bytes = queue.bytes;
         }
-        port.nonempty |= 1 << c;
+        port.nonempty |= 1 << class;
         self.used += size;
         if self.used > self.peak_used {
             self.peak_used = self.used;
@@ -355,12 +372,12 @@ impl Switch {
     }
 
     /// The admission rule (module docs) for a packet of `size` bytes in class
-    /// queue `c`; counts the drop when it says no.
+    /// queue `class`; counts the drop when it says no.
     #[inline(always)]
-    fn admits(&self, params: &SwitchParams, port: &mut Port, c: usize, size: Bytes) -> bool {
-        let ok = self.fits(params, port, c, size);
+    fn admits(&self, params: &SwitchParams, port: &mut Port, class: usize, size: Bytes) -> bool {
+        let ok = self.fits(params, port, class, size);
         if !ok {
-            let cnt = &mut port.queues[c].counters;
+            let cnt = &mut port.queues[class].counters;
             cnt.drop_pkts += 1;
             cnt.drop_bytes += size;
         }
@@ -368,10 +385,16 @@ impl Switch {
     }
 
     /// Whether the admission rule (module docs) takes a packet of `size`
-    /// bytes into class queue `c` of `port` now (counting nothing).
+    /// bytes into class queue `class` of `port` now (counting nothing).
     #[inline(always)]
-    pub(crate) fn fits(&self, params: &SwitchParams, port: &Port, c: usize, size: Bytes) -> bool {
-        if params.lossless & (1 << c) != 0 {
+    pub(crate) fn fits(
+        &self,
+        params: &SwitchParams,
+        port: &Port,
+        class: usize,
+        size: Bytes,
+    ) -> bool {
+        if params.lossless & (1 << class) != 0 {
             // No egress threshold: PFC at the ingress keeps the queue bounded.
             self.used + size <= params.buffer
         } else {
@@ -380,9 +403,9 @@ impl Switch {
             // Headroom bytes in use are charged to that reservation, not to the pool.
             let usable = params.buffer.saturating_sub(self.pfc.total_headroom);
             let used = self.used - self.pfc.hdrm_used;
-            let q = port.queues[c].bytes;
+            let q = port.queues[class].bytes;
             used + size <= usable
-                && match params.admission[c] {
+                && match params.admission[class] {
                     Admission::Dynamic { alpha } => {
                         // Byte counts are far below 2^63, where converting
                         // through i64 gives the same f64 in one instruction.
@@ -393,22 +416,22 @@ impl Switch {
         }
     }
 
-    /// Whether a packet of class `c` arriving now at `port` would leave at
-    /// once: the transmitter is idle, nothing is queued or waiting, `c` is
+    /// Whether a packet of class `class` arriving now at `port` would leave at
+    /// once: the transmitter is idle, nothing is queued or waiting, `class` is
     /// not paused, and the scheduler is strict priority (so the choice
     /// cannot depend on scheduler state). Then [`Switch::pass_through`]
     /// stands for an enqueue followed at once by a dequeue.
     #[inline(always)]
-    pub fn leaves_at_once(params: &SwitchParams, port: &Port, c: usize, now: Ps) -> bool {
+    pub fn leaves_at_once(params: &SwitchParams, port: &Port, class: usize, now: Ps) -> bool {
         port.nonempty == 0
             && port.is_idle(now)
             && !port.has_ctrl()
-            && (port.paused | port.held | port.storm) & (1 << c) == 0
+            && (port.paused | port.held | port.storm) & (1 << class) == 0
             && params.scheduler == Scheduler::StrictPriority
     }
 
     /// [`Switch::enqueue`] then [`Switch::dequeue`] of packet `id` in class
-    /// `c` of `port`, when [`Switch::leaves_at_once`] holds: the same
+    /// `class` of `port`, when [`Switch::leaves_at_once`] holds: the same
     /// admission, counters and peaks, without touching the queue itself (the
     /// queue is empty before and after, so no ECN rule can mark and the
     /// packet waits zero time). A test checks it against the two calls.
@@ -418,13 +441,13 @@ impl Switch {
         params: &SwitchParams,
         port: &mut Port,
         size: Bytes,
-        c: usize,
+        class: usize,
     ) -> Enqueue {
-        debug_assert!(port.nonempty == 0 && port.queues[c].bytes == 0);
-        if !self.admits(params, port, c, size) {
+        debug_assert!(port.nonempty == 0 && port.queues[class].bytes == 0);
+        if !self.admits(params, port, class, size) {
             return Enqueue::Dropped;
         }
-        let queue = &mut port.queues[c];
+        let queue = &mut port.queues[class];
         if size > queue.max_bytes {
             queue.max_bytes = size;
         }

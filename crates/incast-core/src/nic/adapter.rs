@@ -566,26 +566,26 @@ pub(crate) fn offer(w: &mut World, now: Ps, src: u32, dst: u32, bytes: u32, burs
     }
 }
 
-/// The next raw frame of NIC `n` (step 2), with its limiter's bookkeeping
+/// The next raw frame of NIC `nic` (step 2), with its limiter's bookkeeping
 /// (step 3). Arms the NIC's wake-up when only limited VOQs have frames.
-fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
+fn next_frame(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
     let st = w.nic_state.adapter.as_deref_mut()?;
-    let port = &w.ports[w.nics[n as usize].port as usize];
+    let port = &w.ports[w.nics[nic as usize].port as usize];
     if port.paused & (1 << st.data_class) != 0 {
         return None; // the resume kicks the NIC
     }
     let link = port.rate;
-    let ad = &mut st.voqs[n as usize];
+    let ad = &mut st.voqs[nic as usize];
     let Some(sent) = ad.next_send(now) else {
         if let Some(t) = ad.next_eligible(now) {
-            let wake = &mut w.nics[n as usize].wake;
+            let wake = &mut w.nics[nic as usize].wake;
             let t = wake.deadline().map_or(t, |d| d.min(t));
-            w.q.arm(wake, t, Ev::NicWake(n));
+            w.q.arm(wake, t, Ev::NicWake(nic));
         }
         return None;
     };
     // The adapter model has one host per NIC: its first host.
-    let src = w.nics[n as usize].node;
+    let src = w.nics[nic as usize].node;
     let dst = dst_of(src, sent.voq);
     let frame = sent.item;
     let mut pkt = Packet::raw_frame(
@@ -603,7 +603,7 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     let id = w.arena.alloc_held(pkt);
     // An ECM frame needs nothing of its reaction point, and an E2CM-CP
     // frame nothing while it passes by (its probe draw was made ahead).
-    if !st.sending_reaches_rps || st.voqs[n as usize].pass_by(sent.voq) {
+    if !st.sending_reaches_rps || st.voqs[nic as usize].pass_by(sent.voq) {
         return Some(id);
     }
     let eager = st.eager_rps;
@@ -615,7 +615,7 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
     let (probe, passing) = r.rp.on_sent(now, sent.bytes);
     let moved = r.rp.sending_moves_limiter();
     if passing > 0 {
-        st.voqs[n as usize].set_passing(sent.voq, passing);
+        st.voqs[nic as usize].set_passing(sent.voq, passing);
     }
     if let Some(req) = probe {
         st.totals.probes_sent += 1;
@@ -631,7 +631,7 @@ fn next_frame(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         (probe.class, probe.prio) = (st.probe_class, st.probe_class);
         w.counters.cons.sent_bytes += probe.size as u64;
         let pid = w.arena.alloc(probe);
-        w.nics[n as usize].ctrl.push_back(pid);
+        w.nics[nic as usize].ctrl.push_back(pid);
     }
     if moved {
         sync(w, now, slot);
@@ -649,10 +649,10 @@ pub(crate) fn notify(now: Ps, dst: u32, hash: u64, msg: u64) -> Packet {
     p
 }
 
-/// A notification reached NIC `n` (step 4): feedback to a reaction point,
+/// A notification reached NIC `nic` (step 4): feedback to a reaction point,
 /// a probe answered with an echo, an echo to its reaction point. Frees it.
 #[inline(never)]
-pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
+pub(crate) fn on_notify(w: &mut World, now: Ps, nic: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     w.arena.free(id);
     let Some(st) = w.nic_state.adapter.as_deref_mut() else {
@@ -665,7 +665,7 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
                 let st = w.nic_state.adapter.as_deref_mut().expect("cm");
                 st.rps[slot as usize].rp.on_feedback(now, &fb);
                 sync(w, now, slot);
-                super::kick(w, now, n);
+                super::kick(w, now, nic);
             }
         }
         Msg::Probe {
@@ -687,8 +687,8 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
             let back = notify(now, src, crate::rng::mix64(hash), msg);
             w.counters.cons.sent_bytes += back.size as u64;
             let eid = w.arena.alloc(back);
-            w.nics[n as usize].ctrl.push_back(eid);
-            super::kick(w, now, n);
+            w.nics[nic as usize].ctrl.push_back(eid);
+            super::kick(w, now, nic);
         }
         Msg::Echo { src, dst, echo } => {
             st.totals.echoes_received += 1;
@@ -696,7 +696,7 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, n: u32, id: PktId) {
                 let st = w.nic_state.adapter.as_deref_mut().expect("cm");
                 st.rps[slot as usize].rp.on_probe_echo(now, &echo);
                 sync(w, now, slot);
-                super::kick(w, now, n);
+                super::kick(w, now, nic);
             }
         }
     }
@@ -718,22 +718,22 @@ pub(crate) fn on_rp_timer(w: &mut World, now: Ps, slot: u32) {
     super::kick(w, now, nic);
 }
 
-/// Whether NIC `n` holds arriving frames in a receive buffer (a hotspot host).
+/// Whether NIC `nic` holds arriving frames in a receive buffer (a hotspot host).
 #[inline]
-pub(crate) fn buffers_rx(w: &World, n: u32) -> bool {
+pub(crate) fn buffers_rx(w: &World, nic: u32) -> bool {
     w.nic_state
         .adapter
         .as_ref()
-        .is_some_and(|st| st.rx[n as usize].is_some())
+        .is_some_and(|st| st.rx[nic as usize].is_some())
 }
 
-/// A frame reached hotspot NIC `n`: into its receive buffer (or lost if
+/// A frame reached hotspot NIC `nic`: into its receive buffer (or lost if
 /// the buffer overflows), PAUSE by the watermarks.
 #[inline(never)]
-pub(crate) fn rx_arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
+pub(crate) fn rx_arrive(w: &mut World, now: Ps, nic: u32, id: PktId) {
     let size = w.arena.get(id).size as u64;
     let st = w.nic_state.adapter.as_deref_mut().expect("cm");
-    let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
+    let rx = st.rx[nic as usize].as_deref_mut().expect("rx buffer");
     let out = rx.buf.arrive(now, size);
     if !out.accepted {
         st.totals.rx_overflow_frames += 1;
@@ -742,39 +742,39 @@ pub(crate) fn rx_arrive(w: &mut World, now: Ps, n: u32, id: PktId) {
         return;
     }
     rx.pkts.push_back(id);
-    rx_outcome(w, now, n, out.pause, out.service_done_at);
+    rx_outcome(w, now, nic, out.pause, out.service_done_at);
 }
 
-/// Hotspot NIC `n`'s frame in service is consumed: to the host.
+/// Hotspot NIC `nic`'s frame in service is consumed: to the host.
 #[inline(never)]
-pub(crate) fn on_rx_done(w: &mut World, now: Ps, n: u32) {
+pub(crate) fn on_rx_done(w: &mut World, now: Ps, nic: u32) {
     let st = w.nic_state.adapter.as_deref_mut().expect("cm");
-    let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
+    let rx = st.rx[nic as usize].as_deref_mut().expect("rx buffer");
     let out = rx.buf.service_done(now);
     let id = rx.pkts.pop_front().expect("a frame in service");
-    rx_outcome(w, now, n, out.pause, out.service_done_at);
-    super::deliver(w, now, n, id);
+    rx_outcome(w, now, nic, out.pause, out.service_done_at);
+    super::deliver(w, now, nic, id);
 }
 
-fn rx_outcome(w: &mut World, now: Ps, n: u32, pause: Option<PauseChange>, done: Option<Ps>) {
+fn rx_outcome(w: &mut World, now: Ps, nic: u32, pause: Option<PauseChange>, done: Option<Ps>) {
     if let Some(t) = done {
-        w.q.push(t, Ev::RxDone(n));
+        w.q.push(t, Ev::RxDone(nic));
     }
     let Some(change) = pause else {
         return;
     };
     let st = w.nic_state.adapter.as_deref_mut().expect("cm");
     let class = st.data_class;
-    let rx = st.rx[n as usize].as_deref_mut().expect("rx buffer");
+    let rx = st.rx[nic as usize].as_deref_mut().expect("rx buffer");
     let quanta = if change == PauseChange::Pause {
         rx.pauses += 1;
         0xFFFF
     } else {
         0
     };
-    let gp = w.nics[n as usize].port;
+    let gp = w.nics[nic as usize].port;
     switch::queue_pause(w, now, gp, class, quanta > 0, quanta);
-    super::kick(w, now, n);
+    super::kick(w, now, nic);
 }
 
 /// Hotspot `i` starts (`on`) or ends: its host's service rate.

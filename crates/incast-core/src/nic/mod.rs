@@ -246,21 +246,21 @@ nic_models! {
     #[cfg(any(test, feature = "examples"))] ExampleFifo => example_fifo::ExampleFifo, "example_fifo";
 }
 
-/// NIC `n` may have something to send: now if its port is idle, else when
+/// NIC `nic` may have something to send: now if its port is idle, else when
 /// its transmission ends.
 #[inline]
-pub(crate) fn kick(w: &mut World, now: Ps, n: u32) {
-    let p = w.nics[n as usize].port;
+pub(crate) fn kick(w: &mut World, now: Ps, nic: u32) {
+    let p = w.nics[nic as usize].port;
     if w.ports[p as usize].is_idle(now) {
-        transmit_next(w, now, n);
+        transmit_next(w, now, nic);
     } else {
         link::want_tx_done(w, p);
     }
 }
 
-/// NIC `n`'s port is free: its next packet (module docs).
-pub(crate) fn transmit_next(w: &mut World, now: Ps, n: u32) {
-    let p = w.nics[n as usize].port;
+/// NIC `nic_id`'s port is free: its next packet (module docs).
+pub(crate) fn transmit_next(w: &mut World, now: Ps, nic_id: u32) {
+    let p = w.nics[nic_id as usize].port;
     let port = &mut w.ports[p as usize];
     if port.busy_until > now {
         link::want_tx_done(w, p);
@@ -273,7 +273,7 @@ pub(crate) fn transmit_next(w: &mut World, now: Ps, n: u32) {
         return;
     }
     let paused = port.paused;
-    let nic = &mut w.nics[n as usize];
+    let nic = &mut w.nics[nic_id as usize];
     let ctrl_ok = nic.ctrl.front().is_some_and(|&id| {
         let pkt = w.arena.get(id);
         // RDMA ACKs, NACKs and CNPs may be set to ignore pauses (`rdma.ctrl_ignores_pause`).
@@ -284,22 +284,22 @@ pub(crate) fn transmit_next(w: &mut World, now: Ps, n: u32) {
     let pkt = if ctrl_ok {
         nic.ctrl.pop_front()
     } else {
-        model_next(w, now, n)
+        model_next(w, now, nic_id)
     };
     if let Some(id) = pkt {
         link::transmit(w, now, p, id);
-        if !w.nics[n as usize].ctrl.is_empty() || model_has_work(w, n) {
+        if !w.nics[nic_id as usize].ctrl.is_empty() || model_has_work(w, nic_id) {
             link::want_tx_done(w, p);
         }
     }
 }
 
-/// A packet reached NIC `n`: to the transport of its destination host, or
+/// A packet reached NIC `nic`: to the transport of its destination host, or
 /// into its receive buffer first (a hotspot host of the adapter model).
 #[inline]
-pub(crate) fn receive(w: &mut World, now: Ps, n: u32, id: PktId) {
-    if adapter::buffers_rx(w, n) && w.arena.get(id).kind != PacketKind::Notify {
-        adapter::rx_arrive(w, now, n, id);
+pub(crate) fn receive(w: &mut World, now: Ps, nic: u32, id: PktId) {
+    if adapter::buffers_rx(w, nic) && w.arena.get(id).kind != PacketKind::Notify {
+        adapter::rx_arrive(w, now, nic, id);
         return;
     }
     if w.rx.is_some() && w.arena.get(id).kind != PacketKind::Notify {
@@ -307,21 +307,21 @@ pub(crate) fn receive(w: &mut World, now: Ps, n: u32, id: PktId) {
         rx::arrive(w, now, id);
         return;
     }
-    deliver(w, now, n, id);
+    deliver(w, now, nic, id);
 }
 
-/// Packet `id` is handed to NIC `n`'s host.
+/// Packet `id` is handed to NIC `nic`'s host.
 #[inline(always)]
-pub(crate) fn deliver(w: &mut World, now: Ps, n: u32, id: PktId) {
+pub(crate) fn deliver(w: &mut World, now: Ps, nic: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     w.counters.cons.delivered_bytes += pkt.size as u64;
     debug_assert_eq!(
-        w.host_nic[pkt.dst as usize], n,
+        w.host_nic[pkt.dst as usize], nic,
         "packet delivered to the wrong NIC"
     );
     if pkt.kind == PacketKind::Notify {
-        w.nics[n as usize].notifications += 1;
-        mech::on_notify(w, now, n, id);
+        w.nics[nic as usize].notifications += 1;
+        mech::on_notify(w, now, nic, id);
         return;
     }
     if pkt.flags & (flags::TRIMMED | flags::NDP | flags::EQDS) != 0 {
@@ -347,9 +347,9 @@ pub(crate) fn deliver(w: &mut World, now: Ps, n: u32, id: PktId) {
     tcp::receive(w, now, pkt.dst, &pkt, id);
 }
 
-/// Queues a ready-made packet (ACK, CNP, datagram) at the NIC of host `h`.
+/// Queues a ready-made packet (ACK, CNP, datagram) at the NIC of host `host`.
 #[inline]
-pub(crate) fn push_ctrl(w: &mut World, h: u32, id: PktId) {
-    let n = w.host_nic[h as usize];
+pub(crate) fn push_ctrl(w: &mut World, host: u32, id: PktId) {
+    let n = w.host_nic[host as usize];
     w.nics[n as usize].ctrl.push_back(id);
 }

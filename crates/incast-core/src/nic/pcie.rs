@@ -36,21 +36,21 @@ impl PcieTx {
     }
 }
 
-/// When host `h`'s link may take its next packet (0 without a cap).
+/// When host `host`'s link may take its next packet (0 without a cap).
 #[inline(always)]
-pub(crate) fn free_at(pcie: &Option<Box<PcieTx>>, h: u32) -> Ps {
+pub(crate) fn free_at(pcie: &Option<Box<PcieTx>>, host: u32) -> Ps {
     match pcie {
-        Some(p) => p.free_at[h as usize],
+        Some(p) => p.free_at[host as usize],
         None => 0,
     }
 }
 
-/// Host `h` handed its NIC a packet of `bytes` at `now`.
+/// Host `host` handed its NIC a packet of `bytes` at `now`.
 #[inline(always)]
-pub(crate) fn charge(pcie: &mut Option<Box<PcieTx>>, now: Ps, h: u32, bytes: u64) {
+pub(crate) fn charge(pcie: &mut Option<Box<PcieTx>>, now: Ps, host: u32, bytes: u64) {
     if let Some(p) = pcie {
-        p.free_at[h as usize] = now + p.rate.tx_time(bytes);
-        p.bytes[h as usize] += bytes;
+        p.free_at[host as usize] = now + p.rate.tx_time(bytes);
+        p.bytes[host as usize] += bytes;
     }
 }
 

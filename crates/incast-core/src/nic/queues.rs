@@ -297,14 +297,18 @@ impl NicModel for Queues {
     }
 }
 
-/// Every queue of NIC `n` below its limit takes segments from its ready
+/// Every queue of NIC `nic` below its limit takes segments from its ready
 /// flows, round robin, until it reaches the limit or no flow may send.
-fn fill(w: &mut World, now: Ps, n: u32) {
+fn fill(w: &mut World, now: Ps, nic: u32) {
     let (first, per_nic, limit) = {
         let nq = w.nic_state.queues.as_deref().expect("the queues model");
-        (n as usize * nq.layout.per_nic, nq.layout.per_nic, nq.limit)
+        (
+            nic as usize * nq.layout.per_nic,
+            nq.layout.per_nic,
+            nq.limit,
+        )
     };
-    let paused = w.ports[w.nics[n as usize].port as usize].paused;
+    let paused = w.ports[w.nics[nic as usize].port as usize].paused;
     for q in first..first + per_nic {
         loop {
             let nq = w.nic_state.queues.as_deref_mut().expect("the queues model");
@@ -331,17 +335,17 @@ fn fill(w: &mut World, now: Ps, n: u32) {
     }
 }
 
-/// NIC `n`'s next packet: deficit weighted round robin over its queues
+/// NIC `nic`'s next packet: deficit weighted round robin over its queues
 /// whose head is not PAUSEd.
-fn pick(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
-    let paused = w.ports[w.nics[n as usize].port as usize].paused;
+fn pick(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
+    let paused = w.ports[w.nics[nic as usize].port as usize].paused;
     let nq = w.nic_state.queues.as_deref_mut().expect("the queues model");
-    let first = n as usize * nq.layout.per_nic;
+    let first = nic as usize * nq.layout.per_nic;
     let queues = &mut nq.queues[first..first + nq.layout.per_nic];
     let arena = &w.arena;
     let k = nq.layout.dwrr(
         queues,
-        &mut nq.next[n as usize],
+        &mut nq.next[nic as usize],
         |id| arena.get(id).size as i64,
         |id| paused & (1 << arena.get(id).prio) == 0,
     )?;

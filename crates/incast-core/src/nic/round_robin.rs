@@ -53,15 +53,15 @@ impl NicModel for RoundRobin {
 /// Round robin over the NIC's sendable TCP flows: the next data segment.
 /// (Inlined into each NIC model that serves flows round robin.)
 #[inline(always)]
-fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
-    let paused = w.ports[w.nics[n as usize].port as usize].paused;
-    let mut tries = w.nics[n as usize].ready.len();
-    while let Some(slot) = w.nics[n as usize].ready.pop_front() {
+fn next_tcp_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
+    let paused = w.ports[w.nics[nic as usize].port as usize].paused;
+    let mut tries = w.nics[nic as usize].ready.len();
+    while let Some(slot) = w.nics[nic as usize].ready.pop_front() {
         match offer_tcp(w, now, slot, paused, true) {
             TcpOffer::Gone | TcpOffer::Idle => continue,
             TcpOffer::Paused => {
                 // PFC: this flow's class is paused; the resume kicks the NIC.
-                w.nics[n as usize].ready.push_back(slot);
+                w.nics[nic as usize].ready.push_back(slot);
                 tries -= 1;
                 if tries == 0 {
                     return None;
@@ -69,7 +69,7 @@ fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
             }
             TcpOffer::Sent { pkt, again } => {
                 if again {
-                    w.nics[n as usize].ready.push_back(slot);
+                    w.nics[nic as usize].ready.push_back(slot);
                 }
                 return Some(pkt);
             }
@@ -81,17 +81,17 @@ fn next_tcp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
 /// Round robin over the NIC's QPs: the next paced data packet, if one may
 /// leave now; otherwise arm the NIC's wake-up for the earliest deadline.
 #[inline(always)]
-fn next_qp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
-    let paused = w.ports[w.nics[n as usize].port as usize].paused;
+fn next_qp_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
+    let paused = w.ports[w.nics[nic as usize].port as usize].paused;
     let mut wake = Ps::MAX;
-    for _ in 0..w.nics[n as usize].ready.len() {
-        let slot = w.nics[n as usize].ready.pop_front().expect("len");
+    for _ in 0..w.nics[nic as usize].ready.len() {
+        let slot = w.nics[nic as usize].ready.pop_front().expect("len");
         let f = &mut w.flows.slots[slot as usize];
         if !f.active {
             f.in_ready = false;
             continue;
         }
-        w.nics[n as usize].ready.push_back(slot);
+        w.nics[nic as usize].ready.push_back(slot);
         match offer_qp(w, now, slot, paused) {
             QpOffer::Nothing => continue,
             QpOffer::WaitUntil(t) => wake = wake.min(t),
@@ -99,7 +99,7 @@ fn next_qp_packet(w: &mut World, now: Ps, n: u32) -> Option<PktId> {
         }
     }
     if wake != Ps::MAX {
-        w.q.arm(&mut w.nics[n as usize].wake, wake, Ev::NicWake(n));
+        w.q.arm(&mut w.nics[nic as usize].wake, wake, Ev::NicWake(nic));
     }
     None
 }

@@ -118,15 +118,15 @@ pub(crate) fn arrive(w: &mut World, now: Ps, id: PktId) {
     }
 }
 
-/// Host `h`'s PCIe link is free: its next packet by weighted round robin.
-fn start(w: &mut World, now: Ps, h: u32) {
+/// Host `host`'s PCIe link is free: its next packet by weighted round robin.
+fn start(w: &mut World, now: Ps, host: u32) {
     let rx = w.rx.as_deref_mut().expect("the receive path");
-    let first = h as usize * rx.layout.per_nic;
+    let first = host as usize * rx.layout.per_nic;
     let queues = &mut rx.queues[first..first + rx.layout.per_nic];
     let arena = &w.arena;
     let Some(k) = rx.layout.dwrr(
         queues,
-        &mut rx.next[h as usize],
+        &mut rx.next[host as usize],
         |id| arena.get(id).size as i64,
         |_| true,
     ) else {
@@ -134,18 +134,18 @@ fn start(w: &mut World, now: Ps, h: u32) {
     };
     let fifo = &mut queues[k].fifo;
     let size = arena.get(*fifo.pkts.front().expect("picked")).size as u64;
-    rx.in_service[h as usize] = Some(fifo.pop(size));
-    w.q.push(now + rx.rate.tx_time(size), Ev::PcieDone(h));
+    rx.in_service[host as usize] = Some(fifo.pop(size));
+    w.q.push(now + rx.rate.tx_time(size), Ev::PcieDone(host));
 }
 
-/// Host `h`'s PCIe link handed it its packet in service.
-pub(crate) fn on_done(w: &mut World, now: Ps, h: u32) {
+/// Host `host`'s PCIe link handed it its packet in service.
+pub(crate) fn on_done(w: &mut World, now: Ps, host: u32) {
     let rx = w.rx.as_deref_mut().expect("the receive path");
-    let id = rx.in_service[h as usize]
+    let id = rx.in_service[host as usize]
         .take()
         .expect("a packet in service");
-    start(w, now, h);
-    let nic = w.host_nic[h as usize];
+    start(w, now, host);
+    let nic = w.host_nic[host as usize];
     super::deliver(w, now, nic, id);
 }
 

@@ -144,14 +144,14 @@ impl Scenario {
         uses
     }
 
-    /// The PFC division of switch `s`'s buffer, as `Simulation::new` sets it up.
-    fn pfc_budget(&self, pc: &PfcConfig, s: usize, lossless: usize) -> PfcBudget {
+    /// The PFC division of switch `switch`'s buffer, as `Simulation::new` sets it up.
+    fn pfc_budget(&self, pc: &PfcConfig, switch: usize, lossless: usize) -> PfcBudget {
         let c = &self.config;
         let mtu = match &c.rdma {
             Some(r) => r.data_wire(r.payload),
             None => c.transport.mtu,
         };
-        let ports = self.graph.ports(NodeRef::Switch(s as u32));
+        let ports = self.graph.ports(NodeRef::Switch(switch as u32));
         let mut groups: Vec<(Bytes, usize)> = vec![];
         let mut total_headroom: Bytes = 0;
         for &(link, _) in ports {
@@ -165,7 +165,7 @@ impl Scenario {
         }
         groups.sort_unstable();
         PfcBudget {
-            switch: s,
+            switch,
             ports: ports.len(),
             headroom_groups: groups,
             total_headroom,

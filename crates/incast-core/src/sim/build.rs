@@ -39,30 +39,30 @@ struct Fabric {
 /// Global port ids: hosts' NIC ports first (in host order; without
 /// multi-host NICs host h's NIC is NIC h, port h), then each switch's ports,
 /// contiguously.
-fn fabric(g: &Graph, seed: u64) -> Fabric {
-    let n_hosts = g.n_hosts();
+fn fabric(graph: &Graph, seed: u64) -> Fabric {
+    let n_hosts = graph.n_hosts();
     let node_index = |n: NodeRef| match n {
         NodeRef::Host(h) => h as usize,
         NodeRef::Switch(s) => n_hosts + s as usize,
     };
     // First global id of each node's ports: hosts 0..H, then switches.
-    let mut base = Vec::with_capacity(n_hosts + g.n_switches());
+    let mut base = Vec::with_capacity(n_hosts + graph.n_switches());
     let mut next = 0u32;
     let nodes = (0..n_hosts as u32)
         .map(NodeRef::Host)
-        .chain((0..g.n_switches() as u32).map(NodeRef::Switch));
+        .chain((0..graph.n_switches() as u32).map(NodeRef::Switch));
     for n in nodes {
         base.push(next);
-        next += g.ports(n).len() as u32;
+        next += graph.ports(n).len() as u32;
     }
     let global = |n: NodeRef, local: usize| base[node_index(n)] + local as u32;
     let mut ports: Vec<Port> = Vec::with_capacity(next as usize);
     let mut owners: Vec<Owner> = Vec::with_capacity(next as usize);
     let mut add_ports = |node: NodeRef, owner: Owner| -> Vec<u32> {
         let mut ids = vec![];
-        for (l, &(link, _side)) in g.ports(node).iter().enumerate() {
-            let (peer_node, peer_local) = g.peer(node, l);
-            let lk = &g.links[link as usize];
+        for (l, &(link, _side)) in graph.ports(node).iter().enumerate() {
+            let (peer_node, peer_local) = graph.peer(node, l);
+            let lk = &graph.links[link as usize];
             let id = global(node, l);
             debug_assert_eq!(id as usize, ports.len());
             owners.push(owner);
@@ -78,7 +78,7 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
     };
     // One NIC per host that has a link; hosts behind a multi-host NIC use
     // their NIC host's.
-    let nic_hosts = g.nic_hosts();
+    let nic_hosts = graph.nic_hosts();
     let mut nics = vec![];
     let mut nic_of = vec![u32::MAX; n_hosts];
     for h in 0..n_hosts as u32 {
@@ -91,7 +91,7 @@ fn fabric(g: &Graph, seed: u64) -> Fabric {
     }
     let host_nic = nic_hosts.iter().map(|&o| nic_of[o as usize]).collect();
     let mut switches = vec![];
-    for s in 0..g.n_switches() as u32 {
+    for s in 0..graph.n_switches() as u32 {
         let ids = add_ports(NodeRef::Switch(s), Owner::Switch(s));
         let first = ids.first().copied().unwrap_or(0);
         switches.push(Switch::new(s, first..first + ids.len() as u32, seed));

@@ -80,12 +80,12 @@ fn scramble(k: u32) -> u32 {
 
 /// MurmurHash3's finalizer.
 #[inline(always)]
-fn fmix32(mut h: u32) -> u32 {
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^ (h >> 16)
+fn fmix32(mut host: u32) -> u32 {
+    host ^= host >> 16;
+    host = host.wrapping_mul(0x85eb_ca6b);
+    host ^= host >> 13;
+    host = host.wrapping_mul(0xc2b2_ae35);
+    host ^ (host >> 16)
 }
 
 /// [`murmur3_32`] of three 32-bit words laid out as HPCC-sim's key union
@@ -119,10 +119,10 @@ fn key_words(key: u64) -> [u32; 3] {
 }
 
 /// HPCC-sim's node id from an imported node's name (`h13`, `s320`).
-fn node_id(g: &Graph, node: NodeRef) -> Result<u32, String> {
+fn node_id(graph: &Graph, node: NodeRef) -> Result<u32, String> {
     let (name, prefix, what) = match node {
-        NodeRef::Host(_) => (g.node_name(node), 'h', "host"),
-        NodeRef::Switch(_) => (g.node_name(node), 's', "switch"),
+        NodeRef::Host(_) => (graph.node_name(node), 'h', "host"),
+        NodeRef::Switch(_) => (graph.node_name(node), 's', "switch"),
     };
     name.strip_prefix(prefix)
         .and_then(|n| n.parse::<u32>().ok())
@@ -139,22 +139,22 @@ fn node_id(g: &Graph, node: NodeRef) -> Result<u32, String> {
 /// HPCC-sim's node ids of the hosts and of the switches, from their names
 /// (what `routing.ecmp = "hpcc"` needs of a topology). Errors: a name
 /// without an id, two nodes with one id, a host behind another's NIC.
-pub fn node_ids(g: &Graph) -> Result<(Vec<u32>, Vec<u32>), String> {
-    if let Some(&(h, _)) = g.shared_nics.first() {
+pub fn node_ids(graph: &Graph) -> Result<(Vec<u32>, Vec<u32>), String> {
+    if let Some(&(h, _)) = graph.shared_nics.first() {
         return Err(format!(
             "routing.ecmp = \"hpcc\" needs one link per host (HPCC-sim's topologies); host \
              `{}` shares another host's NIC",
-            g.host_names[h as usize]
+            graph.host_names[h as usize]
         ));
     }
-    let host_id = (0..g.n_hosts() as u32)
-        .map(|h| node_id(g, NodeRef::Host(h)))
+    let host_id = (0..graph.n_hosts() as u32)
+        .map(|h| node_id(graph, NodeRef::Host(h)))
         .collect::<Result<Vec<_>, _>>()?;
-    let switch_id = (0..g.n_switches() as u32)
-        .map(|s| node_id(g, NodeRef::Switch(s)))
+    let switch_id = (0..graph.n_switches() as u32)
+        .map(|s| node_id(graph, NodeRef::Switch(s)))
         .collect::<Result<Vec<_>, _>>()?;
     let mut owner: HashMap<u32, &str> = HashMap::new();
-    let names = g.host_names.iter().chain(&g.switch_names);
+    let names = graph.host_names.iter().chain(&graph.switch_names);
     for (&id, name) in host_id.iter().chain(&switch_id).zip(names) {
         if let Some(other) = owner.insert(id, name) {
             return Err(format!(
@@ -189,13 +189,13 @@ pub struct HpccEcmp {
 }
 
 impl HpccEcmp {
-    /// HPCC-sim's tables for graph `g` (whose hosts each have one link, as
+    /// HPCC-sim's tables for graph `graph` (whose hosts each have one link, as
     /// [`super::Routes::compute`] checks). Errors: a node name without an
     /// HPCC node id, two nodes with one id, a host behind another's NIC.
-    pub fn build(g: &Graph, dport: u16) -> Result<HpccEcmp, String> {
-        let (host_id, seed) = node_ids(g)?;
-        let (nh, ns) = (g.n_hosts(), g.n_switches());
-        let nbrs = Neighbours::of(g, &host_id, &seed);
+    pub fn build(graph: &Graph, dport: u16) -> Result<HpccEcmp, String> {
+        let (host_id, seed) = node_ids(graph)?;
+        let (nh, ns) = (graph.n_hosts(), graph.n_switches());
+        let nbrs = Neighbours::of(graph, &host_id, &seed);
         let mut tables = Tables {
             ids: HashMap::new(),
             list_start: vec![0],
@@ -206,8 +206,8 @@ impl HpccEcmp {
         let mut search = Search::new(nh + ns);
         for (t, row) in row_of.iter_mut().enumerate() {
             let switch = NodeRef::Switch(t as u32);
-            let has_hosts =
-                (0..g.ports(switch).len()).any(|p| matches!(g.peer(switch, p).0, NodeRef::Host(_)));
+            let has_hosts = (0..graph.ports(switch).len())
+                .any(|p| matches!(graph.peer(switch, p).0, NodeRef::Host(_)));
             if !has_hosts {
                 continue;
             }
@@ -234,9 +234,9 @@ impl HpccEcmp {
         self.dport
     }
 
-    /// The HPCC-sim node id of host `h`.
-    pub fn host_id(&self, h: u32) -> u32 {
-        self.host_id[h as usize]
+    /// The HPCC-sim node id of host `host`.
+    pub fn host_id(&self, host: u32) -> u32 {
+        self.host_id[host as usize]
     }
 
     /// The next hops (local ports, HPCC-sim's order) of switch `sw` toward a
@@ -299,8 +299,8 @@ struct Neighbours {
 }
 
 impl Neighbours {
-    fn of(g: &Graph, host_id: &[u32], seed: &[u32]) -> Neighbours {
-        let nh = g.n_hosts();
+    fn of(graph: &Graph, host_id: &[u32], seed: &[u32]) -> Neighbours {
+        let nh = graph.n_hosts();
         let slot = |n: NodeRef| match n {
             NodeRef::Host(h) => h as usize,
             NodeRef::Switch(s) => nh + s as usize,
@@ -314,12 +314,12 @@ impl Neighbours {
         };
         let nodes = (0..nh as u32)
             .map(NodeRef::Host)
-            .chain((0..g.n_switches() as u32).map(NodeRef::Switch));
+            .chain((0..graph.n_switches() as u32).map(NodeRef::Switch));
         let of = nodes
             .map(|n| {
                 let mut last: Vec<(usize, u16)> = Vec::new();
-                for port in 0..g.ports(n).len() {
-                    let peer = slot(g.peer(n, port).0);
+                for port in 0..graph.ports(n).len() {
+                    let peer = slot(graph.peer(n, port).0);
                     match last.iter_mut().find(|(p, _)| *p == peer) {
                         Some(entry) => entry.1 = port as u16,
                         None => last.push((peer, port as u16)),
@@ -329,7 +329,7 @@ impl Neighbours {
                 last
             })
             .collect();
-        let is_switch = (0..nh + g.n_switches()).map(|i| i >= nh).collect();
+        let is_switch = (0..nh + graph.n_switches()).map(|i| i >= nh).collect();
         Neighbours { of, is_switch }
     }
 }

@@ -156,13 +156,13 @@ impl Graph {
         h
     }
 
-    /// The host whose NIC port host `h` uses: itself, unless it shares a
+    /// The host whose NIC port host `host` uses: itself, unless it shares a
     /// multi-host NIC ([`Graph::add_host_behind`]).
-    pub fn nic_host(&self, h: u32) -> u32 {
+    pub fn nic_host(&self, host: u32) -> u32 {
         self.shared_nics
             .iter()
-            .find(|&&(x, _)| x == h)
-            .map_or(h, |&(_, owner)| owner)
+            .find(|&&(x, _)| x == host)
+            .map_or(host, |&(_, owner)| owner)
     }
 
     /// For every host, the host whose NIC port it uses ([`Graph::nic_host`]).

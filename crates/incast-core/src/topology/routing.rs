@@ -159,9 +159,9 @@ impl SwitchNeighbours {
         SwitchNeighbours { start, nbr }
     }
 
-    /// Switch `s`'s neighbour on each of its ports.
-    fn of_switch(&self, s: usize) -> &[u32] {
-        &self.nbr[self.start[s]..self.start[s + 1]]
+    /// Switch `switch`'s neighbour on each of its ports.
+    fn of_switch(&self, switch: usize) -> &[u32] {
+        &self.nbr[self.start[switch]..self.start[switch + 1]]
     }
 
     /// Breadth-first search over switches from `t`: hop counts in `dist`
@@ -189,49 +189,49 @@ impl SwitchNeighbours {
 /// routed as that host), after checking what routing assumes: port lists up
 /// to date, at most [`MAX_PORTS`] ports per switch, one link per host, and
 /// hosts linked to switches (or two hosts alone, linked to each other).
-fn hosts_on_switches(g: &Graph) -> Result<Vec<Vec<u32>>, String> {
-    let (nh, ns) = (g.n_hosts(), g.n_switches());
-    if !g.is_finalized() {
+fn hosts_on_switches(graph: &Graph) -> Result<Vec<Vec<u32>>, String> {
+    let (nh, ns) = (graph.n_hosts(), graph.n_switches());
+    if !graph.is_finalized() {
         return Err("the graph's port lists are out of date; call Graph::finalize() first".into());
     }
     for s in 0..ns as u32 {
-        if g.ports(NodeRef::Switch(s)).len() > MAX_PORTS {
+        if graph.ports(NodeRef::Switch(s)).len() > MAX_PORTS {
             return Err(format!(
                 "{} has more than {MAX_PORTS} ports",
-                g.label(NodeRef::Switch(s))
+                graph.label(NodeRef::Switch(s))
             ));
         }
     }
     let mut on_switch: Vec<Vec<u32>> = vec![Vec::new(); ns];
-    let nic_hosts = g.nic_hosts();
+    let nic_hosts = graph.nic_hosts();
     for d in 0..nh as u32 {
         if nic_hosts[d as usize] != d {
             continue; // behind another host's NIC: routed as that host
         }
-        let n = g.ports(NodeRef::Host(d)).len();
+        let n = graph.ports(NodeRef::Host(d)).len();
         if n != 1 {
             return Err(format!(
                 "{} has {n} links; a host must have exactly one",
-                g.label(NodeRef::Host(d))
+                graph.label(NodeRef::Host(d))
             ));
         }
-        let (peer, _) = g.peer(NodeRef::Host(d), 0);
+        let (peer, _) = graph.peer(NodeRef::Host(d), 0);
         match peer {
             NodeRef::Switch(t) => on_switch[t as usize].push(d),
             NodeRef::Host(o) => {
                 // Two hosts linked directly: fine only if they are the whole network.
                 if nh > 2 || ns > 0 {
                     let other = if ns > 0 {
-                        g.label(NodeRef::Switch(0))
+                        graph.label(NodeRef::Switch(0))
                     } else {
-                        g.label(NodeRef::Host(
+                        graph.label(NodeRef::Host(
                             (0..nh as u32).find(|&x| x != d && x != o).unwrap_or(o),
                         ))
                     };
                     return Err(format!(
                         "{} is linked directly to {}, so {other} cannot reach it; connect hosts to switches",
-                        g.label(NodeRef::Host(d)),
-                        g.label(peer)
+                        graph.label(NodeRef::Host(d)),
+                        graph.label(peer)
                     ));
                 }
             }

@@ -505,13 +505,13 @@ fn arm(w: &mut World, now: Ps, port: u32) {
     }
 }
 
-/// Port `gp`'s CI timer: ages entries out and resends unconfirmed CIPs.
-fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
-    let cp = w.mechs.ci.ports.get_mut(gp);
-    if !w.q.fire(&mut cp.timer, now, Ev::timer(Ci::ID, 0, gp)) {
+/// Port `port`'s CI timer: ages entries out and resends unconfirmed CIPs.
+fn on_table_timer(w: &mut World, now: Ps, port: u32) {
+    let cp = w.mechs.ci.ports.get_mut(port);
+    if !w.q.fire(&mut cp.timer, now, Ev::timer(Ci::ID, 0, port)) {
         return;
     }
-    let Owner::Switch(s) = w.ports[gp as usize].owner() else {
+    let Owner::Switch(s) = w.ports[port as usize].owner() else {
         return;
     };
     let r = &w.mechs.ci;
@@ -524,7 +524,7 @@ fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
     let mut resend = vec![];
     let mut gave_up = 0;
     {
-        let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, gp);
+        let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, port);
         let mut i = 0;
         while i < cp.len() {
             if cp.aged(i, now, age, order) {
@@ -554,12 +554,12 @@ fn on_table_timer(w: &mut World, now: Ps, gp: u32) {
         send_frame(w, now, up, CIP, key, base, flow);
     }
     // A de-isolation may have unblocked a CFQ.
-    link::kick(w, now, gp);
-    arm(w, now, gp);
+    link::kick(w, now, port);
+    arm(w, now, port);
 }
 
-/// A CIP or CIP-ACK reached port `gp`.
-fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
+/// A CIP or CIP-ACK reached port `port`.
+fn on_cip(w: &mut World, now: Ps, port: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     w.arena.free(id);
     let r = &mut w.mechs.ci;
@@ -575,8 +575,8 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
     if pkt.control_kind() == CIP_ACK {
         r.acks_received += 1;
         // Confirms the entry whose CIPs went out of this port.
-        if let Owner::Switch(s) = w.ports[gp as usize].owner() {
-            let local = w.ports[gp as usize].local;
+        if let Owner::Switch(s) = w.ports[port as usize].owner() {
+            let local = w.ports[port as usize].local;
             for p in w.switches[s as usize].ports.clone() {
                 let cp = w.mechs.ci.ports.get_mut(p);
                 if let Some(i) = cp.find(key) {
@@ -591,7 +591,7 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
     r.cips_received += 1;
     let ack = r.cfg.cip.reliability == Reliability::Ack;
     let cfq = r.cfg.cfq_for(base, key);
-    match w.ports[gp as usize].owner() {
+    match w.ports[port as usize].owner() {
         Owner::Nic(n) => {
             if !r.cfg.nic {
                 return;
@@ -603,7 +603,7 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
         }
         Owner::Switch(_) => {
             let cfg = &w.mechs.ci.cfg;
-            let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, gp);
+            let (cp, queues, held) = port_parts(&mut w.ports, &mut w.mechs.ci.ports, port);
             match cp.find(key) {
                 Some(i) => cp.entries[i].last_seen = now,
                 None => {
@@ -619,11 +619,11 @@ fn on_cip(w: &mut World, now: Ps, gp: u32, id: PktId) {
                     }
                 }
             }
-            arm(w, now, gp);
+            arm(w, now, port);
         }
     }
     if ack {
-        send_frame(w, now, gp, CIP_ACK, key, base, flow);
+        send_frame(w, now, port, CIP_ACK, key, base, flow);
     }
 }
 

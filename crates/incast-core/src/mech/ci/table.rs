@@ -630,12 +630,12 @@ mod tests {
             };
             Some((c, self.take(c)))
         }
-        /// Takes the head of class `c` regardless of the order rule (as if the
+        /// Takes the head of class `class` regardless of the order rule (as if the
         /// other queue were paused) and returns its flow.
-        fn take(&mut self, c: u8) -> u64 {
-            let id = self.q[c as usize].pkts.pop_front().unwrap();
+        fn take(&mut self, class: u8) -> u64 {
+            let id = self.q[class as usize].pkts.pop_front().unwrap();
             let key = self.arena.get(id).hash;
-            self.ci.on_exit(c, key, self.cfg.cfq_mask());
+            self.ci.on_exit(class, key, self.cfg.cfq_mask());
             self.refresh();
             key
         }

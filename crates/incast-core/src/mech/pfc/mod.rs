@@ -377,26 +377,26 @@ pub(crate) fn paused_ps(port: &Port, state: &PortPfc, end: Ps) -> Ps {
         .sum()
 }
 
-/// Sends an XOFF (`pause`) or XON for `class` out of switch `s`'s local port `l`.
-fn send(w: &mut World, now: Ps, s: u32, l: u16, class: u8, pause: bool) {
+/// Sends an XOFF (`pause`) or XON for `class` out of switch `switch`'s local port `local`.
+fn send(w: &mut World, now: Ps, switch: u32, local: u16, class: u8, pause: bool) {
     let cfg = &w.mechs.pfc.cfg;
     let quanta = if pause { cfg.pause_quanta } else { 0 };
     let mode = cfg.mode;
-    let sw = &mut w.switches[s as usize];
-    sw.pfc.ingress[l as usize][class as usize].paused = pause;
-    let gp = sw.port(l);
-    switch::queue_pause(w, now, gp, class, pause, quanta as u64);
+    let sw = &mut w.switches[switch as usize];
+    sw.pfc.ingress[local as usize][class as usize].paused = pause;
+    let port = sw.port(local);
+    switch::queue_pause(w, now, port, class, pause, quanta as u64);
     if pause && mode == PauseMode::Quanta && quanta > 0 {
         // Refresh at half the pause time while still congested (802.1Qbb; docs/mechanisms.md, PFC).
-        let half = quanta as Ps * quantum(w.ports[gp as usize].rate) / 2;
-        let state = &mut w.mechs.pfc.ports[gp as usize];
+        let half = quanta as Ps * quantum(w.ports[port as usize].rate) / 2;
+        let state = &mut w.mechs.pfc.ports[port as usize];
         w.q.arm(
             &mut state.refresh,
             now + half.max(1),
-            Ev::timer(Pfc::ID, REFRESH, gp),
+            Ev::timer(Pfc::ID, REFRESH, port),
         );
     }
-    link::kick(w, now, gp);
+    link::kick(w, now, port);
 }
 
 /// Returns a lossless packet's bytes to its ingress accounting (`class`:
@@ -440,8 +440,8 @@ fn on_refresh(w: &mut World, now: Ps, port: u32) {
     }
 }
 
-/// A PFC frame reached port `gp` (whose transmitter it pauses or resumes).
-fn on_pause_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
+/// A PFC frame reached port `port_id` (whose transmitter it pauses or resumes).
+fn on_pause_frame(w: &mut World, now: Ps, port_id: u32, id: PktId) {
     let pkt = *w.arena.get(id);
     w.counters.cons.delivered_bytes += pkt.size as u64;
     w.arena.free(id);
@@ -449,12 +449,12 @@ fn on_pause_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
     let quanta = pkt.seq;
     let cfg = &w.mechs.pfc.cfg;
     let mode = cfg.mode;
-    if matches!(w.ports[gp as usize].owner(), Owner::Nic(_)) && !cfg.hosts_obey {
+    if matches!(w.ports[port_id as usize].owner(), Owner::Nic(_)) && !cfg.hosts_obey {
         return;
     }
     let watchdog = cfg.watchdog;
-    let port = &mut w.ports[gp as usize];
-    let state = &mut w.mechs.pfc.ports[gp as usize];
+    let port = &mut w.ports[port_id as usize];
+    let state = &mut w.mechs.pfc.ports[port_id as usize];
     let until = match mode {
         _ if quanta == 0 => now,
         PauseMode::UntilResume => Ps::MAX,
@@ -475,7 +475,7 @@ fn on_pause_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
     if quanta == 0 {
         state.xon_rx[class] += 1;
         if port.paused & (1 << class) != 0 {
-            resume(w, now, gp, class);
+            resume(w, now, port_id, class);
         }
         return;
     }
@@ -489,62 +489,66 @@ fn on_pause_frame(w: &mut World, now: Ps, gp: u32, id: PktId) {
             w.q.arm(
                 &mut state.watchdog,
                 deadline,
-                Ev::timer(Pfc::ID, WATCHDOG, gp),
+                Ev::timer(Pfc::ID, WATCHDOG, port_id),
             );
         }
-        log(w, now, gp, class as u8, PFC_PAUSED);
+        log(w, now, port_id, class as u8, PFC_PAUSED);
     }
     if until != Ps::MAX {
-        let state = &mut w.mechs.pfc.ports[gp as usize];
-        w.q.arm(&mut state.expiry, until, Ev::timer(Pfc::ID, EXPIRY, gp));
+        let state = &mut w.mechs.pfc.ports[port_id as usize];
+        w.q.arm(
+            &mut state.expiry,
+            until,
+            Ev::timer(Pfc::ID, EXPIRY, port_id),
+        );
     }
 }
 
-/// Class `class` of port `gp` may send again.
-fn resume(w: &mut World, now: Ps, gp: u32, class: usize) {
-    w.ports[gp as usize].paused &= !(1 << class);
-    let state = &mut w.mechs.pfc.ports[gp as usize];
+/// Class `class` of port `port` may send again.
+fn resume(w: &mut World, now: Ps, port: u32, class: usize) {
+    w.ports[port as usize].paused &= !(1 << class);
+    let state = &mut w.mechs.pfc.ports[port as usize];
     state.tripped &= !(1 << class);
     let paused = now - state.paused_since[class];
     state.paused_time[class] += paused;
     state.longest_pause[class] = state.longest_pause[class].max(paused);
-    log(w, now, gp, class as u8, PFC_RESUMED);
-    link::kick(w, now, gp);
+    log(w, now, port, class as u8, PFC_RESUMED);
+    link::kick(w, now, port);
 }
 
-/// The expiry timer of port `gp`: pauses whose quanta ran out resume.
-fn on_expiry(w: &mut World, now: Ps, gp: u32) {
-    let ev = Ev::timer(Pfc::ID, EXPIRY, gp);
+/// The expiry timer of port `port`: pauses whose quanta ran out resume.
+fn on_expiry(w: &mut World, now: Ps, port: u32) {
+    let ev = Ev::timer(Pfc::ID, EXPIRY, port);
     if !w
         .q
-        .fire(&mut w.mechs.pfc.ports[gp as usize].expiry, now, ev)
+        .fire(&mut w.mechs.pfc.ports[port as usize].expiry, now, ev)
     {
         return;
     }
     let mut next = Ps::MAX;
     for c in 0..NUM_CLASSES {
-        if w.ports[gp as usize].paused & (1 << c) == 0 {
+        if w.ports[port as usize].paused & (1 << c) == 0 {
             continue;
         }
-        let until = w.mechs.pfc.ports[gp as usize].pause_until[c];
+        let until = w.mechs.pfc.ports[port as usize].pause_until[c];
         if until <= now {
-            resume(w, now, gp, c);
+            resume(w, now, port, c);
         } else {
             next = next.min(until);
         }
     }
     if next != Ps::MAX {
-        w.q.arm(&mut w.mechs.pfc.ports[gp as usize].expiry, next, ev);
+        w.q.arm(&mut w.mechs.pfc.ports[port as usize].expiry, next, ev);
     }
 }
 
-/// The PFC watchdog's timer on port `gp`: trips pauses that have lasted
+/// The PFC watchdog's timer on port `port_id`: trips pauses that have lasted
 /// `limit` and, in drop mode, restores classes quiet for `restore`.
-fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
-    let ev = Ev::timer(Pfc::ID, WATCHDOG, gp);
+fn on_watchdog(w: &mut World, now: Ps, port_id: u32) {
+    let ev = Ev::timer(Pfc::ID, WATCHDOG, port_id);
     if !w
         .q
-        .fire(&mut w.mechs.pfc.ports[gp as usize].watchdog, now, ev)
+        .fire(&mut w.mechs.pfc.ports[port_id as usize].watchdog, now, ev)
     {
         return;
     }
@@ -558,8 +562,8 @@ fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
     let mut next = Ps::MAX;
     for c in 0..NUM_CLASSES {
         let bit = 1u8 << c;
-        let port = &mut w.ports[gp as usize];
-        let state = &mut w.mechs.pfc.ports[gp as usize];
+        let port = &mut w.ports[port_id as usize];
+        let state = &mut w.mechs.pfc.ports[port_id as usize];
         if port.paused & bit != 0 && state.tripped & bit == 0 {
             let due = state.paused_since[c] + limit;
             if due > now {
@@ -568,17 +572,17 @@ fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
             }
             state.tripped |= bit;
             state.watchdog_trips += 1;
-            log(w, now, gp, c as u8, PFC_WATCHDOG_TRIP);
+            log(w, now, port_id, c as u8, PFC_WATCHDOG_TRIP);
             // Drop mode acts on switch queues; a host's pauses are only reported.
-            if wd.drop && matches!(w.ports[gp as usize].owner(), Owner::Switch(_)) {
-                w.ports[gp as usize].storm |= bit;
-                w.mechs.pfc.ports[gp as usize].last_xoff[c] = now;
+            if wd.drop && matches!(w.ports[port_id as usize].owner(), Owner::Switch(_)) {
+                w.ports[port_id as usize].storm |= bit;
+                w.mechs.pfc.ports[port_id as usize].last_xoff[c] = now;
                 next = next.min(now + restore);
-                resume(w, now, gp, c);
-                let flushed = switch::flush_class(w, now, gp, c);
-                w.mechs.pfc.ports[gp as usize].watchdog_drops += flushed;
+                resume(w, now, port_id, c);
+                let flushed = switch::flush_class(w, now, port_id, c);
+                w.mechs.pfc.ports[port_id as usize].watchdog_drops += flushed;
                 // A flushed NCQ may release a congested-flow queue's markers.
-                link::kick(w, now, gp);
+                link::kick(w, now, port_id);
             }
         } else if port.storm & bit != 0 {
             let due = state.last_xoff[c] + restore;
@@ -587,30 +591,34 @@ fn on_watchdog(w: &mut World, now: Ps, gp: u32) {
                 continue;
             }
             port.storm &= !bit;
-            log(w, now, gp, c as u8, PFC_WATCHDOG_RESTORE);
+            log(w, now, port_id, c as u8, PFC_WATCHDOG_RESTORE);
             // The peer's last word was a pause that is still on: obey it.
-            let state = &mut w.mechs.pfc.ports[gp as usize];
+            let state = &mut w.mechs.pfc.ports[port_id as usize];
             let until = state.pause_until[c];
             if until > now {
-                w.ports[gp as usize].paused |= bit;
+                w.ports[port_id as usize].paused |= bit;
                 state.paused_since[c] = now;
                 next = next.min(now + limit);
                 if until != Ps::MAX {
-                    w.q.arm(&mut state.expiry, until, Ev::timer(Pfc::ID, EXPIRY, gp));
+                    w.q.arm(
+                        &mut state.expiry,
+                        until,
+                        Ev::timer(Pfc::ID, EXPIRY, port_id),
+                    );
                 }
-                log(w, now, gp, c as u8, PFC_PAUSED);
+                log(w, now, port_id, c as u8, PFC_PAUSED);
             }
         }
     }
     if next != Ps::MAX {
-        w.q.arm(&mut w.mechs.pfc.ports[gp as usize].watchdog, next, ev);
+        w.q.arm(&mut w.mechs.pfc.ports[port_id as usize].watchdog, next, ev);
     }
 }
 
 /// Appends a row to the PFC event log.
-fn log(w: &mut World, now: Ps, gp: u32, class: u8, event: u8) {
-    let port = &w.ports[gp as usize];
-    let node = w.node_of(w.ports[gp as usize].owner());
+fn log(w: &mut World, now: Ps, port_id: u32, class: u8, event: u8) {
+    let port = &w.ports[port_id as usize];
+    let node = w.node_of(w.ports[port_id as usize].owner());
     let local = port.local as u32;
     let log = &mut w.mechs.pfc.log;
     log.0.push(now);
