@@ -14,9 +14,6 @@ pub mod packet;
 pub mod port;
 pub mod switch;
 
-/// Where these lived before they became switch mechanisms ([`crate::mech`]).
-pub use crate::mech::pfc;
-
 pub use packet::{Packet, PacketArena, PacketKind, PktId};
 pub use port::Port;
 

@@ -122,7 +122,7 @@ impl Packet {
             flow: 0,
             flow_uid: 0,
             dst: u32::MAX,
-            size: crate::mech::pfc::PFC_FRAME_BYTES,
+            size: crate::params::pfc::PFC_FRAME_BYTES,
             payload,
             kind,
             class,

@@ -7,8 +7,8 @@
 //! timing wheel files it in O(1), so a packet in flight costs one pending
 //! entry and no per-wire buffer.
 
-use super::switch::Ecn;
 use super::{PktId, NUM_CLASSES};
+use crate::params::switch::Ecn;
 use crate::units::{ns3_tx_time, Bytes, Ps, Rate};
 use std::collections::VecDeque;
 

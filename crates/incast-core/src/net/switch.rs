@@ -295,7 +295,7 @@ pub struct Switch {
     pub ports: std::ops::Range<u32>,
     rng: Stream,
     /// PFC ingress accounting (empty without PFC).
-    pub pfc: super::pfc::PfcState,
+    pub pfc: crate::mech::pfc::PfcState,
 }
 
 /// Outcome of offering a packet to an egress queue.

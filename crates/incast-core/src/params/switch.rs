@@ -95,7 +95,7 @@ pub struct SwitchParams {
     pub admission: [Admission; NUM_CLASSES],
     pub ecn: [EcnRule; NUM_CLASSES],
     /// Bit c set when class c is lossless (PFC): no egress admission drop; the
-    /// ingress accounting of [`crate::net::pfc`] decides.
+    /// ingress accounting of [`crate::mech::pfc`] decides.
     pub lossless: u8,
     /// Bit c set when a mechanism picks the queue of class c's packets
     /// (`mech::on_classify`): they never pass straight through.

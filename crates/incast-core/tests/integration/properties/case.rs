@@ -8,7 +8,7 @@
 //! of every port, the lossless and in-order promises) are computed here
 //! from the same values, so that the checks and the TOML agree.
 
-use incast_core::net::pfc::headroom_formula;
+use incast_core::params::pfc::headroom_formula;
 use incast_core::topology::{Graph, NodeRef, TopologyConfig};
 use incast_core::units::{Bytes, Ps, Rate, NS, US};
 
