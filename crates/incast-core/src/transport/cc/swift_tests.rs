@@ -217,6 +217,61 @@ fn fractional_window_paces_one_packet_per_rtt_over_cwnd() {
 }
 
 #[test]
+fn an_ack_that_reopens_the_window_cancels_the_pending_paced_send() {
+    // htsim's SwiftSubflowSrc::send_packets: a window of one packet or more
+    // cancels the pacer (`_pacer.cancel()`) and sends. A 0.25-packet window
+    // with srtt 40 us sent at 0 (next paced send at 160 us); the ACK at 10 us
+    // samples 10 us, below the 20 us target: cwnd += ai x 1000 B = 1250 B, one
+    // packet or more. The pending paced send is dropped: nothing holds the
+    // flow (the NIC holds a flow until `next_send_at`, pacing or not).
+    let p = fixtures::params(1);
+    let mut f = TcpFlow::new(100_000, CcConfig::Swift(flat(20)).build(), &p);
+    let AnyCc::Swift(s) = &mut f.cc else {
+        unreachable!()
+    };
+    s.cwnd = 250.0;
+    s.srtt = 40 * US;
+    f.win.cwnd = 250;
+    assert!(f.next_segment_at(0, &p).is_some());
+    assert_eq!(f.next_send_at, 160 * US);
+    f.on_ack(10 * US, 1000, false, 0, &p);
+    assert_eq!(f.cc.trace_value(), Some(1.25));
+    assert_eq!(f.cc.pacing_rate(), None);
+    assert_eq!(f.next_send_at, 0);
+    assert_eq!(f.send_state(10 * US, &p), SendState::Ready);
+}
+
+#[test]
+fn the_first_paced_send_is_one_gap_after_the_last_send_at_the_entering_acks_rate() {
+    // htsim's SwiftPacer::schedule_send: an ACK that takes the window below
+    // one packet schedules the pacer at `_last_send + rtt * mss / cwnd`. A
+    // 1.5-packet window sends one segment at 0; its ACK at 50 us samples
+    // 50 us (srtt 50 us), above the 20 us target: cwnd x max(1 - 0.8 x 30 / 50,
+    // 0.5) = 780 B. The next segment may leave 1000 B x 50 us / 780 B after 0,
+    // not at once although the flight is empty.
+    let p = fixtures::params(1);
+    let mut f = TcpFlow::new(100_000, CcConfig::Swift(flat(20)).build(), &p);
+    let AnyCc::Swift(s) = &mut f.cc else {
+        unreachable!()
+    };
+    s.cwnd = 1500.0;
+    f.win.cwnd = 1500;
+    assert!(f.next_segment_at(0, &p).is_some());
+    assert!(
+        f.next_segment_at(0, &p).is_none(),
+        "the window holds one segment"
+    );
+    assert_eq!(f.next_send_at, 0, "window mode: no paced send");
+    f.on_ack(50 * US, 1000, false, 0, &p);
+    assert!((f.cc.trace_value().unwrap() - 0.78).abs() < 1e-12);
+    let gap = (1000.0 * 1e12 / (780.0 * 1e12 / (50 * US) as f64)).ceil() as Ps;
+    assert_eq!(gap, 64_102_565);
+    assert_eq!(f.next_send_at, gap);
+    assert_eq!(f.send_state(50 * US, &p), SendState::WaitUntil(gap));
+    assert!(f.next_segment_at(gap, &p).is_some());
+}
+
+#[test]
 fn bad_parameters_name_their_key() {
     let cases: [(&str, Params); 6] = [
         (
