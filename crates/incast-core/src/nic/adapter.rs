@@ -64,6 +64,12 @@ use std::collections::VecDeque;
 /// The class of feedback frames, probes and echoes.
 pub(crate) const CM_CLASS: u8 = 7;
 
+/// [`Ev::NicTimer`] codes: a reaction point's timer (for its slot), a
+/// hotspot's start and end (for its index).
+const RP_TIMER: u16 = 0;
+const HOTSPOT_START: u16 = 1;
+const HOTSPOT_END: u16 = 2;
+
 /// The adapter NIC model.
 pub struct Adapter;
 
@@ -82,6 +88,15 @@ impl NicModel for Adapter {
     }
     fn flow_ready(w: &mut World, nic: u32, slot: u32) {
         RoundRobin::flow_ready(w, nic, slot)
+    }
+    fn on_timer(w: &mut World, now: Ps, code: u16, target: u32) {
+        match code {
+            RP_TIMER => on_rp_timer(w, now, target),
+            _ => on_hotspot(w, now, target, code == HOTSPOT_START),
+        }
+    }
+    fn timer_nic(w: &World, code: u16, target: u32) -> Option<u32> {
+        (code == RP_TIMER).then(|| rp_nic(w, target))?
     }
     fn flow_done(w: &mut World, nic: u32, slot: u32) {
         RoundRobin::flow_done(w, nic, slot)
@@ -194,9 +209,9 @@ impl NicModel for Adapter {
                 start: h.start.0,
                 end,
             });
-            w.q.push(h.start.0, Ev::Hotspot(i as u16, 1));
+            w.q.push(h.start.0, Ev::NicTimer(HOTSPOT_START, i as u32));
             if let Some(e) = end {
-                w.q.push(e, Ev::Hotspot(i as u16, 0));
+                w.q.push(e, Ev::NicTimer(HOTSPOT_END, i as u32));
             }
         }
         w.nic_state.adapter = Some(Box::new(st));
@@ -521,7 +536,9 @@ fn sync(w: &mut World, now: Ps, slot: u32) {
         }
     }
     match next {
-        Some(t) => w.q.arm(&mut r.timer, t.max(now), Ev::RpTimer(slot)),
+        Some(t) => {
+            w.q.arm(&mut r.timer, t.max(now), Ev::NicTimer(RP_TIMER, slot))
+        }
         None => r.timer.disarm(),
     }
 }
@@ -537,7 +554,7 @@ pub(crate) fn active(w: &World) -> bool {
 }
 
 /// The NIC whose reaction point `rp`'s timer fired (`None` without the adapter).
-pub(crate) fn rp_nic(w: &World, rp: u32) -> Option<u32> {
+fn rp_nic(w: &World, rp: u32) -> Option<u32> {
     Some(w.nic_state.adapter.as_deref()?.rps[rp as usize].nic)
 }
 
@@ -704,12 +721,12 @@ pub(crate) fn on_notify(w: &mut World, now: Ps, nic: u32, id: PktId) {
 
 /// Reaction point `slot`'s timer.
 #[inline(never)]
-pub(crate) fn on_rp_timer(w: &mut World, now: Ps, slot: u32) {
+fn on_rp_timer(w: &mut World, now: Ps, slot: u32) {
     let Some(st) = w.nic_state.adapter.as_deref_mut() else {
         return;
     };
     let r = &mut st.rps[slot as usize];
-    if !w.q.fire(&mut r.timer, now, Ev::RpTimer(slot)) {
+    if !w.q.fire(&mut r.timer, now, Ev::NicTimer(RP_TIMER, slot)) {
         return;
     }
     r.rp.on_timer(now);
@@ -779,7 +796,7 @@ fn rx_outcome(w: &mut World, now: Ps, nic: u32, pause: Option<PauseChange>, done
 
 /// Hotspot `i` starts (`on`) or ends: its host's service rate.
 #[inline(never)]
-pub(crate) fn on_hotspot(w: &mut World, _now: Ps, i: u16, on: bool) {
+fn on_hotspot(w: &mut World, _now: Ps, i: u32, on: bool) {
     let st = w.nic_state.adapter.as_deref_mut().expect("cm");
     let h = &st.hotspots[i as usize];
     let rx = st.rx[h.nic as usize].as_deref_mut().expect("rx buffer");

@@ -102,6 +102,16 @@ pub(crate) trait NicModel {
     }
     /// Its state in the world, and the events it starts with.
     fn build(_sc: &Scenario, _w: &mut World) {}
+    /// Its timer `code` for `target` fired ([`Ev::NicTimer`]`(code, target)`,
+    /// which it pushes itself: codes and targets are its own).
+    ///
+    /// [`Ev::NicTimer`]: crate::sim::ev::Ev::NicTimer
+    fn on_timer(_w: &mut World, _now: Ps, _code: u16, _target: u32) {}
+    /// The NIC its timer `code` for `target` concerns (`None`: no single
+    /// one): the node a parallel run charges the event to.
+    fn timer_nic(_w: &World, _code: u16, _target: u32) -> Option<u32> {
+        None
+    }
     /// The bytes of packets it holds (queued, buffered): the conservation
     /// account's share of the NICs.
     fn held_bytes(_w: &World) -> u64 {
@@ -218,6 +228,14 @@ macro_rules! nic_models {
                 tables.extend(<$ty>::empty_series());
             } )*
             tables
+        }
+        /// The run's NIC model's timer fired ([`NicModel::on_timer`]).
+        pub(crate) fn on_timer(w: &mut World, now: Ps, code: u16, target: u32) {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::on_timer(w, now, code, target), )* }
+        }
+        /// The NIC the run's NIC model's timer concerns ([`NicModel::timer_nic`]).
+        pub(crate) fn timer_nic(w: &World, code: u16, target: u32) -> Option<u32> {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::timer_nic(w, code, target), )* }
         }
         /// The NIC model's state in the world ([`NicModel::build`]).
         pub(crate) fn build_model(sc: &Scenario, w: &mut World) {

@@ -36,10 +36,9 @@ pub(crate) enum Ev {
     RxDone(u32),
     /// Host `.0`'s PCIe link handed it the packet in service.
     PcieDone(u32),
-    /// Congestion management: reaction point `.0`'s timer.
-    RpTimer(u32),
-    /// Hotspot `.0` starts (`.1 == 1`) or ends (`0`).
-    Hotspot(u16, u32),
+    /// The NIC model's timer `.0` (a code of its own) for `.1` (an index of
+    /// its own: a reaction point, a hotspot), [`crate::nic::NicModel::on_timer`].
+    NicTimer(u16, u32),
     /// A switch mechanism's timer on port `.1`: `.0` is
     /// [`Ev::timer_code`] of the mechanism's id and its timer kind
     /// ([`crate::mech::on_timer`]).

@@ -368,8 +368,7 @@ impl Simulation {
             Ev::Gen(source) => self.gens.on_arrival(w, now, source),
             Ev::RxDone(n) => nic::adapter::on_rx_done(w, now, n),
             Ev::PcieDone(n) => nic::rx::on_done(w, now, n),
-            Ev::RpTimer(slot) => nic::adapter::on_rp_timer(w, now, slot),
-            Ev::Hotspot(i, on) => nic::adapter::on_hotspot(w, now, i, on == 1),
+            Ev::NicTimer(code, target) => nic::on_timer(w, now, code, target),
             Ev::DelAck(slot) => tcp::on_delack(w, now, slot),
             Ev::FlowStop(slot) => host::on_flow_stop(w, now, slot),
             Ev::Sample => {

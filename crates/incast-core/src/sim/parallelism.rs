@@ -289,8 +289,8 @@ impl Partition {
             Ev::NicWake(nic) | Ev::RxDone(nic) => nic_node(nic),
             Ev::PcieDone(host) | Ev::NdpPull(host) | Ev::EqdsPull(host) => host_node(host),
             Ev::Gen(source) => host_node(gens.source_host(source)?),
-            Ev::RpTimer(rp) => nic_node(crate::nic::adapter::rp_nic(w, rp)?),
-            Ev::Hotspot(..) | Ev::Sample => return None,
+            Ev::NicTimer(code, target) => nic_node(crate::nic::timer_nic(w, code, target)?),
+            Ev::Sample => return None,
         })
     }
 }
