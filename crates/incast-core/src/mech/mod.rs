@@ -167,7 +167,7 @@ pub(crate) enum DropCause {
     /// The buffer's admission rule.
     Buffer,
     /// A mechanism holds the queue's class in drop mode (the PFC watchdog's
-    /// storm mode: [`crate::net::Port::storm`]).
+    /// storm mode: [`crate::net::Port::discarding`]).
     Held,
 }
 

@@ -224,9 +224,11 @@ pub struct Port {
     pub dwrr_next: u8,
     /// Bit c set when class c marks ECN at dequeue (else at enqueue).
     pub ecn_at_dequeue: u8,
-    /// PFC watchdog: bit c set while class c's PFC is disabled (pauses
-    /// ignored, the queue dropped) after a trip with `drop = true`.
-    pub storm: u8,
+    /// Bit c set while a switch mechanism has class queue c discard what it
+    /// is given: nothing queues, nothing passes through
+    /// ([`crate::mech::DropCause::Held`]; the PFC watchdog after a trip with
+    /// `drop = true`, which then also ignores pauses).
+    pub discarding: u8,
     /// Bit c set while a switch mechanism holds class queue c's head (the
     /// scheduler skips it; [`crate::mech`]: a queue whose head must wait
     /// for packets of its flow in another queue to leave, say).
@@ -318,7 +320,7 @@ impl Port {
             paused: 0,
             dwrr_next: 0,
             ecn_at_dequeue: 0,
-            storm: 0,
+            discarding: 0,
             held: 0,
             has_ctrl: false,
             peer_switch: None,

@@ -125,7 +125,7 @@ fn refuse(w: &mut World, now: Ps, hop: Hop) {
 fn admit(w: &mut World, now: Ps, hop: &Hop) -> bool {
     let (queue, size) = (hop.queue as usize, hop.size);
     let port = &mut w.ports[hop.out as usize];
-    if port.storm & (1 << queue) != 0 {
+    if port.discarding & (1 << queue) != 0 {
         // The dropping PFC watchdog disabled this queue's class.
         let q = &mut port.queues[queue];
         q.counters.drop_pkts += 1;
@@ -426,7 +426,7 @@ impl Switch {
         port.nonempty == 0
             && port.is_idle(now)
             && !port.has_ctrl()
-            && (port.paused | port.held | port.storm) & (1 << class) == 0
+            && (port.paused | port.held | port.discarding) & (1 << class) == 0
             && params.scheduler == Scheduler::StrictPriority
     }
 

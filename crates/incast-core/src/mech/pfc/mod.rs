@@ -64,7 +64,7 @@ pub(crate) struct Pfc {
     /// Packets of a lossless class dropped (headroom overflow or full buffer).
     pub lossless_drops: u64,
     /// Every port's PFC state and counters, by global port id (NICs' too:
-    /// they obey PAUSE), the hot bits aside ([`Port::paused`], [`Port::storm`]).
+    /// they obey PAUSE), the hot bits aside ([`Port::paused`], [`Port::discarding`]).
     pub ports: Vec<PortPfc>,
 }
 
@@ -460,7 +460,7 @@ fn on_pause_frame(w: &mut World, now: Ps, port_id: u32, id: PktId) {
         PauseMode::UntilResume => Ps::MAX,
         PauseMode::Quanta => now + quanta * quantum(port.rate),
     };
-    if port.storm & (1 << class) != 0 {
+    if port.discarding & (1 << class) != 0 {
         // The watchdog disabled PFC for this class: count, remember the
         // pause the peer asks for (applied if still on at restore), ignore.
         if quanta > 0 {
@@ -575,7 +575,7 @@ fn on_watchdog(w: &mut World, now: Ps, port_id: u32) {
             log(w, now, port_id, c as u8, PFC_WATCHDOG_TRIP);
             // Drop mode acts on switch queues; a host's pauses are only reported.
             if wd.drop && matches!(w.ports[port_id as usize].owner(), Owner::Switch(_)) {
-                w.ports[port_id as usize].storm |= bit;
+                w.ports[port_id as usize].discarding |= bit;
                 w.mechs.pfc.ports[port_id as usize].last_xoff[c] = now;
                 next = next.min(now + restore);
                 resume(w, now, port_id, c);
@@ -584,13 +584,13 @@ fn on_watchdog(w: &mut World, now: Ps, port_id: u32) {
                 // A flushed NCQ may release a congested-flow queue's markers.
                 link::kick(w, now, port_id);
             }
-        } else if port.storm & bit != 0 {
+        } else if port.discarding & bit != 0 {
             let due = state.last_xoff[c] + restore;
             if due > now {
                 next = next.min(due);
                 continue;
             }
-            port.storm &= !bit;
+            port.discarding &= !bit;
             log(w, now, port_id, c as u8, PFC_WATCHDOG_RESTORE);
             // The peer's last word was a pause that is still on: obey it.
             let state = &mut w.mechs.pfc.ports[port_id as usize];
