@@ -20,7 +20,7 @@
 //! flows, round robin, until it reaches the limit. With `fill = "admitted"`
 //! they are also filled whenever a flow becomes ready while the port is busy,
 //! so a segment is queued and stamped when its window admits it, as htsim's
-//! host queue (`FairScheduler`) takes STrack's and Swift's packets on the ACK;
+//! host queue (`FairScheduler`) takes STrack's packets on the ACK;
 //! with the default a segment admitted during a transmission is stamped up to
 //! one packet time later (docs/htsim-strack.md, the lone flow under one edge
 //! switch).
