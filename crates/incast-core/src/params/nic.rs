@@ -30,9 +30,9 @@ pub enum Fill {
     #[default]
     PortFree,
     /// As soon as the window admits them (the ACK, the pacing timer, the
-    /// flow's start), the port busy or not: htsim's sources hand every packet
-    /// the window admits to the host's `FairScheduler` on the ACK, stamped
-    /// (`STrackSrc::send_next_packet`; docs/htsim-strack.md).
+    /// flow's start), the port busy or not: htsim's STrack source hands every
+    /// packet the window admits to the host's `FairScheduler` on the ACK,
+    /// stamped (`STrackSrc::send_next_packet`; docs/htsim-strack.md).
     Admitted,
 }
 
