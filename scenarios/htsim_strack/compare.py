@@ -206,10 +206,13 @@ def swift_compare():
 # htsim's host queue (FairScheduler): STrackSrc stamps a packet when it hands it to the queue and
 # the scheduler never holds STrack back (its back-pressure and its stamp at the NIC are for SWIFT
 # packets only, swift_scheduler.cpp); incast's transmit-queue NIC does the same, its limit never
-# reached (max_cwnd, 1000 x 4000 B). docs/htsim-strack.md: the lone flows' per-ACK traces.
+# reached (max_cwnd, 1000 x 4000 B), and STrackSrc::send_packets queues every packet its window
+# admits on the ACK, the port busy or not (fill = "admitted"). docs/htsim-strack.md: the lone
+# flows' per-ACK traces.
 NIC_QUEUE = (
     '\n[nic]\nmodel = "queues"         # htsim\'s FairScheduler (htsim_strack/compare.py)\n'
-    'queues = { limit = "4MB" }  # never reached: max_cwnd is 1000 x 4000 B\n'
+    "# never reached (max_cwnd is 1000 x 4000 B); queued when the window admits them\n"
+    'queues = { limit = "4MB", fill = "admitted" }\n'
 )
 
 # One flow alone on the fat-tree: under one edge switch, and across the core.

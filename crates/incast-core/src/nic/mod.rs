@@ -95,6 +95,9 @@ pub(crate) trait NicModel {
     fn flow_done(w: &mut World, nic: u32, slot: u32);
     /// Whether the model has flows waiting.
     fn has_work(w: &World, nic: u32) -> bool;
+    /// A flow of NIC `nic` became ready at `now` while the port is busy
+    /// (default: nothing, the model takes it when the port is free).
+    fn ready_while_busy(_w: &mut World, _now: Ps, _nic: u32) {}
     /// The scenario's checks that concern this model (its own section of
     /// `[nic]`, what it cannot serve), once the shared ones passed.
     fn validate(_sc: &Scenario) -> Result<(), ScenarioError> {
@@ -187,6 +190,11 @@ macro_rules! nic_models {
         pub(crate) fn flow_done(w: &mut World, nic: u32, slot: u32) {
             match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::flow_done(w, nic, slot), )* }
         }
+        /// A flow of NIC `nic` became ready while its port is busy.
+        #[inline]
+        fn model_ready_while_busy(w: &mut World, now: Ps, nic: u32) {
+            match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::ready_while_busy(w, now, nic), )* }
+        }
         #[inline(always)]
         fn model_has_work(w: &World, nic: u32) -> bool {
             match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::has_work(w, nic), )* }
@@ -272,6 +280,7 @@ pub(crate) fn kick(w: &mut World, now: Ps, nic: u32) {
     if w.ports[p as usize].is_idle(now) {
         transmit_next(w, now, nic);
     } else {
+        model_ready_while_busy(w, now, n);
         link::want_tx_done(w, p);
     }
 }

@@ -17,7 +17,13 @@
 //! queue, so the NIC queue's wait is part of the flow's RTT, as on a real host.
 //! The queues are filled when the port asks for its next packet (at the end of
 //! each transmission): a queue below its limit then takes segments from its
-//! flows, round robin, until it reaches the limit.
+//! flows, round robin, until it reaches the limit. With `fill = "admitted"`
+//! they are also filled whenever a flow becomes ready while the port is busy,
+//! so a segment is queued and stamped when its window admits it, as htsim's
+//! host queue (`FairScheduler`) takes STrack's packets on the ACK;
+//! with the default a segment admitted during a transmission is stamped up to
+//! one packet time later (docs/htsim-strack.md, the lone flow under one edge
+//! switch).
 //!
 //! A queue whose head packet's priority is PAUSEd (PFC) is skipped, keeping
 //! its deficit. TCP only (RDMA queue pairs pace themselves: refused).
@@ -30,7 +36,7 @@ use crate::sim::world::World;
 use crate::units::Ps;
 use std::collections::VecDeque;
 
-pub use crate::params::nic::{QueuesConfig, Split};
+pub use crate::params::nic::{Fill, QueuesConfig, Split};
 
 /// How a NIC's packets are spread over its queues (transmit or receive):
 /// how many per NIC, and each one's DWRR quantum (weight x MTU).
@@ -181,6 +187,9 @@ impl TxQueue {
 pub(crate) struct NicQueues {
     pub layout: Layout,
     pub limit: u64,
+    /// Whether flows fill the queues when they become ready, the port busy
+    /// or not ([`Fill::Admitted`]).
+    fill_admitted: bool,
     /// `queues[nic * per_nic + q]`.
     pub queues: Vec<TxQueue>,
     /// Per NIC: the round robin's position ([`Layout::dwrr`]).
@@ -196,6 +205,7 @@ impl NicQueues {
                 .collect(),
             layout,
             limit: cfg.limit.bytes(),
+            fill_admitted: cfg.fill == Fill::Admitted,
             next: vec![(0, false); nics],
         }
     }
@@ -245,6 +255,17 @@ impl NicModel for Queues {
         let q = queue_of(w, nq, nic, slot);
         let nq = w.nic_state.queues.as_deref_mut().expect("the queues model");
         nq.queues[q].ready.retain(|&x| x != slot);
+    }
+
+    /// `fill = "admitted"`: the ready flow's segments enter the queue now.
+    fn ready_while_busy(w: &mut World, now: Ps, nic: u32) {
+        if w.nic_state
+            .queues
+            .as_deref()
+            .is_some_and(|q| q.fill_admitted)
+        {
+            fill(w, now, nic);
+        }
     }
 
     fn has_work(w: &World, nic: u32) -> bool {

@@ -20,6 +20,22 @@ pub enum Split {
     Host,
 }
 
+/// When a flow's segments enter their transmit queue (and are stamped).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Fill {
+    /// When the port asks for its next packet (at the end of each
+    /// transmission): a segment the window admits during a transmission
+    /// waits in the host stack, unstamped, until then.
+    #[default]
+    PortFree,
+    /// As soon as the window admits them (the ACK, the pacing timer, the
+    /// flow's start), the port busy or not: htsim's STrack source hands every
+    /// packet the window admits to the host's `FairScheduler` on the ACK,
+    /// stamped (`STrackSrc::send_next_packet`; docs/htsim-strack.md).
+    Admitted,
+}
+
 /// `[nic.queues]`.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -30,6 +46,9 @@ pub struct QueuesConfig {
     /// Weights of the queues in the round robin (queue order: the run's
     /// congestion controls, or classes 0 to 7); missing ones are 1.
     pub weights: Vec<u32>,
+    /// When segments enter the queues: `"port_free"` (the default) or
+    /// `"admitted"` ([`Fill`]).
+    pub fill: Fill,
 }
 
 impl Default for QueuesConfig {
@@ -38,6 +57,7 @@ impl Default for QueuesConfig {
             split: Split::Shared,
             limit: SizeValue(256_000),
             weights: vec![],
+            fill: Fill::PortFree,
         }
     }
 }

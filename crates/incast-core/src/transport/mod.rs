@@ -518,17 +518,7 @@ impl TcpFlow {
         } else if ack == self.snd_una && self.snd_nxt > self.snd_una {
             // A duplicate ACK.
             self.dupacks += 1;
-            let ev = AckEvent {
-                now,
-                acked: 0,
-                ece,
-                snd_una: self.snd_una,
-                snd_nxt: self.snd_nxt,
-                rtt: None,
-                in_recovery: self.in_recovery,
-                srtt: self.rtt.srtt.unwrap_or(0),
-                delay: now.saturating_sub(echo_ts),
-            };
+            let ev = self.ack_of_nothing_new(now, ece, echo_ts);
             self.cc.on_ack_any(&mut self.win, &ev);
             if !self.in_recovery
                 && self.dupacks == p.dupack_threshold
@@ -547,9 +537,32 @@ impl TcpFlow {
                 self.win.cwnd += p.mss;
             }
             self.after_ack(&ev, None);
+        } else if ack == self.snd_una && self.cc.sees_acks_with_nothing_in_flight() {
+            // Nothing in flight (say the ACK of a spurious retransmission): no
+            // duplicate ACK, but the window law still takes it (STrack).
+            let ev = self.ack_of_nothing_new(now, ece, echo_ts);
+            self.cc.on_ack_any(&mut self.win, &ev);
+            self.after_ack(&ev, None);
         }
         res.may_send = self.can_send(p);
         res
+    }
+
+    /// The congestion control's view of a cumulative ACK at `snd_una` (a
+    /// duplicate, or one with nothing in flight), echoing `echo_ts`.
+    #[inline]
+    fn ack_of_nothing_new(&self, now: Ps, ece: bool, echo_ts: Ps) -> AckEvent {
+        AckEvent {
+            now,
+            acked: 0,
+            ece,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            rtt: None,
+            in_recovery: self.in_recovery,
+            srtt: self.rtt.srtt.unwrap_or(0),
+            delay: now.saturating_sub(echo_ts),
+        }
     }
 
     /// The congestion control's last word on an ACK, and BBR's ProbeRTT

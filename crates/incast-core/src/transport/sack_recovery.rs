@@ -310,8 +310,11 @@ impl TcpFlow {
             self.rtt.sample(now - echo_ts, p);
             res.advanced = true;
             res.restart_rto = true;
-        } else if ack < self.snd_una || self.snd_nxt == self.snd_una {
-            // An old ACK, or nothing outstanding: the scoreboard only.
+        } else if ack < self.snd_una
+            || (self.snd_nxt == self.snd_una && !self.cc.sees_acks_with_nothing_in_flight())
+        {
+            // An old ACK, or nothing outstanding: the scoreboard only (STrack's
+            // window law takes the latter too).
             res.may_send = self.can_send(p);
             return res;
         }

@@ -161,3 +161,16 @@ fn refused_settings_name_the_key() {
         .to_string();
     assert!(e.contains("init_window"), "{e}");
 }
+
+/// EQDS, the other pull transport, gets the same warning without trimming
+/// (issue 48 item 5: allowed, but warned).
+#[test]
+fn eqds_without_trimming_warns_too() {
+    let r = run(&small("", "\"eqds\""));
+    let warnings = summary(&r)["warnings"].to_string();
+    assert!(
+        warnings.contains("EQDS") && warnings.contains("[switch.trim]"),
+        "{warnings}"
+    );
+    assert!(r.flows.u8s("finished").iter().all(|&f| f == 1));
+}

@@ -96,3 +96,46 @@ fn queues_errors_name_the_key() {
     let e = scenario_err(&format!("{base}[rdma]\n"));
     assert_eq!(e.path, "nic.model", "{e}");
 }
+
+/// docs/htsim-strack.md's lone flow under one edge switch: one 2 MB STrack flow from host 1
+/// to host 2 of htsim's k = 8 fat-tree (scenarios/htsim_strack/compare.py's `lone_1_2`).
+fn lone_strack_flow(fill: &str) -> String {
+    format!(
+        "name = \"lone\"\nseed = 1\nstop = \"20ms\"\n[topology]\nkind = \"fat_tree\"\nk = 8\n\
+         host_rate = \"100Gbps\"\nfabric_rate = \"100Gbps\"\ndelay = \"1us\"\n\
+         [switch]\nbuffer = \"2GB\"\nadmission = {{ kind = \"static\", limit = 4000000 }}\n\
+         [nic]\nmodel = \"queues\"\nqueues = {{ limit = \"4MB\", fill = \"{fill}\" }}\n\
+         [transport]\ncc = {{ algorithm = \"strack\", base_rtt = \"4us\" }}\nmtu = 4000\n\
+         header = 0\nack_size = 40\ninit_cwnd = 15\nrto_min = \"100us\"\nrto_initial = \"1ms\"\n\
+         recovery = \"newreno\"\n\
+         [[workload.flows]]\nsrc = 1\ndst = 2\nsize = 2004000\n"
+    )
+}
+
+#[test]
+fn admitted_fill_stamps_segments_as_htsims_host_queue_does() {
+    // htsim's STrackSrc hands every packet its window admits to the host queue on the ACK,
+    // stamped; the default fill stamps a segment admitted during a transmission when the port
+    // is free again, up to 0.32 us later. Under one edge switch (RTT 4.6 us) that moves the
+    // 45th ACK's sample from 4.80 to 4.65 us, and STrack's period-2 orbit parts: htsim's flow
+    // ends at 257.9 us, incast's at 177.3 us (port_free) or 259.9 us (admitted, which also
+    // counts the last ACK's return trip).
+    let htsim_us = 257.9;
+    let fct = |fill: &str| {
+        let r = run(&lone_strack_flow(fill));
+        assert_bytes_conserved(&r, fill);
+        let f = finished_fcts_us(&r, |_, _| true);
+        assert_eq!(f.len(), 1, "{fill}: the flow finishes");
+        f[0]
+    };
+    let admitted = fct("admitted");
+    assert!(
+        (admitted / htsim_us - 1.0).abs() < 0.02,
+        "admitted: {admitted} us against htsim's {htsim_us} us"
+    );
+    let port_free = fct("port_free");
+    assert!(
+        port_free < 0.8 * htsim_us,
+        "port_free: {port_free} us (the doc's 177.3 us)"
+    );
+}

@@ -115,7 +115,12 @@ fn spraying_is_refused_with_rdma_and_with_congestion_isolation() {
 /// STrack is a congestion control over incast's TCP (`transport/cc/strack.rs`), so spraying
 /// is allowed with it and its reordering goes through the TCP receiver and recovery like
 /// every TCP congestion control's: the sprayed flow uses both paths, is reordered, and
-/// finishes with its bytes conserved, deterministically.
+/// finishes with its bytes conserved, deterministically. And it takes less than twice the
+/// one-path flow's time (1.17 against 1.74 ms): the ACK of a spurious retransmission, which
+/// comes with nothing in flight, moves STrack's window as every ACK does in htsim
+/// (`CongestionControl::sees_acks_with_nothing_in_flight`); dropped unseen, it left the
+/// window on the small side of its period-2 orbit and the flow waited 10 pacing gaps of
+/// 0.45-2.4 ms (15.68 ms).
 #[test]
 fn strack_is_allowed_to_spray_and_finishes() {
     let strack = "[transport]\ncc = { algorithm = \"strack\", base_rtt = \"10us\" }";
@@ -129,9 +134,10 @@ fn strack_is_allowed_to_spray_and_finishes() {
     assert_eq!(r.flows.u64s("fct_ps"), again.flows.u64s("fct_ps"));
     let one_path = common::run(&two_paths("", strack));
     common::assert_finished_and_conserved(&one_path, "strack flow");
-    eprintln!(
-        "strack 2 MB: sprayed {} ps, one path {} ps",
-        r.flows.u64s("fct_ps")[0],
-        one_path.flows.u64s("fct_ps")[0]
+    let (sprayed, one_path) = (r.flows.u64s("fct_ps")[0], one_path.flows.u64s("fct_ps")[0]);
+    eprintln!("strack 2 MB: sprayed {sprayed} ps, one path {one_path} ps");
+    assert!(
+        sprayed < 2 * one_path,
+        "sprayed {sprayed} ps against {one_path} ps on one path"
     );
 }

@@ -206,6 +206,16 @@ pub trait CongestionControl {
     fn paces_from_last_send(&self) -> bool {
         false
     }
+    /// Whether an ACK that acknowledges nothing new while nothing is in flight
+    /// still reaches the algorithm ([`CongestionControl::on_ack_any`], then
+    /// [`CongestionControl::after_ack`]): htsim's `STrackSrc::receivePacket`
+    /// adjusts its window on every ACK not below the last one. It is not a
+    /// duplicate ACK (RFC 5681 §2 needs outstanding data) and counts for no
+    /// fast retransmit. `false`: such an ACK is dropped unseen (under SACK
+    /// recovery its blocks still update the scoreboard).
+    fn sees_acks_with_nothing_in_flight(&self) -> bool {
+        false
+    }
     /// Asked after every ACK when rate samples are on: whether the segments
     /// sent from now on are to be marked application-limited (BBR's ProbeRTT,
     /// draft-cardwell-iccrg-bbr-congestion-control-00 §4.3.5).
@@ -311,6 +321,10 @@ macro_rules! registry {
             #[inline]
             fn paces_from_last_send(&self) -> bool {
                 match self { $( AnyCc::$variant(c) => c.paces_from_last_send(), )* }
+            }
+            #[inline]
+            fn sees_acks_with_nothing_in_flight(&self) -> bool {
+                match self { $( AnyCc::$variant(c) => c.sees_acks_with_nothing_in_flight(), )* }
             }
             #[inline]
             fn mark_app_limited(&self) -> bool {

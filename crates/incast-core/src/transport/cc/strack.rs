@@ -15,7 +15,9 @@
 //! incast's TCP, like [`super::swift`]. The published STrack is not modelled.
 //!
 //! htsim's rules, with windows in bytes (`STrackSrc::adjust_cwnd`, run on
-//! every ACK, duplicates included, before the loss machinery):
+//! every ACK, duplicates included, also one that comes with nothing in
+//! flight ([`CongestionControl::sees_acks_with_nothing_in_flight`]), before
+//! the loss machinery):
 //! * `can_decrease = now - last_decrease >= srtt` (the smoothed RTT *before*
 //!   this ACK's sample), then the RTT estimator takes the sample;
 //! * `delay < target`: `cwnd = alpha * (target - srtt) / cwnd`, with `srtt`
@@ -379,6 +381,17 @@ impl CongestionControl for Strack {
     /// and its gap took the smoothed RTT of then, after the rest of the window's
     /// samples (docs/htsim-strack.md, "Seeds").
     fn paces_from_last_send(&self) -> bool {
+        true
+    }
+
+    /// htsim's `STrackSrc::receivePacket` runs `adjust_cwnd` on every ACK not
+    /// below `_last_acked`, the flight empty or not. Under spraying the ACK of
+    /// a spurious retransmission comes after everything is acknowledged; when
+    /// incast dropped it, a flow whose previous ACK left the window below one
+    /// packet (the period-2 orbit's small side) waited out a pacing gap of
+    /// hundreds of RTTs that htsim's next ACK would have cancelled
+    /// (docs/htsim-strack.md, "Spraying").
+    fn sees_acks_with_nothing_in_flight(&self) -> bool {
         true
     }
 

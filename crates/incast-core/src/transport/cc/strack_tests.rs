@@ -325,3 +325,35 @@ fn the_first_paced_send_is_one_gap_after_the_last_send_at_the_entering_acks_rate
     assert_eq!(f.send_state(41 * US, &p), SendState::WaitUntil(402 * US));
     assert!(f.next_segment_at(402 * US, &p).is_some());
 }
+
+#[test]
+fn an_ack_with_nothing_in_flight_still_moves_the_window_and_cancels_the_paced_send() {
+    // htsim's STrackSrc::receivePacket adjusts the window on every ACK not below
+    // the last one, the flight empty or not. One 1000 B segment at 0 in window
+    // mode (100 kB); its ACK at 10 us samples 10 us: the window becomes
+    // 0.25 (20 - 10) us / 100 kB = 25 B, nothing is in flight and the next
+    // segment may leave 10 us * 1000 / 25 = 400 us after 0. A second ACK of the
+    // same byte (the receiver's answer to a spurious retransmission under
+    // spraying) samples 10 us again: 0.25 (20 - 10) us / 25 B = 100 kB, the
+    // paced send is cancelled and the flow sends at once, not 390 us later.
+    use crate::transport::cc::CcConfig;
+    use crate::transport::SendState;
+    let p = crate::transport::fixtures::params(1);
+    let mut f = crate::transport::TcpFlow::new(100_000, CcConfig::Strack(params()).build(), &p);
+    let crate::transport::AnyCc::Strack(s) = &mut f.cc else {
+        unreachable!()
+    };
+    s.cwnd = 100_000.0;
+    f.win.cwnd = 100_000;
+    assert!(f.next_segment_at(0, &p).is_some());
+    f.on_ack(10 * US, 1000, false, 0, &p);
+    assert_eq!(f.cc.trace_value(), Some(25.0 / 1000.0));
+    assert_eq!(f.send_state(10 * US, &p), SendState::WaitUntil(400 * US));
+    let r = f.on_ack(11 * US, 1000, false, US, &p);
+    assert_eq!(f.dupacks, 0, "not a duplicate ACK: nothing was in flight");
+    assert_eq!(f.cc.trace_value(), Some(100.0));
+    assert_eq!(f.next_send_at, 0);
+    assert!(r.may_send);
+    assert_eq!(f.send_state(11 * US, &p), SendState::Ready);
+    assert!(f.next_segment_at(11 * US, &p).is_some());
+}
