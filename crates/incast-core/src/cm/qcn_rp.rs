@@ -197,8 +197,10 @@ pub struct QcnRp {
 impl QcnRp {
     /// A released (unlimited) reaction point for a source of line rate
     /// `line` (b/s, or `max_rate` when set); `rng` draws the jitter.
-    pub fn new(p: &QcnRpParams, line: f64, rng: Stream) -> Self {
-        let line = p.max_rate.map_or(line, |r| r.rate().bits_per_sec() as f64);
+    pub fn new(params: &QcnRpParams, line: f64, rng: Stream) -> Self {
+        let line = params
+            .max_rate
+            .map_or(line, |r| r.rate().bits_per_sec() as f64);
         QcnRp {
             cr: line,
             tr: line,
@@ -208,8 +210,8 @@ impl QcnRp {
             time_stage: 0,
             bytes_left: 0,
             timer_at: None,
-            min_rate: (p.min_rate.rate().bits_per_sec() as f64).min(line),
-            p: p.clone(),
+            min_rate: (params.min_rate.rate().bits_per_sec() as f64).min(line),
+            p: params.clone(),
             rng,
             stats: QcnRpStats::default(),
         }
@@ -381,8 +383,8 @@ mod tests {
         }
     }
 
-    fn rp(p: &QcnRpParams) -> QcnRp {
-        QcnRp::new(p, G10, Stream::new(1, "t", 0))
+    fn rp(params: &QcnRpParams) -> QcnRp {
+        QcnRp::new(params, G10, Stream::new(1, "t", 0))
     }
 
     #[test]

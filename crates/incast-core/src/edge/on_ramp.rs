@@ -160,11 +160,11 @@ pub struct OnRamp {
 }
 
 impl OnRamp {
-    pub fn new(p: &Params) -> Self {
+    pub fn new(params: &Params) -> Self {
         OnRamp {
-            feedback: p.feedback,
-            concurrency: p.concurrency,
-            gain: p.gradient_gain,
+            feedback: params.feedback,
+            concurrency: params.concurrency,
+            gain: params.gradient_gain,
             last: None,
             slope: 0.0,
         }

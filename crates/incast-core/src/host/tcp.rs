@@ -122,8 +122,8 @@ pub(crate) fn send_segment(w: &mut World, now: Ps, slot: u32) -> Option<PktId> {
     Some(w.arena.alloc(pkt))
 }
 
-/// A TCP packet (already freed, its id `id`) reached host `h`.
-pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
+/// A TCP packet (already freed, its id `id`) reached host `host`.
+pub(crate) fn receive(w: &mut World, now: Ps, host: u32, pkt: &Packet, id: PktId) {
     if pkt.tag != 0 {
         if let Some(e) = w.edge.as_deref_mut() {
             e.delivered(pkt.tag);
@@ -140,7 +140,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
     match pkt.kind {
         PacketKind::Data => {
             let owd = match w.edge.as_deref_mut() {
-                Some(e) => e.reading(f.src, h, pkt.ts, now) as i64,
+                Some(e) => e.reading(f.src, host, pkt.ts, now) as i64,
                 None => 0,
             };
             if pkt.seq > f.tcp.rcv_nxt {
@@ -165,7 +165,7 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
                 send_ack(w, slot, a, 1);
             }
             if out.acks[0].is_some() {
-                nic::kick(w, now, w.host_nic[h as usize]);
+                nic::kick(w, now, w.host_nic[host as usize]);
             }
         }
         PacketKind::Ack => {
@@ -214,8 +214,21 @@ pub(crate) fn receive(w: &mut World, now: Ps, h: u32, pkt: &Packet, id: PktId) {
 /// An ACK with the SACK blocks `b` it carries ([`attach_sack`]; read
 /// before any packet can take its slot) reached its sender.
 #[inline(never)]
-fn sack_ack(tcp: &mut TcpFlow, b: SackBlocks, now: Ps, ack: &Packet, p: &TcpParams) -> AckResult {
-    tcp.on_ack_sack(now, ack.seq, ack.has(flags::ECE), ack.ts, b.as_slice(), p)
+fn sack_ack(
+    tcp: &mut TcpFlow,
+    b: SackBlocks,
+    now: Ps,
+    ack: &Packet,
+    params: &TcpParams,
+) -> AckResult {
+    tcp.on_ack_sack(
+        now,
+        ack.seq,
+        ack.has(flags::ECE),
+        ack.ts,
+        b.as_slice(),
+        params,
+    )
 }
 
 /// Flow `slot` of host `src` may send again: back to its NIC, which is kicked.

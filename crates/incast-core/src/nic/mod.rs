@@ -280,7 +280,7 @@ pub(crate) fn kick(w: &mut World, now: Ps, nic: u32) {
     if w.ports[p as usize].is_idle(now) {
         transmit_next(w, now, nic);
     } else {
-        model_ready_while_busy(w, now, n);
+        model_ready_while_busy(w, now, nic);
         link::want_tx_done(w, p);
     }
 }

@@ -143,14 +143,14 @@ pub struct EqdsSegment {
 
 impl EqdsSender {
     /// A sender of `size` bytes (at least one packet).
-    pub fn new(size: u64, p: &EqdsParams) -> EqdsSender {
-        let packets = size.div_ceil(p.mss as u64).max(1) as u32;
-        let window = p.init_window as i64 * p.mtu();
+    pub fn new(size: u64, params: &EqdsParams) -> EqdsSender {
+        let packets = size.div_ceil(params.mss as u64).max(1) as u32;
+        let window = params.init_window as i64 * params.mtu();
         EqdsSender {
             size,
             packets,
-            mss: p.mss,
-            header: p.header,
+            mss: params.mss,
+            header: params.header,
             next_new: 0,
             acked: Bits::new(packets),
             acked_count: 0,
@@ -159,12 +159,12 @@ impl EqdsSender {
             sent_at: vec![Ps::MAX; packets as usize],
             in_flight: BTreeSet::new(),
             spec: window,
-            burn: p.burn_leftover,
+            burn: params.burn_leftover,
             pulled: 0,
             speculating: true,
             max_pull: 0,
             // htsim's `startFlow`: every packet's header plus the payload.
-            backlog: packets as i64 * p.header as i64 + size as i64,
+            backlog: packets as i64 * params.header as i64 + size as i64,
             window,
             pull_target: 0,
             rto_at: Ps::MAX,
@@ -217,7 +217,7 @@ impl EqdsSender {
 
     /// Its next packet at `now`, if it may send one: a retransmission
     /// first, else the next new packet, which carries a new pull target.
-    pub fn next_segment(&mut self, now: Ps, p: &EqdsParams) -> Option<EqdsSegment> {
+    pub fn next_segment(&mut self, now: Ps, params: &EqdsParams) -> Option<EqdsSegment> {
         if !self.has_credit() {
             return None;
         }
@@ -254,14 +254,14 @@ impl EqdsSender {
         }
         self.sent_at[index as usize] = now;
         self.in_flight.insert((now, index));
-        self.update_rto(p);
+        self.update_rto(params);
         Some(self.segment(index, retx))
     }
 
-    fn update_rto(&mut self, p: &EqdsParams) {
+    fn update_rto(&mut self, params: &EqdsParams) {
         self.rto_at = match self.in_flight.first() {
-            Some(&(t, _)) => t + p.rto,
-            None if !self.rtx.is_empty() && self.rts_at != Ps::MAX => self.rts_at + p.rto,
+            Some(&(t, _)) => t + params.rto,
+            None if !self.rtx.is_empty() && self.rts_at != Ps::MAX => self.rts_at + params.rto,
             None => Ps::MAX,
         };
     }
@@ -306,7 +306,7 @@ impl EqdsSender {
 
     /// An ACK: every packet below `cum` and packet `index` arrived.
     /// Returns whether the flow is done (every packet acknowledged).
-    pub fn on_ack(&mut self, cum: u32, index: u32, p: &EqdsParams) -> bool {
+    pub fn on_ack(&mut self, cum: u32, index: u32, params: &EqdsParams) -> bool {
         while self.cum < cum.min(self.packets) {
             let i = self.cum;
             self.acknowledge(i);
@@ -314,18 +314,18 @@ impl EqdsSender {
         }
         self.acknowledge(index);
         self.stop_speculating();
-        self.update_rto(p);
+        self.update_rto(params);
         self.done()
     }
 
     /// Packet `index` was trimmed on its way (a NACK): send it again.
-    pub fn on_nack(&mut self, index: u32, p: &EqdsParams) {
+    pub fn on_nack(&mut self, index: u32, params: &EqdsParams) {
         self.nacks += 1;
         if index < self.packets && !self.acked.get(index) && self.leave_flight(index) {
             self.rtx.insert(index);
         }
         self.stop_speculating();
-        self.update_rto(p);
+        self.update_rto(params);
     }
 
     /// A PULL numbered `pull_no` (cumulative quanta) arrived: the quanta
@@ -341,10 +341,10 @@ impl EqdsSender {
     /// The retransmission timer expired at `now`: every packet in flight
     /// for `rto` or longer is queued again. Returns the quanta an RTS must
     /// ask for (one MTU per packet waiting), 0 when its credit lets it send.
-    pub fn on_timeout(&mut self, now: Ps, p: &EqdsParams) -> u64 {
+    pub fn on_timeout(&mut self, now: Ps, params: &EqdsParams) -> u64 {
         self.timeouts += 1;
         while let Some(&(t, i)) = self.in_flight.first() {
-            if t + p.rto > now {
+            if t + params.rto > now {
                 break;
             }
             self.leave_flight(i);
@@ -357,9 +357,9 @@ impl EqdsSender {
             0
         } else {
             self.rts_at = now;
-            self.rtx.len() as u64 * quantize_ceil(p.mtu()) as u64
+            self.rtx.len() as u64 * quantize_ceil(params.mtu()) as u64
         };
-        self.update_rto(p);
+        self.update_rto(params);
         rts
     }
 
@@ -524,8 +524,8 @@ mod tests {
         }
     }
 
-    fn drain(s: &mut EqdsSender, now: Ps, p: &EqdsParams) -> Vec<EqdsSegment> {
-        std::iter::from_fn(|| s.next_segment(now, p)).collect()
+    fn drain(s: &mut EqdsSender, now: Ps, params: &EqdsParams) -> Vec<EqdsSegment> {
+        std::iter::from_fn(|| s.next_segment(now, params)).collect()
     }
 
     /// The speculative window is 50 MTUs: 50 full packets, then nothing.

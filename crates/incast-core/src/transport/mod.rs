@@ -125,7 +125,7 @@ impl RttEstimator {
         }
     }
     /// RFC 6298 §2.2-2.3, with clock granularity G = 0 (the simulator's clock is exact).
-    fn sample(&mut self, r: Ps, p: &TcpParams) {
+    fn sample(&mut self, r: Ps, params: &TcpParams) {
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -136,14 +136,14 @@ impl RttEstimator {
                 self.srtt = Some((7 * s + r) / 8);
             }
         }
-        self.rto = (self.srtt.unwrap() + 4 * self.rttvar).clamp(p.rto_min, p.rto_max);
+        self.rto = (self.srtt.unwrap() + 4 * self.rttvar).clamp(params.rto_min, params.rto_max);
         self.backoff = 0;
     }
     /// RTO including exponential backoff (RFC 6298 §5.5), capped at `rto_max`.
-    pub fn current(&self, p: &TcpParams) -> Ps {
+    pub fn current(&self, params: &TcpParams) -> Ps {
         self.rto
             .saturating_mul(1u64 << self.backoff.min(40))
-            .min(p.rto_max)
+            .min(params.rto_max)
     }
 }
 
@@ -267,8 +267,8 @@ pub struct TcpFlow {
 }
 
 impl TcpFlow {
-    pub fn new(size: u64, mut cc: AnyCc, p: &TcpParams) -> TcpFlow {
-        let win = Window::new(p.init_cwnd, p.mss);
+    pub fn new(size: u64, mut cc: AnyCc, params: &TcpParams) -> TcpFlow {
+        let win = Window::new(params.init_cwnd, params.mss);
         cc.init(&win);
         let rate = cc
             .wants_rate_samples()
@@ -285,7 +285,7 @@ impl TcpFlow {
             recover: 0,
             partial_acked: false,
             retx_next: None,
-            rtt: RttEstimator::new(p.rto_initial),
+            rtt: RttEstimator::new(params.rto_initial),
             rto_timer: LazyTimer::default(),
             retransmits: 0,
             ce_marks: 0,
@@ -294,10 +294,10 @@ impl TcpFlow {
             last_send_at: 0,
             pace_timer: LazyTimer::default(),
             rate,
-            sack: p
+            sack: params
                 .recovery
                 .uses_sack()
-                .then(|| Box::new(SackState::new(p.recovery, p.mss))),
+                .then(|| Box::new(SackState::new(params.recovery, params.mss))),
             clock: 0,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -329,9 +329,9 @@ impl TcpFlow {
 
     /// Whether the sender may transmit a segment now.
     #[inline(always)]
-    pub fn can_send(&self, p: &TcpParams) -> bool {
+    pub fn can_send(&self, params: &TcpParams) -> bool {
         if self.sack.is_some() {
-            return self.can_send_sack(p);
+            return self.can_send_sack(params);
         }
         if self.retx_next.is_some() {
             return true;
@@ -340,7 +340,7 @@ impl TcpFlow {
             return false;
         }
         let flight = self.snd_nxt - self.snd_una;
-        flight == 0 || flight + self.seg_len(self.snd_nxt, p.mss) as u64 <= self.win.cwnd
+        flight == 0 || flight + self.seg_len(self.snd_nxt, params.mss) as u64 <= self.win.cwnd
     }
 
     /// Whether the flow samples the delivery rate (model-based congestion
@@ -354,8 +354,8 @@ impl TcpFlow {
     /// Whether a segment may leave at `now`: the window ([`TcpFlow::can_send`])
     /// and, when the congestion control paces, `next_send_at`.
     #[inline]
-    pub fn send_state(&self, now: Ps, p: &TcpParams) -> SendState {
-        if !self.can_send(p) {
+    pub fn send_state(&self, now: Ps, params: &TcpParams) -> SendState {
+        if !self.can_send(params) {
             SendState::Blocked
         } else if now < self.next_send_at && self.cc.pacing_rate().is_some() {
             SendState::WaitUntil(self.next_send_at)
@@ -366,13 +366,13 @@ impl TcpFlow {
 
     /// Takes the segment to transmit at `now` (retransmission first), if the
     /// window and the pacing allow one. This is the NIC's entry point.
-    pub fn next_segment_at(&mut self, now: Ps, p: &TcpParams) -> Option<Segment> {
+    pub fn next_segment_at(&mut self, now: Ps, params: &TcpParams) -> Option<Segment> {
         let pacing = self.cc.pacing_rate();
         if pacing.is_some() && now < self.next_send_at {
             return None; // paced, retransmissions included
         }
         let flight = self.snd_nxt - self.snd_una;
-        let seg = self.take_segment(now, p)?;
+        let seg = self.take_segment(now, params)?;
         self.last_send_at = now;
         if let Some(rate) = pacing {
             // draft-cardwell-iccrg-bbr-congestion-control-00 §4.2.1:
@@ -381,7 +381,7 @@ impl TcpFlow {
             self.next_send_at = now + pacing_gap(seg.len as u64, rate);
         }
         if self.rate.is_some() {
-            self.record_send(now, &seg, flight, p);
+            self.record_send(now, &seg, flight, params);
         }
         Some(seg)
     }
@@ -390,37 +390,37 @@ impl TcpFlow {
     /// flow was told as its send time. For algorithms that neither pace nor
     /// sample the delivery rate this is [`TcpFlow::next_segment_at`]; the
     /// others (BBR) need the NIC to call `next_segment_at`.
-    pub fn next_segment(&mut self, p: &TcpParams) -> Option<Segment> {
+    pub fn next_segment(&mut self, params: &TcpParams) -> Option<Segment> {
         let flight = self.snd_nxt - self.snd_una;
-        let seg = self.take_segment(self.clock, p)?;
+        let seg = self.take_segment(self.clock, params)?;
         self.last_send_at = self.clock;
         if self.rate.is_some() {
             let now = self.clock;
-            self.record_send(now, &seg, flight, p);
+            self.record_send(now, &seg, flight, params);
         }
         Some(seg)
     }
 
     /// The segment to transmit at `now`, without pacing.
-    fn take_segment(&mut self, now: Ps, p: &TcpParams) -> Option<Segment> {
+    fn take_segment(&mut self, now: Ps, params: &TcpParams) -> Option<Segment> {
         if self.sack.is_some() {
-            return self.take_segment_sack(now, p);
+            return self.take_segment_sack(now, params);
         }
         if let Some(seq) = self.retx_next.take() {
             if seq >= self.snd_una && seq < self.size {
                 self.retransmits += 1;
                 return Some(Segment {
                     seq,
-                    len: self.seg_len(seq, p.mss),
+                    len: self.seg_len(seq, params.mss),
                     retx: true,
                 });
             }
         }
-        if !self.can_send(p) {
+        if !self.can_send(params) {
             return None;
         }
         let seq = self.snd_nxt;
-        let len = self.seg_len(seq, p.mss);
+        let len = self.seg_len(seq, params.mss);
         let retx = seq < self.high_tx;
         if retx {
             self.retransmits += 1;
@@ -433,7 +433,7 @@ impl TcpFlow {
     /// Delivery-rate bookkeeping of a segment leaving at `now` with `flight`
     /// bytes (by sequence space) in flight before it
     /// (draft-cheng-iccrg-delivery-rate-estimation §3.2 and §3.4).
-    fn record_send(&mut self, now: Ps, seg: &Segment, flight: u64, p: &TcpParams) {
+    fn record_send(&mut self, now: Ps, seg: &Segment, flight: u64, params: &TcpParams) {
         let flight_after = self.snd_nxt - self.snd_una;
         let rate = self.rate.as_deref_mut().expect("rate sampler");
         // §3.4: no unsent data behind this segment, nothing to repair, and
@@ -442,7 +442,7 @@ impl TcpFlow {
             rate.mark_app_limited(flight_after);
         }
         let app_limited = rate.is_app_limited();
-        rate.on_send(now, seg.seq, seg.len, p.mss, flight);
+        rate.on_send(now, seg.seq, seg.len, params.mss, flight);
         self.cc.on_transmit(now, flight, app_limited);
     }
 
@@ -454,7 +454,7 @@ impl TcpFlow {
         ack: u64,
         ece: bool,
         echo_ts: Ps,
-        p: &TcpParams,
+        params: &TcpParams,
     ) -> AckResult {
         debug_assert!(self.sack.is_none(), "a SACK flow's ACK without its blocks");
         let mut res = AckResult::default();
@@ -466,13 +466,13 @@ impl TcpFlow {
                 self.snd_nxt = self.snd_una; // after a go-back, the receiver already had this data
             }
             self.dupacks = 0;
-            self.rtt.sample(now - echo_ts, p);
+            self.rtt.sample(now - echo_ts, params);
             res.advanced = true;
             res.restart_rto = true;
             let rate = self
                 .rate
                 .as_deref_mut()
-                .map(|r| r.on_ack(now, ack, p.mss, Some(now - echo_ts)));
+                .map(|r| r.on_ack(now, ack, params.mss, Some(now - echo_ts)));
             let ev = AckEvent {
                 now,
                 acked,
@@ -489,7 +489,7 @@ impl TcpFlow {
                 if ack >= self.recover {
                     // RFC 6582 §3.2 step 3, full ACK: deflate the window to ssthresh.
                     self.in_recovery = false;
-                    self.win.cwnd = self.win.ssthresh.max(p.mss);
+                    self.win.cwnd = self.win.ssthresh.max(params.mss);
                 } else {
                     // RFC 6582 §3.2 step 3, partial ACK: retransmit the next hole and deflate;
                     // "for the first partial ACK ... also reset the retransmit timer", and only
@@ -502,10 +502,10 @@ impl TcpFlow {
                     self.partial_acked = true;
                     self.retx_next = Some(self.snd_una);
                     self.win.cwnd = self.win.cwnd.saturating_sub(acked);
-                    if acked >= p.mss {
-                        self.win.cwnd += p.mss;
+                    if acked >= params.mss {
+                        self.win.cwnd += params.mss;
                     }
-                    self.win.cwnd = self.win.cwnd.max(p.mss);
+                    self.win.cwnd = self.win.cwnd.max(params.mss);
                 }
             } else if !hold {
                 self.cc.on_ack(&mut self.win, &ev);
@@ -521,20 +521,20 @@ impl TcpFlow {
             let ev = self.ack_of_nothing_new(now, ece, echo_ts);
             self.cc.on_ack_any(&mut self.win, &ev);
             if !self.in_recovery
-                && self.dupacks == p.dupack_threshold
+                && self.dupacks == params.dupack_threshold
                 && self.snd_una >= self.recover
             {
                 // RFC 6582 §3.2 steps 1-2: fast retransmit, enter fast recovery.
                 let flight = self.snd_nxt - self.snd_una;
                 self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, flight);
-                self.win.cwnd = self.win.ssthresh + 3 * p.mss;
+                self.win.cwnd = self.win.ssthresh + 3 * params.mss;
                 self.recover = self.snd_nxt;
                 self.in_recovery = true;
                 self.partial_acked = false;
                 self.retx_next = Some(self.snd_una);
             } else if self.in_recovery {
                 // RFC 6582 §3.2 step 4: inflate for each further duplicate.
-                self.win.cwnd += p.mss;
+                self.win.cwnd += params.mss;
             }
             self.after_ack(&ev, None);
         } else if ack == self.snd_una && self.cc.sees_acks_with_nothing_in_flight() {
@@ -544,7 +544,7 @@ impl TcpFlow {
             self.cc.on_ack_any(&mut self.win, &ev);
             self.after_ack(&ev, None);
         }
-        res.may_send = self.can_send(p);
+        res.may_send = self.can_send(params);
         res
     }
 
@@ -597,17 +597,17 @@ impl TcpFlow {
 
     /// The retransmission timer expired, at the latest time the flow was
     /// told ([`TcpFlow::on_timeout_at`] with that time).
-    pub fn on_timeout(&mut self, p: &TcpParams) {
-        self.on_timeout_at(self.clock, p);
+    pub fn on_timeout(&mut self, params: &TcpParams) {
+        self.on_timeout_at(self.clock, params);
     }
 
     /// The retransmission timer expired at `now` (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4).
-    pub fn on_timeout_at(&mut self, now: Ps, p: &TcpParams) {
+    pub fn on_timeout_at(&mut self, now: Ps, params: &TcpParams) {
         self.timeouts += 1;
         let flight = self.snd_nxt - self.snd_una - self.sacked_in_flight();
         let prior_cwnd = self.win.cwnd;
-        self.win.ssthresh = (flight / 2).max(2 * p.mss);
-        self.win.cwnd = p.mss;
+        self.win.ssthresh = (flight / 2).max(2 * params.mss);
+        self.win.cwnd = params.mss;
         self.win.ca_acked = 0;
         let t = TimeoutEvent {
             now,
@@ -659,14 +659,14 @@ impl TcpFlow {
         len: u32,
         ce: bool,
         echo: Echo,
-        p: &TcpParams,
+        params: &TcpParams,
     ) -> RecvOutcome {
         let Echo { ts, owd } = echo;
         self.clock = now;
         let mut out = RecvOutcome::default();
         let mut n = 0;
         // RFC 8257 §3.2: CE changed while an ACK is delayed: ACK what we have, with the old ECE.
-        if p.delayed_ack.is_some() && ce != self.ce_state && self.delack_count > 0 {
+        if params.delayed_ack.is_some() && ce != self.ce_state && self.delack_count > 0 {
             out.acks[n] = Some(AckOut {
                 ack: self.rcv_nxt,
                 ece: self.ce_state,
@@ -698,7 +698,7 @@ impl TcpFlow {
         // RFC 2018 §4: the first block holds the segment that triggered the
         // ACK, unless it advanced the cumulative ACK.
         let trigger = (seq > self.rcv_nxt).then_some((seq, end));
-        match p.delayed_ack {
+        match params.delayed_ack {
             Some((m, timeout)) if !immediate => {
                 self.delack_count += 1;
                 self.delack_ts = ts;
@@ -778,9 +778,9 @@ pub(crate) mod fixtures {
         }
     }
 
-    /// A NewReno flow of `size` bytes with parameters `p`.
-    pub(crate) fn newreno_flow(size: u64, p: &TcpParams) -> TcpFlow {
-        TcpFlow::new(size, CcConfig::by_name("newreno").unwrap().build(), p)
+    /// A NewReno flow of `size` bytes with parameters `params`.
+    pub(crate) fn newreno_flow(size: u64, params: &TcpParams) -> TcpFlow {
+        TcpFlow::new(size, CcConfig::by_name("newreno").unwrap().build(), params)
     }
 }
 

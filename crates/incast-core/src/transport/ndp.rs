@@ -97,17 +97,17 @@ pub struct NdpSegment {
 
 impl NdpSender {
     /// A sender of `size` bytes (at least one packet).
-    pub fn new(size: u64, p: &NdpParams) -> NdpSender {
-        let packets = size.div_ceil(p.mss as u64).max(1) as u32;
+    pub fn new(size: u64, params: &NdpParams) -> NdpSender {
+        let packets = size.div_ceil(params.mss as u64).max(1) as u32;
         NdpSender {
             size,
             packets,
-            mss: p.mss,
+            mss: params.mss,
             next_new: 0,
             acked: Bits::new(packets),
             acked_count: 0,
             rtx: BTreeSet::new(),
-            credit: p.init_window as u64,
+            credit: params.init_window as u64,
             max_pull: 0,
             rto_at: Ps::MAX,
             retransmits: 0,
@@ -134,7 +134,7 @@ impl NdpSender {
 
     /// Its next packet at `now`, if it may send one: a retransmission
     /// first, else the next new packet. Starts the RTO if it is not running.
-    pub fn next_segment(&mut self, now: Ps, p: &NdpParams) -> Option<NdpSegment> {
+    pub fn next_segment(&mut self, now: Ps, params: &NdpParams) -> Option<NdpSegment> {
         if self.credit == 0 {
             return None;
         }
@@ -149,28 +149,28 @@ impl NdpSender {
         };
         self.credit -= 1;
         if self.rto_at == Ps::MAX {
-            self.rto_at = now + p.rto;
+            self.rto_at = now + params.rto;
         }
         Some(seg)
     }
 
     /// Packet `index` was received (an ACK). Returns whether the flow is
     /// done (every packet acknowledged).
-    pub fn on_ack(&mut self, now: Ps, index: u32, p: &NdpParams) -> bool {
+    pub fn on_ack(&mut self, now: Ps, index: u32, params: &NdpParams) -> bool {
         if index < self.packets && self.acked.set(index) {
             self.acked_count += 1;
             self.rtx.remove(&index);
-            self.rto_at = now + p.rto;
+            self.rto_at = now + params.rto;
         }
         self.done()
     }
 
     /// Packet `index` was trimmed on its way (a NACK): send it again.
-    pub fn on_nack(&mut self, now: Ps, index: u32, p: &NdpParams) {
+    pub fn on_nack(&mut self, now: Ps, index: u32, params: &NdpParams) {
         self.nacks += 1;
         if index < self.packets && !self.acked.get(index) {
             self.rtx.insert(index);
-            self.rto_at = now + p.rto;
+            self.rto_at = now + params.rto;
         }
     }
 
@@ -186,7 +186,7 @@ impl NdpSender {
     /// The retransmission timer expired at `now`: every packet sent and not
     /// acknowledged is queued again, with one packet of credit to restart
     /// the pulls (htsim's `retransmit_packet` sends one at once).
-    pub fn on_timeout(&mut self, now: Ps, p: &NdpParams) {
+    pub fn on_timeout(&mut self, now: Ps, params: &NdpParams) {
         self.timeouts += 1;
         for i in 0..self.next_new {
             if !self.acked.get(i) {
@@ -194,7 +194,11 @@ impl NdpSender {
             }
         }
         self.credit = self.credit.max(1);
-        self.rto_at = if self.done() { Ps::MAX } else { now + p.rto };
+        self.rto_at = if self.done() {
+            Ps::MAX
+        } else {
+            now + params.rto
+        };
     }
 
     pub fn done(&self) -> bool {

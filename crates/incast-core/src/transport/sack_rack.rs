@@ -177,15 +177,15 @@ impl TcpFlow {
     /// RFC 8985 §6.1: segment `seg` left at `now`; and the timers: the RTO
     /// is armed if it is not (RFC 6298 §5.1), the PTO re-armed after new
     /// data that is not itself a probe (§7.2).
-    pub(super) fn rack_on_sent(&mut self, now: Ps, seg: &Segment, probe: bool, p: &TcpParams) {
-        let rto = self.rtt.current(p);
+    pub(super) fn rack_on_sent(&mut self, now: Ps, seg: &Segment, probe: bool, params: &TcpParams) {
+        let rto = self.rtt.current(params);
         let Some(r) = self.rack_state() else { return };
         r.rack.on_send(seg.seq, now);
         if r.rto_at.is_none() {
             r.rto_at = Some(now + rto);
         }
         if !seg.retx && !probe {
-            self.rack_arm_pto(now, true, p);
+            self.rack_arm_pto(now, true, params);
         }
     }
 
@@ -205,11 +205,11 @@ impl TcpFlow {
     }
 
     /// Arms (`restart`) or keeps the PTO, or clears it when not allowed.
-    fn rack_arm_pto(&mut self, now: Ps, restart: bool, p: &TcpParams) {
+    fn rack_arm_pto(&mut self, now: Ps, restart: bool, params: &TcpParams) {
         let allowed = self.rack_pto_allowed();
         let srtt = self.rtt.srtt;
-        let flight_segments = (self.snd_nxt - self.snd_una).div_ceil(p.mss);
-        let rto = self.rtt.current(p);
+        let flight_segments = (self.snd_nxt - self.snd_una).div_ceil(params.mss);
+        let rto = self.rtt.current(params);
         let Some(r) = self.rack_state() else { return };
         if !allowed {
             r.pto_at = None;
@@ -224,9 +224,9 @@ impl TcpFlow {
     /// The timers after an ACK whose outcome is `res` (the same RTO rules
     /// as without RACK: off when nothing is outstanding, restarted on new
     /// data acknowledged), the PTO restarted when SND.UNA advanced.
-    pub fn rack_after_ack(&mut self, now: Ps, res: &AckResult, p: &TcpParams) {
+    pub fn rack_after_ack(&mut self, now: Ps, res: &AckResult, params: &TcpParams) {
         let outstanding = self.outstanding();
-        let rto = self.rtt.current(p);
+        let rto = self.rtt.current(params);
         let Some(r) = self.rack_state() else { return };
         if res.completed {
             r.rto_at = None;
@@ -241,7 +241,7 @@ impl TcpFlow {
                 r.rto_at = Some(now + rto);
             }
         }
-        self.rack_arm_pto(now, res.advanced, p);
+        self.rack_arm_pto(now, res.advanced, params);
     }
 
     /// The deadline of the flow's one timer: the earliest of the RTO, the
@@ -255,12 +255,12 @@ impl TcpFlow {
     /// (RFC 6298 §5.4-5.6, as [`TcpFlow::on_timeout`]); else the reordering
     /// timer (RFC 8985 §6.3: detect losses, enter or continue recovery)
     /// and the PTO (§7.3: a probe is due, the RTO is re-armed).
-    pub fn rack_on_timer(&mut self, now: Ps, p: &TcpParams) {
+    pub fn rack_on_timer(&mut self, now: Ps, params: &TcpParams) {
         let Some(r) = self.rack_state() else { return };
         let (rto_at, reo_at, pto_at) = (r.rto_at, r.reo_at, r.pto_at);
         if rto_at.is_some_and(|t| t <= now) {
-            self.on_timeout_at(now, p);
-            let rto = self.rtt.current(p);
+            self.on_timeout_at(now, params);
+            let rto = self.rtt.current(params);
             let r = self.rack_state().expect("a RACK flow");
             r.rto_at = Some(now + rto);
             r.reo_at = None;
@@ -270,13 +270,13 @@ impl TcpFlow {
         if reo_at.is_some_and(|t| t <= now) {
             let lost = self.rack_detect(now);
             if lost && !self.in_recovery && self.snd_una >= self.recover {
-                self.enter_sack_recovery(0, p);
+                self.enter_sack_recovery(0, params);
             } else if lost && self.in_recovery {
-                self.sack_recovery_step(0, p);
+                self.sack_recovery_step(0, params);
             }
         }
         if pto_at.is_some_and(|t| t <= now) {
-            let rto = self.rtt.current(p);
+            let rto = self.rtt.current(params);
             let r = self.rack_state().expect("a RACK flow");
             r.pto_at = None;
             r.probe = true;
@@ -287,7 +287,7 @@ impl TcpFlow {
 
     /// RFC 8985 §7.3 the probe's segment: new data when there is some (and
     /// no go-back is in progress), else the highest segment sent.
-    pub(super) fn rack_probe_seq(&self, p: &TcpParams) -> Option<u64> {
+    pub(super) fn rack_probe_seq(&self, params: &TcpParams) -> Option<u64> {
         let r = self.sack.as_deref()?.rack.as_ref()?;
         if !r.probe {
             return None;
@@ -296,7 +296,7 @@ impl TcpFlow {
             return Some(self.snd_nxt);
         }
         let top = self.high_tx.checked_sub(1)?;
-        let seq = top - top % p.mss;
+        let seq = top - top % params.mss;
         (seq >= self.snd_una && seq < self.size).then_some(seq)
     }
 
@@ -337,8 +337,8 @@ mod tests {
     }
 
     /// Every segment the window allows at `now`.
-    fn send_all(f: &mut TcpFlow, now: Ps, p: &TcpParams) -> Vec<Segment> {
-        std::iter::from_fn(|| f.next_segment_at(now, p)).collect()
+    fn send_all(f: &mut TcpFlow, now: Ps, params: &TcpParams) -> Vec<Segment> {
+        std::iter::from_fn(|| f.next_segment_at(now, params)).collect()
     }
 
     /// An ACK reaching the sender at `now`, and the timers after it (what

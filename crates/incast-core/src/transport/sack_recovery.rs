@@ -146,10 +146,10 @@ impl TcpFlow {
     }
 
     /// The next segment, if the window allows one.
-    fn sack_plan(&self, p: &TcpParams) -> Option<(u64, Plan)> {
+    fn sack_plan(&self, params: &TcpParams) -> Option<(u64, Plan)> {
         let s = self.sack_state();
         if s.rack.is_some() {
-            if let Some(seq) = self.rack_probe_seq(p) {
+            if let Some(seq) = self.rack_probe_seq(params) {
                 return Some((seq, Plan::Probe(seq)));
             }
         }
@@ -158,7 +158,7 @@ impl TcpFlow {
                 // After an RTO: a go-back retransmission RACK found lost again.
                 let flight =
                     (self.snd_nxt - self.snd_una) - s.board.sacked_in(self.snd_una, self.snd_nxt);
-                let fits = flight + self.seg_len(seq, p.mss) as u64 <= self.win.cwnd;
+                let fits = flight + self.seg_len(seq, params.mss) as u64 <= self.win.cwnd;
                 return fits.then_some((seq, Plan::RackLost(seq)));
             }
             // RFC 6675 §5.1: after an RTO, fill in what the scoreboard lacks.
@@ -171,13 +171,14 @@ impl TcpFlow {
                 return None;
             }
             let flight = (seq - self.snd_una) - s.board.sacked_in(self.snd_una, seq);
-            let fits = flight == 0 || flight + self.seg_len(seq, p.mss) as u64 <= self.win.cwnd;
+            let fits =
+                flight == 0 || flight + self.seg_len(seq, params.mss) as u64 <= self.win.cwnd;
             return fits.then_some((seq, Plan::Send(seq)));
         }
         if s.fast_rxt {
             return Some((self.snd_una, Plan::FastRetransmit));
         }
-        let seg_fits = |seq: u64| s.pipe + self.seg_len(seq, p.mss) as u64 <= self.win.cwnd;
+        let seg_fits = |seq: u64| s.pipe + self.seg_len(seq, params.mss) as u64 <= self.win.cwnd;
         if s.rack.is_some() {
             // RFC 8985 §9.3: a lost retransmission first, then rule (1) with
             // RACK's marks as losses.
@@ -201,7 +202,7 @@ impl TcpFlow {
             Next::Lost(seq) | Next::Unsacked(seq) => seq,
             Next::NewData => self.snd_nxt,
             // The segment holding the highest un-SACKed byte.
-            Next::Rescue(top) => top - top % p.mss,
+            Next::Rescue(top) => top - top % params.mss,
             Next::Nothing => return None,
         };
         // RFC 6675 §5 (C): "If cwnd - pipe >= 1 SMSS".
@@ -210,15 +211,15 @@ impl TcpFlow {
 
     /// [`TcpFlow::can_send`] with SACK.
     #[inline(never)]
-    pub(super) fn can_send_sack(&self, p: &TcpParams) -> bool {
-        self.sack_plan(p).is_some()
+    pub(super) fn can_send_sack(&self, params: &TcpParams) -> bool {
+        self.sack_plan(params).is_some()
     }
 
     /// [`TcpFlow::take_segment`] with SACK (RFC 6675 §5 (C.1)-(C.4)).
     #[inline(never)]
-    pub(super) fn take_segment_sack(&mut self, now: Ps, p: &TcpParams) -> Option<Segment> {
-        let (seq, plan) = self.sack_plan(p)?;
-        let len = self.seg_len(seq, p.mss);
+    pub(super) fn take_segment_sack(&mut self, now: Ps, params: &TcpParams) -> Option<Segment> {
+        let (seq, plan) = self.sack_plan(params)?;
+        let len = self.seg_len(seq, params.mss);
         let end = seq + len as u64;
         let new_data = seq >= self.high_tx;
         let in_recovery = self.in_recovery;
@@ -265,7 +266,7 @@ impl TcpFlow {
             if probe {
                 self.rack_probe_sent();
             }
-            self.rack_on_sent(now, &seg, probe, p);
+            self.rack_on_sent(now, &seg, probe, params);
         }
         Some(seg)
     }
@@ -279,7 +280,7 @@ impl TcpFlow {
         ece: bool,
         echo_ts: Ps,
         blocks: &[(u64, u64)],
-        p: &TcpParams,
+        params: &TcpParams,
     ) -> AckResult {
         let mut res = AckResult::default();
         self.clock = now;
@@ -297,9 +298,9 @@ impl TcpFlow {
         }
         // RFC 6675 §5: "Upon the receipt of any ACK containing SACK
         // information, the scoreboard MUST be updated via the Update () routine."
-        let newly_sacked = s
-            .board
-            .update(self.snd_una, blocks, p.mss, p.dupack_threshold);
+        let newly_sacked =
+            s.board
+                .update(self.snd_una, blocks, params.mss, params.dupack_threshold);
         // RFC 6937 §3.1: DeliveredData = change_in(snd.una) + change_in(SACKd).
         let delivered = (acked + s.board.sacked()) - sacked_before;
         let rtt = (acked > 0).then(|| now - echo_ts);
@@ -307,7 +308,7 @@ impl TcpFlow {
             // RFC 6675 §5: "If the incoming ACK is a cumulative acknowledgment,
             // the TCP MUST reset DupAcks to zero."
             self.dupacks = 0;
-            self.rtt.sample(now - echo_ts, p);
+            self.rtt.sample(now - echo_ts, params);
             res.advanced = true;
             res.restart_rto = true;
         } else if ack < self.snd_una
@@ -315,7 +316,7 @@ impl TcpFlow {
         {
             // An old ACK, or nothing outstanding: the scoreboard only (STrack's
             // window law takes the latter too).
-            res.may_send = self.can_send(p);
+            res.may_send = self.can_send(params);
             return res;
         }
         let ev = AckEvent {
@@ -330,7 +331,7 @@ impl TcpFlow {
             delay: now.saturating_sub(echo_ts),
         };
         let rate = match (acked > 0, self.rate.as_deref_mut()) {
-            (true, Some(r)) => Some(r.on_ack(now, ack, p.mss, rtt)),
+            (true, Some(r)) => Some(r.on_ack(now, ack, params.mss, rtt)),
             _ => None,
         };
         let hold = self.cc.on_ack_any(&mut self.win, &ev);
@@ -346,10 +347,10 @@ impl TcpFlow {
             // greater than RecoveryPoint signals the end of loss recovery"; the
             // window is what PRR brought it to, ssthresh (RFC 6937 §3).
             self.in_recovery = false;
-            self.win.cwnd = self.win.ssthresh.max(p.mss);
+            self.win.cwnd = self.win.ssthresh.max(params.mss);
         } else if self.in_recovery {
             // RFC 6675 §5 (B.2) then RFC 6937 §3.1 (cwnd = pipe + sndcnt).
-            self.sack_recovery_step(delivered, p);
+            self.sack_recovery_step(delivered, params);
         } else if acked > 0 && !hold {
             self.cc.on_ack(&mut self.win, &ev);
         }
@@ -360,22 +361,22 @@ impl TcpFlow {
             // "IsLost (HighACK + 1) returns true"; with RACK, a segment it
             // marked lost (Linux's tcp_time_to_recover: lost_out > 0).
             && ((newly_sacked > 0
-                && (self.dupacks >= p.dupack_threshold || s.board.is_lost(self.snd_una)))
+                && (self.dupacks >= params.dupack_threshold || s.board.is_lost(self.snd_una)))
                 || rack_lost)
         {
-            self.enter_sack_recovery(delivered, p);
+            self.enter_sack_recovery(delivered, params);
         }
         self.after_ack(&ev, rate.as_ref());
         if self.snd_una >= self.size {
             res.completed = true;
             self.rto_timer.disarm();
         }
-        res.may_send = self.can_send(p);
+        res.may_send = self.can_send(params);
         res
     }
 
     /// RFC 6675 §5 step (4): fast retransmit and loss recovery.
-    pub(super) fn enter_sack_recovery(&mut self, delivered: u64, p: &TcpParams) {
+    pub(super) fn enter_sack_recovery(&mut self, delivered: u64, params: &TcpParams) {
         let mut flight = self.snd_nxt - self.snd_una;
         if self.uses_rack() {
             // With RACK a recovery can follow the last at once (a segment sent
@@ -397,18 +398,20 @@ impl TcpFlow {
         s.high_rxt = self.snd_una;
         s.rescue_rxt = None;
         // (4.4) SetPipe (), then PRR for this ACK; (4.5) proceed to (C).
-        self.sack_recovery_step(delivered, p);
+        self.sack_recovery_step(delivered, params);
     }
 
     /// RFC 6675 SetPipe () and RFC 6937's sndcnt for an ACK in recovery:
     /// `cwnd = pipe + sndcnt`.
-    pub(super) fn sack_recovery_step(&mut self, delivered: u64, p: &TcpParams) {
+    pub(super) fn sack_recovery_step(&mut self, delivered: u64, params: &TcpParams) {
         let s = self.sack_state();
         let pipe = s.board.pipe(self.snd_una, self.snd_nxt, s.high_rxt);
-        let pipe = self.rack_pipe(pipe, s.high_rxt, p.mss);
+        let pipe = self.rack_pipe(pipe, s.high_rxt, params.mss);
         let s = self.sack.as_deref_mut().expect("a SACK flow");
         s.pipe = pipe;
-        let sndcnt = s.prr.on_ack(delivered, s.pipe, self.win.ssthresh, p.mss);
+        let sndcnt = s
+            .prr
+            .on_ack(delivered, s.pipe, self.win.ssthresh, params.mss);
         self.win.cwnd = s.pipe + sndcnt;
     }
 
@@ -460,14 +463,14 @@ mod tests {
         f: &mut TcpFlow,
         segs: &[Segment],
         lost: &[u64],
-        p: &TcpParams,
+        params: &TcpParams,
     ) -> Vec<(u64, SackBlocks)> {
         let mut acks = vec![];
         for s in segs {
             if lost.contains(&s.seq) && !s.retx {
                 continue;
             }
-            let out = f.on_data(0, s.seq, s.len, false, Echo::at(0), p);
+            let out = f.on_data(0, s.seq, s.len, false, Echo::at(0), params);
             for (i, a) in out.acks.iter().enumerate() {
                 if let Some(a) = a {
                     acks.push((a.ack, f.sack_blocks(i)));

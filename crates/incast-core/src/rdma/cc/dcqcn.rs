@@ -331,15 +331,15 @@ pub struct Dcqcn {
 }
 
 impl Dcqcn {
-    pub fn new(p: &Params, ctx: &CcCtx) -> Self {
-        let p = p.resolve(ctx.line_rate);
+    pub fn new(params: &Params, ctx: &CcCtx) -> Self {
+        let params = params.resolve(ctx.line_rate);
         Dcqcn {
-            p,
+            p: params,
             line: ctx.line_rate,
             // Paper §3 / HPCC simulator AddQueuePair: start at line rate, R_T = R_C.
             rate: ctx.line_rate,
             target: ctx.line_rate,
-            alpha: p.initial_alpha,
+            alpha: params.initial_alpha,
             active: false,
             cnp_for_alpha: false,
             cnp_for_decrease: false,

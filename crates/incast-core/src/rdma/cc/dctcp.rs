@@ -103,15 +103,15 @@ pub struct RateDctcp {
 }
 
 impl RateDctcp {
-    pub fn new(p: &Params, ctx: &CcCtx) -> Self {
+    pub fn new(params: &Params, ctx: &CcCtx) -> Self {
         RateDctcp {
-            g: p.g,
-            rate_ai: p.rate_ai.rate().bits_per_sec() as f64,
-            min_rate: (p.min_rate.rate().bits_per_sec() as f64).min(ctx.line_rate),
+            g: params.g,
+            rate_ai: params.rate_ai.rate().bits_per_sec() as f64,
+            min_rate: (params.min_rate.rate().bits_per_sec() as f64).min(ctx.line_rate),
             line: ctx.line_rate,
             mtu: ctx.mtu.max(1),
             rate: ctx.line_rate,
-            alpha: p.initial_alpha,
+            alpha: params.initial_alpha,
             last_update_seq: None,
             ecn_cnt: 0,
             batch: 0,

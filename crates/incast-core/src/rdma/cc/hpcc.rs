@@ -138,13 +138,13 @@ pub struct Hpcc {
 }
 
 impl Hpcc {
-    pub fn new(p: &Params, ctx: &CcCtx) -> Self {
+    pub fn new(params: &Params, ctx: &CcCtx) -> Self {
         Hpcc {
-            eta: p.eta,
-            max_stage: p.max_stage,
-            rate_ai: p.rate_ai.rate().bits_per_sec() as f64,
-            fast_react: p.fast_react,
-            min_rate: (p.min_rate.rate().bits_per_sec() as f64).min(ctx.line_rate),
+            eta: params.eta,
+            max_stage: params.max_stage,
+            rate_ai: params.rate_ai.rate().bits_per_sec() as f64,
+            fast_react: params.fast_react,
+            min_rate: (params.min_rate.rate().bits_per_sec() as f64).min(ctx.line_rate),
             line: ctx.line_rate,
             t: ctx.base_rtt.max(1) as f64,
             // Start at line rate, W = line x T (paper; HPCC simulator AddQueuePair).

@@ -144,22 +144,22 @@ pub struct Timely {
 }
 
 impl Timely {
-    pub fn new(p: &Params, ctx: &CcCtx) -> Self {
+    pub fn new(params: &Params, ctx: &CcCtx) -> Self {
         let abs = |r: Option<RateValue>, per_10g: f64| {
             r.map_or(per_10g * ctx.line_rate / 10e9, |r| {
                 r.rate().bits_per_sec() as f64
             })
         };
         Timely {
-            ewma_alpha: p.ewma_alpha,
-            t_low: p.t_low.ps() as f64,
-            t_high: p.t_high.ps() as f64,
-            beta: p.beta,
-            min_rtt: p.min_rtt.ps() as f64,
-            rate_ai: abs(p.rate_ai, 10e6),
-            rate_hai: abs(p.rate_hai, 50e6),
-            hai_threshold: p.hai_threshold,
-            min_rate: (p.min_rate.rate().bits_per_sec() as f64).min(ctx.line_rate),
+            ewma_alpha: params.ewma_alpha,
+            t_low: params.t_low.ps() as f64,
+            t_high: params.t_high.ps() as f64,
+            beta: params.beta,
+            min_rtt: params.min_rtt.ps() as f64,
+            rate_ai: abs(params.rate_ai, 10e6),
+            rate_hai: abs(params.rate_hai, 50e6),
+            hai_threshold: params.hai_threshold,
+            min_rate: (params.min_rate.rate().bits_per_sec() as f64).min(ctx.line_rate),
             line: ctx.line_rate,
             // Start at line rate (HPCC simulator AddQueuePair: tmly.m_curRate = line).
             rate: ctx.line_rate,

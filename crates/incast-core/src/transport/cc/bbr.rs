@@ -239,14 +239,14 @@ struct State {
 pub struct Bbr(Box<State>);
 
 impl Bbr {
-    pub fn new(p: &Params) -> Self {
+    pub fn new(params: &Params) -> Self {
         Bbr(Box::new(State {
-            p: p.clone(),
+            p: params.clone(),
             mss: 1,
             init_cwnd: 1,
             mode: Mode::Startup,
-            pacing_gain: p.high_gain,
-            cwnd_gain: p.high_gain,
+            pacing_gain: params.high_gain,
+            cwnd_gain: params.high_gain,
             btl_bw: WindowedMax::default(),
             rtprop: None,
             rtprop_stamp: 0,

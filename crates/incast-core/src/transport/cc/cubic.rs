@@ -203,10 +203,10 @@ struct State {
 pub struct Cubic(Box<State>);
 
 impl Cubic {
-    pub fn new(p: &Params) -> Self {
+    pub fn new(params: &Params) -> Self {
         Cubic(Box::new(State {
-            p: p.clone(),
-            hystart: p.hystart.then(HyStart::default),
+            p: params.clone(),
+            hystart: params.hystart.then(HyStart::default),
             w_max: None,
             cwnd_prior: 0.0,
             epoch: None,
@@ -420,13 +420,13 @@ struct HyStart {
 impl HyStart {
     /// One ACK of new data in slow start; `true` when CSS has lasted
     /// CSS_ROUNDS rounds and the sender is to enter congestion avoidance.
-    fn on_ack(&mut self, w: &mut Window, a: &AckEvent, p: &Params) -> bool {
+    fn on_ack(&mut self, w: &mut Window, a: &AckEvent, params: &Params) -> bool {
         // §4.2: at the start of each round, roll the per-round minimum RTT.
         if self.window_end.is_none_or(|e| a.snd_una >= e) {
             if self.css_baseline.is_some() {
                 self.css_rounds += 1;
                 // §4.2: CSS_ROUNDS rounds in CSS complete: congestion avoidance.
-                if self.css_rounds >= p.hystart_css_rounds {
+                if self.css_rounds >= params.hystart_css_rounds {
                     return true;
                 }
             }
@@ -436,9 +436,9 @@ impl HyStart {
             self.window_end = Some(a.snd_nxt);
         }
         // §4.2: cwnd += min(N, L·SMSS), divided by CSS_GROWTH_DIVISOR in CSS.
-        let inc = a.acked.min(p.hystart_l as u64 * w.mss);
+        let inc = a.acked.min(params.hystart_l as u64 * w.mss);
         if self.css_baseline.is_some() {
-            self.frac += inc as f64 / p.hystart_css_growth_divisor as f64;
+            self.frac += inc as f64 / params.hystart_css_growth_divisor as f64;
             let whole = self.frac.floor();
             self.frac -= whole;
             w.cwnd += whole as u64;
@@ -449,7 +449,7 @@ impl HyStart {
             self.current_round_min_rtt = Some(self.current_round_min_rtt.map_or(r, |m| m.min(r)));
             self.rtt_sample_count += 1;
         }
-        if self.rtt_sample_count < p.hystart_n_rtt_sample {
+        if self.rtt_sample_count < params.hystart_n_rtt_sample {
             return false;
         }
         let Some(cur) = self.current_round_min_rtt else {
@@ -458,9 +458,9 @@ impl HyStart {
         match (self.css_baseline, self.last_round_min_rtt) {
             (None, Some(last)) => {
                 // §4.2: RttThresh = max(MIN_RTT_THRESH, min(lastRoundMinRTT / MIN_RTT_DIVISOR, MAX_RTT_THRESH)).
-                let thresh = (last / p.hystart_min_rtt_divisor as u64)
-                    .min(p.hystart_max_rtt_thresh.0)
-                    .max(p.hystart_min_rtt_thresh.0);
+                let thresh = (last / params.hystart_min_rtt_divisor as u64)
+                    .min(params.hystart_max_rtt_thresh.0)
+                    .max(params.hystart_min_rtt_thresh.0);
                 if cur >= last + thresh {
                     // §4.2: the delay rose: exit slow start into CSS.
                     self.css_baseline = Some(cur);

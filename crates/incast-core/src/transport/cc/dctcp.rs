@@ -59,10 +59,10 @@ pub struct Dctcp {
 }
 
 impl Dctcp {
-    pub fn new(p: &Params) -> Self {
+    pub fn new(params: &Params) -> Self {
         Dctcp {
-            g: p.g,
-            alpha: p.initial_alpha,
+            g: params.g,
+            alpha: params.initial_alpha,
             window_end: 0,
             acked_bytes: 0,
             ce_bytes: 0,

@@ -173,9 +173,9 @@ pub struct Strack {
 }
 
 impl Strack {
-    pub fn new(p: &Params) -> Self {
+    pub fn new(params: &Params) -> Self {
         Strack {
-            p: p.clone(),
+            p: params.clone(),
             cwnd: 0.0,
             mss: 1.0,
             links: 0,

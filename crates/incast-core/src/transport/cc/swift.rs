@@ -195,18 +195,18 @@ pub struct Swift {
 }
 
 impl Swift {
-    pub fn new(p: &Params) -> Self {
+    pub fn new(params: &Params) -> Self {
         // §3.1: alpha = fs_range / (1/sqrt(fs_min_cwnd) - 1/sqrt(fs_max_cwnd)),
         // beta = -alpha / sqrt(fs_max_cwnd).
-        let fs_alpha =
-            p.fs_range.0 as f64 / (1.0 / p.fs_min_cwnd.sqrt() - 1.0 / p.fs_max_cwnd.sqrt());
+        let fs_alpha = params.fs_range.0 as f64
+            / (1.0 / params.fs_min_cwnd.sqrt() - 1.0 / params.fs_max_cwnd.sqrt());
         Swift {
-            p: p.clone(),
+            p: params.clone(),
             cwnd: 0.0,
             mss: 1.0,
             links: 0,
             fs_alpha,
-            fs_beta: -fs_alpha / p.fs_max_cwnd.sqrt(),
+            fs_beta: -fs_alpha / params.fs_max_cwnd.sqrt(),
             last_decrease: None,
             retransmit_cnt: 0,
             srtt: 0,

@@ -21,8 +21,8 @@ fn ack(now: Ps, acked: u64, delay: Ps, srtt: Ps) -> AckEvent {
 }
 
 /// A Swift sender with window `packets` x 1000 B on a path of `links` links.
-fn swift(p: Params, packets: u64, links: u32) -> (Swift, Window) {
-    let mut cc = Swift::new(&p);
+fn swift(params: Params, packets: u64, links: u32) -> (Swift, Window) {
+    let mut cc = Swift::new(&params);
     let w = Window::new(packets, MSS);
     cc.set_path_links(links);
     cc.init(&w);
