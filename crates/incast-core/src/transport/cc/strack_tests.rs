@@ -293,6 +293,19 @@ fn an_ack_that_leaves_the_window_below_a_packet_keeps_the_paced_send() {
     assert!(f.next_segment_at(45 * US, &p).is_none());
 }
 
+/// A 100 kB flow in window mode (STrack's window 100 kB).
+fn window_mode_flow() -> (crate::transport::TcpFlow, crate::transport::TcpParams) {
+    use crate::transport::cc::CcConfig;
+    let p = crate::transport::fixtures::params(1);
+    let mut f = crate::transport::TcpFlow::new(100_000, CcConfig::Strack(params()).build(), &p);
+    let crate::transport::AnyCc::Strack(s) = &mut f.cc else {
+        unreachable!()
+    };
+    s.cwnd = 100_000.0;
+    f.win.cwnd = 100_000;
+    (f, p)
+}
+
 #[test]
 fn the_first_paced_send_is_one_gap_after_the_last_send_at_the_entering_acks_rate() {
     // htsim's STrackSrc::send_packets schedules the pacer when an ACK takes the
@@ -303,15 +316,8 @@ fn the_first_paced_send_is_one_gap_after_the_last_send_at_the_entering_acks_rate
     // next segment may leave 10 us * 1000 / 25 = 400 us after 2 us. Two ACKs
     // sampling 39 us (above the 20 us target) keep the window below a packet
     // and raise the srtt; the empty flight still waits for 402 us.
-    use crate::transport::cc::CcConfig;
     use crate::transport::SendState;
-    let p = crate::transport::fixtures::params(1);
-    let mut f = crate::transport::TcpFlow::new(100_000, CcConfig::Strack(params()).build(), &p);
-    let crate::transport::AnyCc::Strack(s) = &mut f.cc else {
-        unreachable!()
-    };
-    s.cwnd = 100_000.0;
-    f.win.cwnd = 100_000;
+    let (mut f, p) = window_mode_flow();
     for t in 0..3 {
         assert!(f.next_segment_at(t * US, &p).is_some());
     }
@@ -336,15 +342,8 @@ fn an_ack_with_nothing_in_flight_still_moves_the_window_and_cancels_the_paced_se
     // same byte (the receiver's answer to a spurious retransmission under
     // spraying) samples 10 us again: 0.25 (20 - 10) us / 25 B = 100 kB, the
     // paced send is cancelled and the flow sends at once, not 390 us later.
-    use crate::transport::cc::CcConfig;
     use crate::transport::SendState;
-    let p = crate::transport::fixtures::params(1);
-    let mut f = crate::transport::TcpFlow::new(100_000, CcConfig::Strack(params()).build(), &p);
-    let crate::transport::AnyCc::Strack(s) = &mut f.cc else {
-        unreachable!()
-    };
-    s.cwnd = 100_000.0;
-    f.win.cwnd = 100_000;
+    let (mut f, p) = window_mode_flow();
     assert!(f.next_segment_at(0, &p).is_some());
     f.on_ack(10 * US, 1000, false, 0, &p);
     assert_eq!(f.cc.trace_value(), Some(25.0 / 1000.0));

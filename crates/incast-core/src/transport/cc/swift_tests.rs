@@ -216,6 +216,20 @@ fn fractional_window_paces_one_packet_per_rtt_over_cwnd() {
     assert_eq!(f.cc.pacing_rate(), None);
 }
 
+/// A 100 kB Swift flow (target 20 us, no scaling) with window `cwnd` bytes
+/// and smoothed RTT `srtt`.
+fn swift_flow(cwnd: f64, srtt: Ps) -> (TcpFlow, crate::transport::TcpParams) {
+    let p = fixtures::params(1);
+    let mut f = TcpFlow::new(100_000, CcConfig::Swift(flat(20)).build(), &p);
+    let AnyCc::Swift(s) = &mut f.cc else {
+        unreachable!()
+    };
+    s.cwnd = cwnd;
+    s.srtt = srtt;
+    f.win.cwnd = cwnd as u64;
+    (f, p)
+}
+
 #[test]
 fn an_ack_that_reopens_the_window_cancels_the_pending_paced_send() {
     // htsim's SwiftSubflowSrc::send_packets: a window of one packet or more
@@ -224,14 +238,7 @@ fn an_ack_that_reopens_the_window_cancels_the_pending_paced_send() {
     // samples 10 us, below the 20 us target: cwnd += ai x 1000 B = 1250 B, one
     // packet or more. The pending paced send is dropped: nothing holds the
     // flow (the NIC holds a flow until `next_send_at`, pacing or not).
-    let p = fixtures::params(1);
-    let mut f = TcpFlow::new(100_000, CcConfig::Swift(flat(20)).build(), &p);
-    let AnyCc::Swift(s) = &mut f.cc else {
-        unreachable!()
-    };
-    s.cwnd = 250.0;
-    s.srtt = 40 * US;
-    f.win.cwnd = 250;
+    let (mut f, p) = swift_flow(250.0, 40 * US);
     assert!(f.next_segment_at(0, &p).is_some());
     assert_eq!(f.next_send_at, 160 * US);
     f.on_ack(10 * US, 1000, false, 0, &p);
@@ -249,13 +256,7 @@ fn the_first_paced_send_is_one_gap_after_the_last_send_at_the_entering_acks_rate
     // 50 us (srtt 50 us), above the 20 us target: cwnd x max(1 - 0.8 x 30 / 50,
     // 0.5) = 780 B. The next segment may leave 1000 B x 50 us / 780 B after 0,
     // not at once although the flight is empty.
-    let p = fixtures::params(1);
-    let mut f = TcpFlow::new(100_000, CcConfig::Swift(flat(20)).build(), &p);
-    let AnyCc::Swift(s) = &mut f.cc else {
-        unreachable!()
-    };
-    s.cwnd = 1500.0;
-    f.win.cwnd = 1500;
+    let (mut f, p) = swift_flow(1500.0, 0);
     assert!(f.next_segment_at(0, &p).is_some());
     assert!(
         f.next_segment_at(0, &p).is_none(),
