@@ -294,12 +294,8 @@ pub struct Switch {
     /// the hot path).
     pub ports: std::ops::Range<u32>,
     rng: Stream,
-    /// Buffer bytes a switch mechanism sets aside for some classes (PFC's
-    /// headroom, [`crate::mech::pfc`]): lossy classes may not use them.
-    pub reserved: Bytes,
-    /// Of `reserved`, the bytes in use (charged to the reservation, not to
-    /// the shared pool).
-    pub reserved_used: Bytes,
+    /// PFC ingress accounting (empty without PFC).
+    pub pfc: crate::mech::pfc::PfcState,
 }
 
 /// Outcome of offering a packet to an egress queue.
@@ -317,8 +313,7 @@ impl Switch {
             peak_used: 0,
             ports,
             rng: Stream::new(seed, "switch-ecn", id as u64),
-            reserved: 0,
-            reserved_used: 0,
+            pfc: Default::default(),
         }
     }
 
@@ -406,8 +401,8 @@ impl Switch {
             // Lossy classes may not use the PFC headroom that is reserved for
             // the lossless ones (it must be free when a pause is in flight).
             // Headroom bytes in use are charged to that reservation, not to the pool.
-            let usable = params.buffer.saturating_sub(self.reserved);
-            let used = self.used - self.reserved_used;
+            let usable = params.buffer.saturating_sub(self.pfc.total_headroom);
+            let used = self.used - self.pfc.hdrm_used;
             let q = port.queues[class].bytes;
             used + size <= usable
                 && match params.admission[class] {
@@ -605,8 +600,8 @@ mod tests {
                 let mut sw = Switch::new(0, 0..1, 1);
                 sw.used = used;
                 sw.peak_used = used;
-                sw.reserved = 5_000;
-                sw.reserved_used = hdrm;
+                sw.pfc.total_headroom = 5_000;
+                sw.pfc.hdrm_used = hdrm;
                 let mut p = port();
                 p.set_ecn(c, ecn);
                 p.queues[c].max_bytes = 3000;

@@ -100,11 +100,10 @@ pub struct PfcState {
     pub ingress: Vec<[Ingress; 8]>,
     /// Shared bytes in use, all ingresses.
     pub shared_used: Bytes,
-    /// Headroom, all ingresses: the buffer the switch reserves for PFC
-    /// ([`crate::net::switch::Switch::reserved`]; its bytes in use are the
-    /// switch's `reserved_used`, which `charge` and `release` keep).
     pub total_headroom: Bytes,
     pub total_reserve: Bytes,
+    /// Headroom bytes in use, all ingresses.
+    pub hdrm_used: Bytes,
 }
 
 impl PfcState {
@@ -166,9 +165,7 @@ impl PfcState {
         ing.bytes.saturating_sub(reserve)
     }
 
-    /// Charges an arriving packet of `size` bytes to ingress (`port`, `class`);
-    /// bytes it puts in headroom are added to `hdrm_used` (the switch's
-    /// headroom bytes in use, all ingresses).
+    /// Charges an arriving packet of `size` bytes to ingress (`port`, `class`).
     /// When the switch's buffer outside the headroom reserve is full (lossy
     /// bytes share that pool with the lossless shared bytes), a packet at an
     /// ingress not yet paused is still charged to the shared layer (it
@@ -177,14 +174,7 @@ impl PfcState {
     /// packet less of headroom than the formula's in-flight bytes need (found
     /// by the property tests).
     #[inline(always)]
-    pub fn charge(
-        &mut self,
-        cfg: &PfcConfig,
-        port: usize,
-        class: usize,
-        size: Bytes,
-        hdrm_used: &mut Bytes,
-    ) -> Charge {
+    pub fn charge(&mut self, cfg: &PfcConfig, port: usize, class: usize, size: Bytes) -> Charge {
         let reserve = cfg.reserve.0;
         let ing = self.ingress[port][class];
         let new_bytes = ing.bytes + size;
@@ -201,7 +191,7 @@ impl PfcState {
                 return Charge::Violation;
             }
             self.ingress[port][class].hdrm += size;
-            *hdrm_used += size;
+            self.hdrm_used += size;
             return Charge::Accepted;
         }
         let from_shared = size.min(new_bytes - reserve);
@@ -210,21 +200,13 @@ impl PfcState {
         Charge::Accepted
     }
 
-    /// Releases a departing packet's bytes from ingress (`port`, `class`),
-    /// headroom first (taken off `hdrm_used` too).
-    pub fn release(
-        &mut self,
-        cfg: &PfcConfig,
-        port: usize,
-        class: usize,
-        size: Bytes,
-        hdrm_used: &mut Bytes,
-    ) {
+    /// Releases a departing packet's bytes from ingress (`port`, `class`).
+    pub fn release(&mut self, cfg: &PfcConfig, port: usize, class: usize, size: Bytes) {
         let reserve = cfg.reserve.0;
         let ing = &mut self.ingress[port][class];
         let from_hdrm = size.min(ing.hdrm);
         ing.hdrm -= from_hdrm;
-        *hdrm_used -= from_hdrm;
+        self.hdrm_used -= from_hdrm;
         let rest = size - from_hdrm;
         let shared = Self::shared_of(ing, reserve);
         let from_shared = rest.min(shared);
@@ -307,29 +289,25 @@ mod tests {
             ..Default::default()
         };
         let mut s = state(2, 5_000, 1.0);
-        let mut hdrm_used = 0;
         for _ in 0..10 {
-            assert_eq!(s.charge(&cfg, 0, 3, 1000, &mut hdrm_used), Charge::Accepted);
+            assert_eq!(s.charge(&cfg, 0, 3, 1000), Charge::Accepted);
         }
         assert!(s.should_pause(&cfg, 1 << 30, 0, 3));
         s.ingress[0][3].paused = true; // the simulation sends XOFF here
         assert_eq!(s.ingress[0][3].bytes, 10_000);
         for _ in 0..5 {
-            assert_eq!(s.charge(&cfg, 0, 3, 1000, &mut hdrm_used), Charge::Accepted);
+            assert_eq!(s.charge(&cfg, 0, 3, 1000), Charge::Accepted);
         }
-        assert_eq!((s.ingress[0][3].hdrm, hdrm_used), (5_000, 5_000));
-        assert_eq!(
-            s.charge(&cfg, 0, 3, 1000, &mut hdrm_used),
-            Charge::Violation
-        );
+        assert_eq!(s.ingress[0][3].hdrm, 5_000);
+        assert_eq!(s.charge(&cfg, 0, 3, 1000), Charge::Violation);
         // Draining: headroom first, then shared; resume at <= 7000 shared.
         for _ in 0..5 {
-            s.release(&cfg, 0, 3, 1000, &mut hdrm_used);
+            s.release(&cfg, 0, 3, 1000);
         }
-        assert_eq!((s.ingress[0][3].hdrm, hdrm_used), (0, 0));
+        assert_eq!(s.ingress[0][3].hdrm, 0);
         assert!(!s.should_resume(&cfg, 1 << 30, 0, 3));
         for _ in 0..3 {
-            s.release(&cfg, 0, 3, 1000, &mut hdrm_used);
+            s.release(&cfg, 0, 3, 1000);
         }
         assert!(s.should_resume(&cfg, 1 << 30, 0, 3));
         assert_eq!(s.shared_used, 7_000);
@@ -344,7 +322,7 @@ mod tests {
         assert_eq!(s.threshold(&cfg, b, 0, 3), 100_000);
         let mut n = 0;
         while !s.should_pause(&cfg, b, 0, 3) {
-            s.charge(&cfg, 0, 3, 1000, &mut 0);
+            s.charge(&cfg, 0, 3, 1000);
             n += 1;
         }
         // Fixed point of q = (800000 - q) / 8: q = 88.9 KB.
@@ -381,21 +359,21 @@ mod tests {
             ing.bytes = next(60_000);
             ing.hdrm = if next(4) == 0 { next(5_000) } else { 0 };
             ing.paused = next(4) == 0;
-            let hdrm_used = ing.hdrm;
+            s.hdrm_used = ing.hdrm;
             s.shared_used = ing.bytes.saturating_sub(cfg.reserve.0) + next(200_000);
             let (buffer, size) = (400_000 + next(400_000), 64 + next(1_500));
 
             let want = {
-                let (mut t, mut t_hdrm_used) = (s.clone(), hdrm_used);
+                let mut t = s.clone();
                 let quiet = !t.ingress[1][3].paused
                     && t.ingress[1][3].hdrm == 0
-                    && t.charge(&cfg, 1, 3, size, &mut t_hdrm_used) == Charge::Accepted
+                    && t.charge(&cfg, 1, 3, size) == Charge::Accepted
                     && !t.should_pause(&cfg, buffer, 1, 3);
                 if quiet {
-                    t.release(&cfg, 1, 3, size, &mut t_hdrm_used);
+                    t.release(&cfg, 1, 3, size);
                     let (a, b) = (&t.ingress[1][3], &s.ingress[1][3]);
                     assert_eq!((a.bytes, a.hdrm, a.paused), (b.bytes, b.hdrm, b.paused));
-                    assert_eq!((t.shared_used, t_hdrm_used), (s.shared_used, hdrm_used));
+                    assert_eq!((t.shared_used, t.hdrm_used), (s.shared_used, s.hdrm_used));
                 }
                 quiet
             };

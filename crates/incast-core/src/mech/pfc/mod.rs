@@ -66,13 +66,6 @@ pub(crate) struct Pfc {
     /// Every port's PFC state and counters, by global port id (NICs' too:
     /// they obey PAUSE), the hot bits aside ([`Port::paused`], [`Port::discarding`]).
     pub ports: Vec<PortPfc>,
-    /// Every switch's ingress accounting, by switch id (empty without
-    /// `[switch.pfc]`); its headroom is the switch's
-    /// [`Switch::reserved`], the headroom in use its `reserved_used`.
-    pub switches: Vec<PfcState>,
-    /// Each switch's first global port (which partition owns the switch,
-    /// for [`Pfc::merge`]).
-    first_port: Vec<u32>,
 }
 
 /// PFC state and counters of one port.
@@ -121,7 +114,6 @@ impl Pfc {
         for cls in &cfg.classes {
             params.lossless |= 1 << cls;
         }
-        let mut states = Vec::with_capacity(switches.len());
         for s in switches.iter_mut() {
             let mut st = PfcState {
                 ingress: vec![[Ingress::default(); 8]; s.ports.len()],
@@ -152,14 +144,11 @@ impl Pfc {
                     st.total_reserve += cfg.reserve.0;
                 }
             }
-            s.reserved = st.total_headroom;
-            states.push(st);
+            s.pfc = st;
         }
         Pfc {
             cfg: cfg.clone(),
             ports: ports.iter().map(|_| PortPfc::default()).collect(),
-            first_port: switches.iter().map(|s| s.ports.start).collect(),
-            switches: states,
             ..Default::default()
         }
     }
@@ -178,17 +167,11 @@ impl SwitchMechanism for Pfc {
 
     const THREADS: bool = true;
 
-    /// Each port's and each switch's state from its owner; the log appended
-    /// (it is put in time and node order at the end), lossless drops summed.
+    /// Each port's state from its owner; the log appended (it is put in
+    /// time and node order at the end), lossless drops summed.
     fn merge(into: &mut Pfc, from: &mut Pfc, owned: &dyn Fn(u32) -> bool) {
         for (port, (mine, theirs)) in into.ports.iter_mut().zip(&mut from.ports).enumerate() {
             if owned(port as u32) {
-                std::mem::swap(mine, theirs);
-            }
-        }
-        let switches = into.switches.iter_mut().zip(&mut from.switches);
-        for (first_port, (mine, theirs)) in into.first_port.iter().zip(switches) {
-            if owned(*first_port) {
                 std::mem::swap(mine, theirs);
             }
         }
@@ -243,27 +226,26 @@ impl SwitchMechanism for Pfc {
             hop.size,
         );
         let class = hop.class as usize;
-        let (cfg, st) = (&w.mechs.pfc.cfg, &mut w.mechs.pfc.switches[s as usize]);
+        let cfg = &w.mechs.pfc.cfg;
         let sw = &mut w.switches[s as usize];
         let full = sw.used + size > w.sw.buffer;
         // Lossy bytes share the buffer outside the headroom reserve with the
         // lossless shared bytes: when they have filled it, the ingress pauses
         // (the packet itself is charged as the one crossing XOFF), or the
         // reserve another ingress counts on would be eaten.
-        let pool = w.sw.buffer.saturating_sub(sw.reserved);
-        let pool_full = sw.used - sw.reserved_used + size > pool;
+        let pool = w.sw.buffer.saturating_sub(sw.pfc.total_headroom);
+        let pool_full = sw.used - sw.pfc.hdrm_used + size > pool;
         // A packet that leaves at once, at an ingress far from XOFF, passes
         // *unseen*: charging and releasing it in this same instant would
         // change no count and send neither PAUSE nor XON.
         hop.unseen = !full
             && !pool_full
             && hop.at_once
-            && st.passes_unseen(cfg, w.sw.buffer, in_local, prio, size);
+            && sw.pfc.passes_unseen(cfg, w.sw.buffer, in_local, prio, size);
         if hop.unseen {
             return Verdict::Pass;
         }
-        if full || st.charge(cfg, in_local, prio, size, &mut sw.reserved_used) == Charge::Violation
-        {
+        if full || sw.pfc.charge(cfg, in_local, prio, size) == Charge::Violation {
             // A lossless violation: headroom (or the whole buffer) overflowed.
             w.mechs.pfc.lossless_drops += 1;
             let cnt = &mut w.ports[hop.out as usize].queues[class].counters;
@@ -274,8 +256,8 @@ impl SwitchMechanism for Pfc {
             return Verdict::Dropped;
         }
         hop.charged = true;
-        let ing = &st.ingress[in_local][prio];
-        if !ing.paused && (pool_full || st.should_pause(cfg, w.sw.buffer, in_local, prio)) {
+        let ing = &sw.pfc.ingress[in_local][prio];
+        if !ing.paused && (pool_full || sw.pfc.should_pause(cfg, w.sw.buffer, in_local, prio)) {
             send(w, now, s, hop.in_local, prio as u8, true);
         }
         Verdict::Pass
@@ -286,13 +268,12 @@ impl SwitchMechanism for Pfc {
         match cause {
             DropCause::Buffer => {
                 if hop.charged {
-                    let pfc = &mut w.mechs.pfc;
-                    pfc.switches[hop.switch as usize].release(
-                        &pfc.cfg,
+                    let cfg = &w.mechs.pfc.cfg;
+                    w.switches[hop.switch as usize].pfc.release(
+                        cfg,
                         hop.in_local as usize,
                         hop.prio as usize,
                         hop.size,
-                        &mut w.switches[hop.switch as usize].reserved_used,
                     );
                 }
             }
@@ -401,8 +382,9 @@ fn send(w: &mut World, now: Ps, switch: u32, local: u16, class: u8, pause: bool)
     let cfg = &w.mechs.pfc.cfg;
     let quanta = if pause { cfg.pause_quanta } else { 0 };
     let mode = cfg.mode;
-    w.mechs.pfc.switches[switch as usize].ingress[local as usize][class as usize].paused = pause;
-    let port = w.switches[switch as usize].port(local);
+    let sw = &mut w.switches[switch as usize];
+    sw.pfc.ingress[local as usize][class as usize].paused = pause;
+    let port = sw.port(local);
     switch::queue_pause(w, now, port, class, pause, quanta as u64);
     if pause && mode == PauseMode::Quanta && quanta > 0 {
         // Refresh at half the pause time while still congested (802.1Qbb; docs/mechanisms.md, PFC).
@@ -425,11 +407,13 @@ fn release(w: &mut World, now: Ps, switch: u32, in_local: u16, class: usize, siz
     if w.sw.lossless & (1 << class) == 0 {
         return;
     }
-    let (cfg, st) = (&w.mechs.pfc.cfg, &mut w.mechs.pfc.switches[switch as usize]);
-    let reserved_used = &mut w.switches[switch as usize].reserved_used;
-    st.release(cfg, in_local as usize, class, size, reserved_used);
-    if st.ingress[in_local as usize][class].paused
-        && st.should_resume(cfg, w.sw.buffer, in_local as usize, class)
+    let cfg = &w.mechs.pfc.cfg;
+    let sw = &mut w.switches[switch as usize];
+    sw.pfc.release(cfg, in_local as usize, class, size);
+    if sw.pfc.ingress[in_local as usize][class].paused
+        && sw
+            .pfc
+            .should_resume(cfg, w.sw.buffer, in_local as usize, class)
     {
         send(w, now, switch, in_local, class as u8, false);
     }
@@ -450,7 +434,7 @@ fn on_refresh(w: &mut World, now: Ps, port: u32) {
     let l = w.ports[port as usize].local;
     let classes = w.mechs.pfc.cfg.classes.clone();
     for c in classes {
-        if w.mechs.pfc.switches[s as usize].ingress[l as usize][c as usize].paused {
+        if w.switches[s as usize].pfc.ingress[l as usize][c as usize].paused {
             send(w, now, s, l, c, true);
         }
     }
