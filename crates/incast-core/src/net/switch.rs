@@ -294,7 +294,10 @@ pub struct Switch {
     /// the hot path).
     pub ports: std::ops::Range<u32>,
     rng: Stream,
-    /// PFC ingress accounting (empty without PFC).
+    /// PFC ingress accounting (empty without PFC). A mechanism's state, kept
+    /// here rather than in `w.mechs.pfc`: beside the buffer's occupancy a
+    /// lossless hop reads it without an index of its own (moved out, the
+    /// DCQCN slice took 2.4 % more instructions per hop; docs/performance-history.md).
     pub pfc: crate::mech::pfc::PfcState,
 }
 
