@@ -409,3 +409,19 @@ mod tests {
         assert_eq!(all.unwrap().count, 4);
     }
 }
+
+/// Engine statistics of a run.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct RunStats {
+    pub events: u64,
+    /// Packet arrivals at the far end of a link (one event each).
+    pub packet_hops: u64,
+    /// Ends of transmission at a port with more to send (one event each).
+    /// With `packet_hops`, most of `events`: the rest are timers and
+    /// generators.
+    pub tx_done_events: u64,
+    pub sim_time_ps: Ps,
+    pub wall_seconds: f64,
+    pub peak_packets: u64,
+    pub peak_flows: u64,
+}

@@ -2,11 +2,11 @@
 //! marks, retransmissions, incasts, utilization, engine counts, and each
 //! switch mechanism's section ([`crate::mech::SwitchMechanism::report`]).
 
+use super::RunStats;
 use super::{buckets, buckets_of, Stats, FINISHED_STOPPED};
 use crate::host::{KIND_INCAST, KIND_LISTED};
 use crate::metrics_table::Table;
 use crate::sim::world::World;
-use crate::sim::RunStats;
 use crate::units::{ps_to_us, Ps};
 
 /// The result tables a summary is computed from.

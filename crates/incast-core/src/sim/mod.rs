@@ -41,7 +41,6 @@ use crate::scenario::ScenarioError;
 use crate::transport::cc::CongestionControl;
 use crate::units::{Bytes, Ps};
 use ev::Ev;
-use serde::Serialize;
 use std::time::Instant;
 use world::World;
 
@@ -68,21 +67,7 @@ pub struct Progress {
     pub finished_flows: u64,
 }
 
-/// Engine statistics of a run.
-#[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct RunStats {
-    pub events: u64,
-    /// Packet arrivals at the far end of a link (one event each).
-    pub packet_hops: u64,
-    /// Ends of transmission at a port with more to send (one event each).
-    /// With `packet_hops`, most of `events`: the rest are timers and
-    /// generators.
-    pub tx_done_events: u64,
-    pub sim_time_ps: Ps,
-    pub wall_seconds: f64,
-    pub peak_packets: u64,
-    pub peak_flows: u64,
-}
+pub use crate::metrics::RunStats;
 
 /// Everything a run produced.
 #[derive(Clone, Debug, Default)]

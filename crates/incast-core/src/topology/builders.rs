@@ -16,8 +16,33 @@
 //! [`TopologyConfig::build`](super::TopologyConfig::build) has checked (it
 //! calls them); [`explicit`] checks its input itself.
 
-use super::config::{Explicit, FatTree, LeafSpine, SingleSwitch};
+use super::config::{Explicit, FatTree, LeafSpine, SingleSwitch, TopologyConfig};
 use super::{summarize_names, Graph, NodeRef, MAX_PORTS};
+
+impl TopologyConfig {
+    /// Builds and validates the graph. Errors are (field path relative to `topology`, message),
+    /// e.g. `("k", "a fat-tree needs an even k >= 2, got 5")` or
+    /// ``("links[3].b", "unknown node `h9`; nodes are h0..h7, s0")``.
+    pub fn build(&self) -> Result<Graph, (String, String)> {
+        let g = match self {
+            TopologyConfig::SingleSwitch(c) => {
+                c.check()?;
+                single_switch(c)
+            }
+            TopologyConfig::LeafSpine(c) => {
+                c.check()?;
+                leaf_spine(c)
+            }
+            TopologyConfig::FatTree(c) => {
+                c.check()?;
+                fat_tree(c)
+            }
+            TopologyConfig::Explicit(c) => explicit(c)?,
+        };
+        g.validate().map_err(|m| (String::new(), m))?;
+        Ok(g)
+    }
+}
 use std::collections::HashMap;
 
 /// One switch `s0` with hosts `h0..` attached, host `i` on switch port `i`.

@@ -43,7 +43,7 @@
 //! ]
 //! ```
 
-use super::{builders, Graph, MAX_PORTS};
+use super::MAX_PORTS;
 use crate::config_types::{RateValue, TimeValue};
 use crate::units::{Rate, US};
 use schemars::gen::SchemaGenerator;
@@ -318,7 +318,7 @@ fn check_ports(field: &str, what: &str, ports: u64) -> Result<(), BuildError> {
 }
 
 impl SingleSwitch {
-    fn check(&self) -> Result<(), BuildError> {
+    pub(super) fn check(&self) -> Result<(), BuildError> {
         check_at_least_one("hosts", "a single-switch topology", self.hosts)?;
         check_ports("hosts", "switch", self.hosts as u64)?;
         check_rate("link_rate", self.link_rate)
@@ -326,7 +326,7 @@ impl SingleSwitch {
 }
 
 impl LeafSpine {
-    fn check(&self) -> Result<(), BuildError> {
+    pub(super) fn check(&self) -> Result<(), BuildError> {
         let what = "a leaf-spine topology";
         check_at_least_one("leaves", what, self.leaves)?;
         check_at_least_one("spines", what, self.spines)?;
@@ -361,7 +361,7 @@ impl LeafSpine {
 }
 
 impl FatTree {
-    fn check(&self) -> Result<(), BuildError> {
+    pub(super) fn check(&self) -> Result<(), BuildError> {
         if self.k < 2 || self.k % 2 != 0 {
             return err(
                 "k",
@@ -394,29 +394,6 @@ impl FatTree {
 }
 
 impl TopologyConfig {
-    /// Builds and validates the graph. Errors are (field path relative to `topology`, message),
-    /// e.g. `("k", "a fat-tree needs an even k >= 2, got 5")` or
-    /// ``("links[3].b", "unknown node `h9`; nodes are h0..h7, s0")``.
-    pub fn build(&self) -> Result<Graph, (String, String)> {
-        let g = match self {
-            TopologyConfig::SingleSwitch(c) => {
-                c.check()?;
-                builders::single_switch(c)
-            }
-            TopologyConfig::LeafSpine(c) => {
-                c.check()?;
-                builders::leaf_spine(c)
-            }
-            TopologyConfig::FatTree(c) => {
-                c.check()?;
-                builders::fat_tree(c)
-            }
-            TopologyConfig::Explicit(c) => builders::explicit(c)?,
-        };
-        g.validate().map_err(|m| (String::new(), m))?;
-        Ok(g)
-    }
-
     /// The number of hosts the topology has, without building it.
     pub fn n_hosts(&self) -> u64 {
         match self {
@@ -505,7 +482,7 @@ fn ratio(r: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::{NodeRef, Routes};
+    use crate::topology::{Graph, NodeRef, Routes};
 
     fn parse(text: &str) -> Result<TopologyConfig, String> {
         toml::from_str::<TopologyConfig>(text).map_err(|e| e.to_string())

@@ -39,7 +39,7 @@
 //! Packets are numbered from 0; packet `i` carries payload bytes
 //! `[i x mss, min((i + 1) x mss, size))`.
 
-pub use crate::transport::eqds_pacer::{EqdsPacer, Turn};
+pub use crate::transport::eqds_pacer::{EqdsPacer, Join, Turn};
 use crate::transport::ndp::Bits;
 use crate::units::Ps;
 use std::collections::BTreeSet;
@@ -404,13 +404,6 @@ pub enum EqdsReply {
     Ack { cum: u32, index: u32 },
     /// Packet `index` arrived trimmed.
     Nack { index: u32 },
-}
-
-/// Which of its pacer's lists a receiver joins after an arrival.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Join {
-    pub active: bool,
-    pub rtx: bool,
 }
 
 impl EqdsReceiver {

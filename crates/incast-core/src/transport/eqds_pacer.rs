@@ -17,8 +17,14 @@
 //! The pacer idles when all three lists are empty and starts at once when a
 //! sender joins one (htsim's `sourceIsPendingRel(*this, 0)`).
 
-use crate::transport::eqds::Join;
 use crate::units::Ps;
+
+/// Which of its pacer's lists a receiver joins after an arrival.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Join {
+    pub active: bool,
+    pub rtx: bool,
+}
 use std::collections::VecDeque;
 
 /// Which of the pacer's lists a pull served, and which a sender rejoins.
