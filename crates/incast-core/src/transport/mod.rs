@@ -243,7 +243,7 @@ pub struct TcpFlow {
     /// Pacing: the earliest time the next segment may leave (0: any time).
     pub next_send_at: Ps,
     /// When the last segment was taken for the wire (htsim's
-    /// `STrackPacer::_last_send`, [`CongestionControl::paces_from_last_send`]).
+    /// `STrackPacer::_last_send`, [`CongestionControl::pacer_follows_window`]).
     pub last_send_at: Ps,
     /// The NIC's wake-up for `next_send_at` (armed by the NIC, like `rto_timer`).
     pub pace_timer: LazyTimer,
@@ -572,14 +572,14 @@ impl TcpFlow {
         self.cc.after_ack(&mut self.win, ev, rate, self.in_recovery);
         // Only a pacer that follows the window (STrack) is asked for its rate
         // here; the other congestion controls' pacing is read where they send.
-        if self.cc.cancels_pacing_in_window_mode() || self.cc.paces_from_last_send() {
+        if self.cc.pacer_follows_window() {
             match self.cc.pacing_rate() {
-                None if self.next_send_at != 0 && self.cc.cancels_pacing_in_window_mode() => {
+                None if self.next_send_at != 0 => {
                     // Back in window mode: the paced send still pending is dropped (STrack).
                     self.next_send_at = 0;
                     self.pace_timer.disarm();
                 }
-                Some(rate) if self.next_send_at == 0 && self.cc.paces_from_last_send() => {
+                Some(rate) if self.next_send_at == 0 => {
                     // Into pacing mode with no paced send pending (STrack): the first
                     // paced segment may leave one gap, at this ACK's rate, after the
                     // last segment sent (htsim's STrackPacer::schedule_send).

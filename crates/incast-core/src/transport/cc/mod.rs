@@ -192,18 +192,15 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<f64> {
         None
     }
-    /// Whether a pending paced send is cancelled once [`CongestionControl::pacing_rate`]
-    /// is `None` again after an ACK (the window is back at one packet or more): the flow
-    /// then sends by its window at once instead of waiting for the send time set while it
-    /// paced. `false` keeps that send time (Swift, BBR).
-    fn cancels_pacing_in_window_mode(&self) -> bool {
-        false
-    }
-    /// Whether an ACK that leaves [`CongestionControl::pacing_rate`] set while
-    /// no paced send is pending sets the next send time one gap after the
-    /// last segment sent, at that ACK's rate (htsim's `STrackPacer`). `false`:
-    /// the gap starts at the first paced segment (BBR, Swift).
-    fn paces_from_last_send(&self) -> bool {
+    /// Whether the pacer follows the window, as htsim's `STrackPacer` and
+    /// `SwiftPacer` do, on every ACK: one that takes the window below one
+    /// packet ([`CongestionControl::pacing_rate`] set) with no paced send
+    /// pending sets the next send time one gap after the last segment sent,
+    /// at that ACK's rate; one that brings it back to one packet or more
+    /// (`pacing_rate` `None`) cancels the pending paced send, and the flow
+    /// sends by its window at once. `false` (BBR): the gap starts at the
+    /// first paced segment, and a send time set while pacing is kept.
+    fn pacer_follows_window(&self) -> bool {
         false
     }
     /// Whether an ACK that acknowledges nothing new while nothing is in flight
@@ -315,12 +312,8 @@ macro_rules! registry {
                 match self { $( AnyCc::$variant(c) => c.pacing_rate(), )* }
             }
             #[inline]
-            fn cancels_pacing_in_window_mode(&self) -> bool {
-                match self { $( AnyCc::$variant(c) => c.cancels_pacing_in_window_mode(), )* }
-            }
-            #[inline]
-            fn paces_from_last_send(&self) -> bool {
-                match self { $( AnyCc::$variant(c) => c.paces_from_last_send(), )* }
+            fn pacer_follows_window(&self) -> bool {
+                match self { $( AnyCc::$variant(c) => c.pacer_follows_window(), )* }
             }
             #[inline]
             fn sees_acks_with_nothing_in_flight(&self) -> bool {

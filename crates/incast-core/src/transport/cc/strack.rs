@@ -43,11 +43,9 @@
 //! * `applySTrackLimits`: clamp to `[min_cwnd, max_cwnd]`; below one packet
 //!   the sender paces one packet every `srtt * mss / cwnd`, the first one
 //!   that gap after the last send, at the entering ACK's srtt and window
-//!   (`STrackPacer::schedule_send`,
-//!   [`CongestionControl::paces_from_last_send`]); back at one
-//!   packet or more the pending paced send is cancelled and the window sends
-//!   (`send_packets`' `_pacer.cancel()`,
-//!   [`CongestionControl::cancels_pacing_in_window_mode`]).
+//!   (`STrackPacer::schedule_send`); back at one packet or more the pending
+//!   paced send is cancelled and the window sends (`send_packets`'
+//!   `_pacer.cancel()`; both [`CongestionControl::pacer_follows_window`]).
 //! * the window is whole bytes: htsim's `_strack_cwnd` is a `uint32_t`, so
 //!   every update above (computed in `double`) is truncated toward zero when
 //!   it is stored (C++ [conv.fpint]), [`htsim_bytes`]. On the period-2 orbit
@@ -363,24 +361,18 @@ impl CongestionControl for Strack {
         (self.cwnd < self.mss && self.srtt > 0).then(|| self.cwnd * SEC as f64 / self.srtt as f64)
     }
 
-    /// htsim's `STrackSrc::send_packets`: once the window is one packet or
-    /// more, the pending `STrackPacer` send is cancelled (`_pacer.cancel()`)
-    /// and the window sends at once. Without this a flow whose paced packet's
-    /// ACK reopens the window sat out the rest of its 400-RTT pacing gap
-    /// (docs/htsim-strack.md, "Seeds").
-    fn cancels_pacing_in_window_mode(&self) -> bool {
-        true
-    }
-
-    /// htsim's `STrackSrc::send_packets` below one packet: with no paced send
-    /// pending it calls `STrackPacer::schedule_send(_pacing_delay)`, which sets
-    /// the next send at `_last_send + _pacing_delay` (the last segment sent,
-    /// window-mode ones included, `just_sent`), the delay `srtt * mss / cwnd` of
-    /// the ACK that took the window below one packet; later ACKs do not move it.
-    /// Without this incast's first paced segment left once the flight was empty
-    /// and its gap took the smoothed RTT of then, after the rest of the window's
-    /// samples (docs/htsim-strack.md, "Seeds").
-    fn paces_from_last_send(&self) -> bool {
+    /// htsim's `STrackSrc::send_packets` and `STrackPacer`. Below one packet
+    /// with no paced send pending it calls `schedule_send(_pacing_delay)`,
+    /// which sets the next send at `_last_send + _pacing_delay` (the last
+    /// segment sent, window-mode ones included, `just_sent`), the delay
+    /// `srtt * mss / cwnd` of the ACK that took the window below one packet;
+    /// later ACKs do not move it. Once the window is one packet or more, the
+    /// pending send is cancelled (`_pacer.cancel()`) and the window sends at
+    /// once. Without the first rule incast's first paced segment left once the
+    /// flight was empty, its gap taken at the smoothed RTT of then; without
+    /// the second a flow whose paced packet's ACK reopened the window sat out
+    /// the rest of its 400-RTT pacing gap (docs/htsim-strack.md, "Seeds").
+    fn pacer_follows_window(&self) -> bool {
         true
     }
 

@@ -352,19 +352,14 @@ impl CongestionControl for Swift {
         (self.cwnd < self.mss && self.srtt > 0).then(|| self.cwnd * SEC as f64 / self.srtt as f64)
     }
 
-    /// An ACK that leaves the window at one packet or more drops the paced
-    /// send still pending, and the window sends at once (htsim's
-    /// `SwiftSubflowSrc::send_packets` cancels its pacer when it sends in
-    /// window mode, `sim/swift.cpp`).
-    fn cancels_pacing_in_window_mode(&self) -> bool {
-        true
-    }
-
-    /// Entering pacing (the window below one packet) with no paced send
-    /// pending, the first paced segment may leave one gap after the last
-    /// segment sent, the gap at this ACK's rate (htsim's
-    /// `SwiftPacer::schedule_send`: `_last_send + _pacing_delay`).
-    fn paces_from_last_send(&self) -> bool {
+    /// htsim's `SwiftPacer`, as STrack's: entering pacing (the window below
+    /// one packet) with no paced send pending, the first paced segment may
+    /// leave one gap after the last segment sent, the gap at this ACK's rate
+    /// (`schedule_send`: `_last_send + _pacing_delay`); an ACK that leaves the
+    /// window at one packet or more drops the pending paced send, and the
+    /// window sends at once (`SwiftSubflowSrc::send_packets` cancels its
+    /// pacer when it sends in window mode, `sim/swift.cpp`).
+    fn pacer_follows_window(&self) -> bool {
         true
     }
 
