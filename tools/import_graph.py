@@ -12,7 +12,10 @@ layer up. A file's layer is its top-level module's, in this order (low to high):
   4 run       the rest of sim
 
 An edge counts where a file's code (comments and its trailing `#[cfg(test)]` module left out)
-names a path `crate::a::b...` or `super::...` that resolves to another file.
+names a path `crate::a::b...` (`$crate::` in a macro too) or `super::...` that resolves to
+another file, or a path `child::...` through one of its own child modules (`mod child;` in
+a/mod.rs, a registry's `pfc::Pfc` in mech/mod.rs). lib.rs, the crate's root, re-exports from
+every layer and is left out.
 
     python tools/import_graph.py        # summary
     python tools/import_graph.py -v     # and every upward edge, every cycle's files
@@ -30,7 +33,7 @@ from feature_names import SRC, code_lines  # noqa: E402
 from test_import_graph import cycles as strongly_connected  # noqa: E402
 
 LAYERS = [
-    {"units", "rng", "engine", "config_types", "params", "huge_pages", "metrics_table", "lib"},
+    {"units", "rng", "engine", "config_types", "params", "huge_pages", "metrics_table"},
     {"cm", "transport", "rdma", "edge", "workload", "topology", "hpcc_format"},
     {"scenario"},
     {"net", "mech", "nic", "host", "metrics", "sim/world", "sim/ev"},
@@ -47,6 +50,8 @@ def module_of(rel: str) -> list[str]:
 
 
 def layer(rel: str) -> int:
+    if rel == "lib.rs":
+        return len(LAYERS)  # the root, above every layer
     mod = module_of(rel)
     key2 = "/".join(mod[:2])
     top = mod[0] if mod else "lib"
@@ -77,6 +82,8 @@ def resolve(parts: list[str], modules: dict[tuple, str]) -> str | None:
 
 
 PATH = re.compile(r"\b(crate|super)((?:::\w+)+)")
+# A path that starts with a bare name (not after `::`, `.` or a letter): `pfc::Pfc`.
+CHILD = re.compile(r"(?<![\w:.$])([a-z_]\w*)((?:::\w+)+)")
 GROUP = re.compile(r"\b(crate|super)((?:::\w+)*)::\{([^{}]*)\}")
 
 
@@ -94,13 +101,18 @@ def edges() -> dict[str, set[str]]:
                 if item and item != "self":
                     paths.append((m.group(1), m.group(2) + "::" + item.replace(" ", "")))
         paths += [(m.group(1), m.group(2)) for m in PATH.finditer(text)]
+        # `child::...`: a path through one of this module's own child modules.
+        children = {m[-1] for m in modules if len(m) == len(mod) + 1 and m[: len(mod)] == mod}
+        for m in CHILD.finditer(text):
+            if m.group(1) in children:
+                paths.append(("self", "::" + m.group(1) + m.group(2)))
         for root, tail in paths:
             parts = [p for p in tail.split("::") if p]
-            base = [] if root == "crate" else parent
+            base = {"crate": [], "super": parent, "self": list(mod)}[root]
             while parts and parts[0] == "super":
                 base, parts = base[:-1], parts[1:]
             target = resolve(base + parts, modules)
-            if target and target != rel and target != "lib.rs":
+            if target and target != rel and "lib.rs" not in (rel, target):
                 graph[rel].add(target)
     return graph
 

@@ -70,6 +70,7 @@ impl SwitchMechanism for Cm {
     const ID: u8 = 4;
     type Config = InputBufferParams;
     type State = CmSwitch;
+    type PerSwitch = ();
 
     /// The switches' congestion points (`[cm]`) and input partitions
     /// (`[switch.input_buffer]`).

@@ -79,6 +79,7 @@ impl SwitchMechanism for Beacon {
     const ID: u8 = 5;
     type Config = Config;
     type State = Beacons;
+    type PerSwitch = ();
 
     fn build(cfg: Option<&Config>, net: &mut Network) -> Beacons {
         let first = net.switches.first().map_or(0, |s| s.ports.start);

@@ -19,6 +19,7 @@ impl SwitchMechanism for Int {
     const ID: u8 = 3;
     type Config = ();
     type State = ();
+    type PerSwitch = ();
     /// Its records travel with the packets ([`crate::net::link::Parcel`]).
     const THREADS: bool = true;
 

@@ -53,7 +53,8 @@
 //!
 //! ## Adding a mechanism
 //! 1. Write `mech/mymech.rs`: its `Config` (serde + schemars,
-//!    `deny_unknown_fields`), its state, and a unit type implementing
+//!    `deny_unknown_fields`), its state (and `type PerSwitch = ()` unless it
+//!    keeps some beside each switch's buffer), and a unit type implementing
 //!    [`SwitchMechanism`] (override only the hooks you need, each with its
 //!    `wants_*` mask test, and say in `departs` whether its depart hook can
 //!    run at all), and [`crate::scenario::SwitchSection`] for its `Config`
@@ -184,6 +185,20 @@ pub(crate) trait SwitchMechanism {
     type Config;
     /// Its state: the field of [`Mechs`] named after its module.
     type State: Default;
+    /// Its state beside each switch's buffer occupancy, `()` for none: the
+    /// field of [`SwitchStates`] named after its module, kept in each
+    /// [`Switch`] (`switch.mech.MODULE`), where a hop reads it with the
+    /// switch's own line instead of indexing a table of its own (PFC's
+    /// ingress accounting: docs/performance-history.md, session 50).
+    type PerSwitch: Default + Clone + std::fmt::Debug;
+    /// Of the switch's buffer, the bytes this mechanism reserves and, of
+    /// them, the bytes in use (`state`: its [`SwitchMechanism::PerSwitch`]):
+    /// the lossy classes' admission leaves the reservation alone
+    /// (`Switch::admits`). None by default.
+    #[inline(always)]
+    fn reserved(_state: &Self::PerSwitch) -> (Bytes, Bytes) {
+        (0, 0)
+    }
     /// Its state for this run (`cfg`: its section, if given), built once the
     /// ports and switches exist; may set the switches' parameters and ports.
     fn build(_cfg: Option<&Self::Config>, _net: &mut Network) -> Self::State {
@@ -416,6 +431,28 @@ macro_rules! mechanisms {
         #[allow(dead_code)] // a mechanism without state (INT) has a unit field
         pub(crate) struct Mechs {
             $( $(#[$attr])* pub $module: <$ty as SwitchMechanism>::State, )*
+        }
+
+        /// Every mechanism's state beside one switch's buffer, one field per
+        /// registered mechanism, named after its module
+        /// ([`SwitchMechanism::PerSwitch`]; a `()` field takes no room).
+        #[derive(Clone, Debug, Default)]
+        #[allow(dead_code)] // a mechanism without one has a unit field
+        pub struct SwitchStates {
+            $( $(#[$attr])* pub(crate) $module: <$ty as SwitchMechanism>::PerSwitch, )*
+        }
+
+        /// Of a switch's buffer, the bytes its mechanisms reserve and, of
+        /// them, the bytes in use ([`SwitchMechanism::reserved`], summed).
+        #[inline(always)]
+        pub(crate) fn reserved(states: &SwitchStates) -> (Bytes, Bytes) {
+            let (mut total, mut used) = (0, 0);
+            $( $(#[$attr])* {
+                let (t, u) = <$ty>::reserved(&states.$module);
+                total += t;
+                used += u;
+            } )*
+            (total, used)
         }
 
         /// The key of the first mechanism whose section is given but which

@@ -232,6 +232,7 @@ impl SwitchMechanism for Trim {
     const ID: u8 = 6;
     type Config = Config;
     type State = TrimState;
+    type PerSwitch = ();
 
     const THREADS: bool = true;
 

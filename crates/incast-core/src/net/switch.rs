@@ -294,11 +294,10 @@ pub struct Switch {
     /// the hot path).
     pub ports: std::ops::Range<u32>,
     rng: Stream,
-    /// PFC ingress accounting (empty without PFC). A mechanism's state, kept
-    /// here rather than in `w.mechs.pfc`: beside the buffer's occupancy a
-    /// lossless hop reads it without an index of its own (moved out, the
-    /// DCQCN slice took 2.4 % more instructions per hop; docs/performance-history.md).
-    pub pfc: crate::mech::pfc::PfcState,
+    /// The switch mechanisms' state beside the buffer's occupancy, one field
+    /// per mechanism ([`crate::mech::SwitchMechanism::PerSwitch`]: PFC's
+    /// ingress accounting, which a lossless hop reads with this line).
+    pub mech: crate::mech::SwitchStates,
 }
 
 /// Outcome of offering a packet to an egress queue.
@@ -316,7 +315,7 @@ impl Switch {
             peak_used: 0,
             ports,
             rng: Stream::new(seed, "switch-ecn", id as u64),
-            pfc: Default::default(),
+            mech: Default::default(),
         }
     }
 
@@ -404,8 +403,9 @@ impl Switch {
             // Lossy classes may not use the PFC headroom that is reserved for
             // the lossless ones (it must be free when a pause is in flight).
             // Headroom bytes in use are charged to that reservation, not to the pool.
-            let usable = params.buffer.saturating_sub(self.pfc.total_headroom);
-            let used = self.used - self.pfc.hdrm_used;
+            let (reserved, reserved_used) = crate::mech::reserved(&self.mech);
+            let usable = params.buffer.saturating_sub(reserved);
+            let used = self.used - reserved_used;
             let q = port.queues[class].bytes;
             used + size <= usable
                 && match params.admission[class] {
@@ -603,8 +603,8 @@ mod tests {
                 let mut sw = Switch::new(0, 0..1, 1);
                 sw.used = used;
                 sw.peak_used = used;
-                sw.pfc.total_headroom = 5_000;
-                sw.pfc.hdrm_used = hdrm;
+                sw.mech.pfc.total_headroom = 5_000;
+                sw.mech.pfc.hdrm_used = hdrm;
                 let mut p = port();
                 p.set_ecn(c, ecn);
                 p.queues[c].max_bytes = 3000;

@@ -128,6 +128,7 @@ impl SwitchMechanism for Ci {
     const ID: u8 = 2;
     type Config = CiConfig;
     type State = Ci;
+    type PerSwitch = ();
 
     /// Every switch port's CI state, and the classes CI classifies in the
     /// switches' parameters. A congested-flow queue marks, admits and

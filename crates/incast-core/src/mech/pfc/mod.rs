@@ -144,7 +144,7 @@ impl Pfc {
                     st.total_reserve += cfg.reserve.0;
                 }
             }
-            s.pfc = st;
+            s.mech.pfc = st;
         }
         Pfc {
             cfg: cfg.clone(),
@@ -164,6 +164,14 @@ impl SwitchMechanism for Pfc {
     const ID: u8 = 1;
     type Config = PfcConfig;
     type State = Pfc;
+    type PerSwitch = PfcState;
+
+    /// The headroom of the switch's lossless ingresses, and how much of it
+    /// is in use.
+    #[inline(always)]
+    fn reserved(state: &PfcState) -> (Bytes, Bytes) {
+        (state.total_headroom, state.hdrm_used)
+    }
 
     const THREADS: bool = true;
 
@@ -233,19 +241,22 @@ impl SwitchMechanism for Pfc {
         // lossless shared bytes: when they have filled it, the ingress pauses
         // (the packet itself is charged as the one crossing XOFF), or the
         // reserve another ingress counts on would be eaten.
-        let pool = w.sw.buffer.saturating_sub(sw.pfc.total_headroom);
-        let pool_full = sw.used - sw.pfc.hdrm_used + size > pool;
+        let pool = w.sw.buffer.saturating_sub(sw.mech.pfc.total_headroom);
+        let pool_full = sw.used - sw.mech.pfc.hdrm_used + size > pool;
         // A packet that leaves at once, at an ingress far from XOFF, passes
         // *unseen*: charging and releasing it in this same instant would
         // change no count and send neither PAUSE nor XON.
         hop.unseen = !full
             && !pool_full
             && hop.at_once
-            && sw.pfc.passes_unseen(cfg, w.sw.buffer, in_local, prio, size);
+            && sw
+                .mech
+                .pfc
+                .passes_unseen(cfg, w.sw.buffer, in_local, prio, size);
         if hop.unseen {
             return Verdict::Pass;
         }
-        if full || sw.pfc.charge(cfg, in_local, prio, size) == Charge::Violation {
+        if full || sw.mech.pfc.charge(cfg, in_local, prio, size) == Charge::Violation {
             // A lossless violation: headroom (or the whole buffer) overflowed.
             w.mechs.pfc.lossless_drops += 1;
             let cnt = &mut w.ports[hop.out as usize].queues[class].counters;
@@ -256,8 +267,9 @@ impl SwitchMechanism for Pfc {
             return Verdict::Dropped;
         }
         hop.charged = true;
-        let ing = &sw.pfc.ingress[in_local][prio];
-        if !ing.paused && (pool_full || sw.pfc.should_pause(cfg, w.sw.buffer, in_local, prio)) {
+        let ing = &sw.mech.pfc.ingress[in_local][prio];
+        if !ing.paused && (pool_full || sw.mech.pfc.should_pause(cfg, w.sw.buffer, in_local, prio))
+        {
             send(w, now, s, hop.in_local, prio as u8, true);
         }
         Verdict::Pass
@@ -269,7 +281,7 @@ impl SwitchMechanism for Pfc {
             DropCause::Buffer => {
                 if hop.charged {
                     let cfg = &w.mechs.pfc.cfg;
-                    w.switches[hop.switch as usize].pfc.release(
+                    w.switches[hop.switch as usize].mech.pfc.release(
                         cfg,
                         hop.in_local as usize,
                         hop.prio as usize,
@@ -383,7 +395,7 @@ fn send(w: &mut World, now: Ps, switch: u32, local: u16, class: u8, pause: bool)
     let quanta = if pause { cfg.pause_quanta } else { 0 };
     let mode = cfg.mode;
     let sw = &mut w.switches[switch as usize];
-    sw.pfc.ingress[local as usize][class as usize].paused = pause;
+    sw.mech.pfc.ingress[local as usize][class as usize].paused = pause;
     let port = sw.port(local);
     switch::queue_pause(w, now, port, class, pause, quanta as u64);
     if pause && mode == PauseMode::Quanta && quanta > 0 {
@@ -409,9 +421,10 @@ fn release(w: &mut World, now: Ps, switch: u32, in_local: u16, class: usize, siz
     }
     let cfg = &w.mechs.pfc.cfg;
     let sw = &mut w.switches[switch as usize];
-    sw.pfc.release(cfg, in_local as usize, class, size);
-    if sw.pfc.ingress[in_local as usize][class].paused
+    sw.mech.pfc.release(cfg, in_local as usize, class, size);
+    if sw.mech.pfc.ingress[in_local as usize][class].paused
         && sw
+            .mech
             .pfc
             .should_resume(cfg, w.sw.buffer, in_local as usize, class)
     {
@@ -434,7 +447,7 @@ fn on_refresh(w: &mut World, now: Ps, port: u32) {
     let l = w.ports[port as usize].local;
     let classes = w.mechs.pfc.cfg.classes.clone();
     for c in classes {
-        if w.switches[s as usize].pfc.ingress[l as usize][c as usize].paused {
+        if w.switches[s as usize].mech.pfc.ingress[l as usize][c as usize].paused {
             send(w, now, s, l, c, true);
         }
     }
