@@ -3,10 +3,11 @@
 Issue 46's figures: the cycles through sim/world.rs and the imports that point from a lower
 layer up. A file's layer is its top-level module's, in this order (low to high):
 
-  0 base      units, rng, engine, config_types, params, huge_pages, metrics_table, lib
-  1 models    cm, transport, rdma, edge, workload, topology, hpcc_format (state machines and
-              formats that know no world)
-  2 scenario  scenario
+  0 base      units, rng, engine, config_types, files, params, huge_pages, metrics_table
+  1 models    cm, transport, rdma, edge, workload, topology (state machines and formats that
+              know no world)
+  2 scenario  scenario, and hpcc_format (the HPCC simulator's files, converted to and from
+              scenarios)
   3 elements  net, mech, nic, host, metrics, and sim/world.rs + sim/ev.rs (the state and the
               events the elements share)
   4 run       the rest of sim
@@ -33,9 +34,9 @@ from feature_names import SRC, code_lines  # noqa: E402
 from test_import_graph import cycles as strongly_connected  # noqa: E402
 
 LAYERS = [
-    {"units", "rng", "engine", "config_types", "params", "huge_pages", "metrics_table"},
-    {"cm", "transport", "rdma", "edge", "workload", "topology", "hpcc_format"},
-    {"scenario"},
+    {"units", "rng", "engine", "config_types", "files", "params", "huge_pages", "metrics_table"},
+    {"cm", "transport", "rdma", "edge", "workload", "topology"},
+    {"scenario", "hpcc_format"},
     {"net", "mech", "nic", "host", "metrics", "sim/world", "sim/ev"},
     {"sim"},
 ]

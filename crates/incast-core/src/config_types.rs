@@ -264,6 +264,41 @@ pub fn deserialize_registered<'de, T: Registry, D: Deserializer<'de>>(d: D) -> R
     d.deserialize_any(V(std::marker::PhantomData))
 }
 
+/// A host, by index (`3`) or by name (`"h3"`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum HostRef {
+    Index(u32),
+    Name(String),
+}
+
+impl<'de> Deserialize<'de> for HostRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = HostRef;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a host index (0, 1, ...) or a host name (\"h0\")")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<HostRef, E> {
+                u32::try_from(v)
+                    .map(HostRef::Index)
+                    .map_err(|_| E::custom("host index too large"))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<HostRef, E> {
+                if v < 0 {
+                    return Err(E::custom(format!("host index {v} is negative")));
+                }
+                self.visit_u64(v as u64)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HostRef, E> {
+                Ok(HostRef::Name(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

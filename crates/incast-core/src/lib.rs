@@ -38,6 +38,7 @@ pub mod cm;
 pub mod config_types;
 pub mod edge;
 pub mod engine;
+pub mod files;
 pub mod host;
 pub mod hpcc_format;
 pub mod huge_pages;

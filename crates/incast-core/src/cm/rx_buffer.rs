@@ -166,6 +166,15 @@ impl RxBuffer {
     }
 }
 
+/// The PAUSE headroom of a receive buffer at the end of a link of `rate`
+/// and one-way `delay`, for frames of up to `frame` bytes: RTT x bandwidth,
+/// what the link delivers while the PAUSE waits for the NIC's frame on the
+/// wire (one frame), travels, and the switch finishes the frame it is
+/// sending (one frame), and back; plus the PAUSE frame itself.
+pub fn rx_headroom(rate: crate::units::Rate, delay: crate::units::Ps, frame: u64) -> u64 {
+    rate.bytes_in(2 * delay) + 2 * frame + 64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,7 +126,7 @@ impl WorkloadSection for HotspotConfig {
             let l = &sc.graph.links[link as usize];
             let adapter = &c.nic.adapter;
             let headroom = adapter.pause_headroom.map_or_else(
-                || crate::nic::adapter::rx_headroom(l.rate, l.delay, sc.largest_frame()),
+                || super::rx_buffer::rx_headroom(l.rate, l.delay, sc.largest_frame()),
                 |h| h.bytes(),
             );
             rx_watermarks(adapter.receive_buffer, headroom, adapter.pause_gap).map_err(|e| {

@@ -66,10 +66,10 @@ pub mod none;
 pub mod on_ramp;
 pub mod smart_pause;
 
+use crate::config_types::HostRef;
 use crate::config_types::TimeValue;
 use crate::engine::LazyTimer;
 use crate::rdma::cc::ParamError;
-use crate::scenario::HostRef;
 use crate::units::{Ps, US};
 use schemars::JsonSchema;
 use serde::de::{self, Visitor};

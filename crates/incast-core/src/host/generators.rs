@@ -13,7 +13,7 @@
 //! that start flows name their flow kind there (the flow table's `kind`
 //! column, [`flow_kinds`]). A new kind implements [`Generator`] in its own
 //! file and takes one line in [`workload_generators!`] (example:
-//! `workload/example_burst.rs`).
+//! `host/example_burst.rs`).
 
 use super::KIND_POISSON;
 use super::{start_flow, start_flow_until, IncastRecord, KIND_BULK, KIND_INCAST, KIND_LISTED};
@@ -118,7 +118,7 @@ pub(crate) trait Generator: Sized {
 
 /// The generator kinds that implement [`Generator`], one line each:
 /// `module::Type = key "doc" flows "flow kind name"`, `module` in
-/// `crate::workload`. The line generates the `[[workload.KEY]]` field of
+/// `crate::host`. The line generates the `[[workload.KEY]]` field of
 /// `WorkloadConfig` (and its schema), the checks, the construction, the
 /// state (a `Vec` in [`Generators`]), the first arrivals (after the
 /// built-in kinds'), the dispatch of its [`Ev::Gen`] events and its entry
@@ -145,7 +145,7 @@ macro_rules! workload_config {
                 $(#[$attr])*
                 #[doc = $doc]
                 #[serde(skip_serializing_if = "Vec::is_empty")]
-                pub $key: Vec<$crate::workload::$module::Config>,
+                pub $key: Vec<$crate::host::$module::Config>,
             )*
         }
     };
@@ -160,7 +160,7 @@ pub(crate) use workload_config;
 macro_rules! generators {
     ([$( $kind:ident => $handler:ident $(, $code:path = $name:literal)? ;)*]
      $( $(#[$attr:meta])* $module:ident :: $ty:ident = $key:ident $doc:literal flows $fname:literal ),* $(,)?) => {
-        $( $(#[$attr])* use crate::workload::$module::$ty; )*
+        $( $(#[$attr])* use crate::host::$module::$ty; )*
 
         /// A kind of generator (the source of an [`Ev::Gen`]).
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]

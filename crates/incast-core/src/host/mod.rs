@@ -23,6 +23,8 @@
 //! leaves, and its record is closed then with the bytes its receiver got.
 
 pub mod eqds;
+#[cfg(any(test, feature = "examples"))]
+pub mod example_burst;
 pub mod generators;
 pub mod ndp;
 pub mod paths;

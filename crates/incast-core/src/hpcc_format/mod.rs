@@ -51,8 +51,7 @@ use config::Config;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// First source port of every host (HPCC-sim `third.cc`: "each host use port number from 10000").
-pub const FIRST_SPORT: u16 = 10000;
+pub use crate::topology::hpcc_ecmp::{node_ip, FIRST_SPORT};
 /// Header bytes of an HPCC-sim data packet without INT: Ethernet 14 + IPv4 20 + UDP 8 +
 /// sequence 4 + priority group 2.
 pub const HPCC_HEADER: u32 = 48;
@@ -64,12 +63,6 @@ pub const TIMELY_TS_BYTES: u32 = 8;
 pub const HPCC_PFC_RESERVE: u64 = 4 * 1024;
 /// HPCC-sim's switch MMU: XON hysteresis, 3 KiB.
 pub const HPCC_PFC_RESUME_OFFSET: u64 = 3 * 1024;
-
-/// The IPv4 address HPCC-sim gives node `id` (`node_id_to_ip` in `third.cc`).
-#[inline]
-pub fn node_ip(id: u32) -> u32 {
-    0x0b00_0001 + (id / 256) * 0x0001_0000 + (id % 256) * 0x0000_0100
-}
 
 /// The IPv4 address of node `id` as HPCC-sim prints it (`%08x`).
 pub fn format_ip(id: u32) -> String {

@@ -199,7 +199,7 @@ impl NicModel for Adapter {
             let host = sc.host_index(&h.host);
             let nic = w.host_nic[host as usize];
             let port = &w.ports[w.nics[nic as usize].port as usize];
-            let headroom = rx_headroom(port.rate, port.delay, frame);
+            let headroom = crate::cm::rx_buffer::rx_headroom(port.rate, port.delay, frame);
             st.add_rx(nic, port.rate, &c.nic.adapter, headroom);
             let rate = Rate((port.rate.bits_per_sec() as f64 * h.service_rate).round() as u64);
             let end = h.duration.map(|d| h.start.0 + d.0);
@@ -450,15 +450,6 @@ pub(crate) struct QueuedFrame {
     pub at: Ps,
     /// Its burst's number at the source (the ECMP flow).
     pub burst: u64,
-}
-
-/// The PAUSE headroom of a receive buffer at the end of a link of `rate`
-/// and one-way `delay`, for frames of up to `frame` bytes: RTT x bandwidth,
-/// what the link delivers while the PAUSE waits for the NIC's frame on the
-/// wire (one frame), travels, and the switch finishes the frame it is
-/// sending (one frame), and back; plus the PAUSE frame itself.
-pub(crate) fn rx_headroom(rate: Rate, delay: Ps, frame: u64) -> u64 {
-    rate.bytes_in(2 * delay) + 2 * frame + 64
 }
 
 /// The VOQ of destination `dst` at source `src` (one per other host).

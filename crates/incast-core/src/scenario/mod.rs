@@ -47,7 +47,6 @@ mod bulk;
 pub mod config;
 #[cfg(any(test, feature = "examples"))]
 pub mod example_section;
-mod files;
 mod memory;
 mod nic;
 mod parse;
@@ -57,8 +56,8 @@ mod timing;
 mod transport;
 mod workload;
 
+pub use crate::files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
 pub use config::*;
-pub use files::{read_input_file, MAX_FLOW_FILE_BYTES, MAX_INPUT_FILE_BYTES};
 pub use memory::{MemoryEstimate, BYTES_PER_PORT};
 pub use nic::NicConfig;
 pub(crate) use sections::{ScenarioSection, SwitchSection, WorkloadSection};

@@ -10,7 +10,7 @@
 //! ```
 
 use super::{Scenario, ScenarioError};
-use crate::nic::adapter::AdapterParams;
+use crate::cm::adapter::AdapterParams;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

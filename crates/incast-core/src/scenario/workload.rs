@@ -2,8 +2,8 @@
 //! CDFs load, loads add up to at most 1 per host; and the listed flows
 //! (`workload.flows` and `workload.flow_file`) resolved to host indices.
 
-use super::files::{read_input_file, MAX_FLOW_FILE_BYTES};
 use super::{check_class, HostRef, IncastConfig, ListedFlow, Scenario, ScenarioError, LONG_LIVED};
+use crate::files::{read_input_file, MAX_FLOW_FILE_BYTES};
 use crate::transport::cc::CcConfig;
 use crate::units::Ps;
 use crate::workload::cdf::Cdf;

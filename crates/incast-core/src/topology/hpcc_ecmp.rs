@@ -47,7 +47,14 @@
 use super::{Graph, NodeRef};
 use std::collections::HashMap;
 
-pub use crate::hpcc_format::{node_ip, FIRST_SPORT};
+/// First source port of every host (HPCC-sim `third.cc`: "each host use port number from 10000").
+pub const FIRST_SPORT: u16 = 10000;
+
+/// The IPv4 address HPCC-sim gives node `id` (`node_id_to_ip` in `third.cc`).
+#[inline]
+pub fn node_ip(id: u32) -> u32 {
+    0x0b00_0001 + (id / 256) * 0x0001_0000 + (id % 256) * 0x0000_0100
+}
 
 /// MurmurHash3's 32-bit x86 variant (Austin Appleby's public-domain
 /// algorithm) of `key` with `seed`: 4-byte little-endian blocks, a tail of

@@ -263,7 +263,7 @@ impl Cdf {
         }
         // Only a regular file, at most `MAX_INPUT_FILE_BYTES`: not a FIFO, /dev/zero or a
         // directory, and never an unbounded read.
-        let text = crate::scenario::read_input_file(&path, crate::scenario::MAX_INPUT_FILE_BYTES)
+        let text = crate::files::read_input_file(&path, crate::files::MAX_INPUT_FILE_BYTES)
             .map_err(|e| format!("CDF file {e}"))?;
         Cdf::parse(&text, &shown.display().to_string())
     }

@@ -3,7 +3,7 @@
 //! `bursts` bursts. It is the generator recipe in full: this file (its
 //! `[[workload.example_burst]]` entry, its checks, its state and its
 //! arrivals) plus one line in `workload_generators!` (host/generators.rs)
-//! and its gated `mod` line in `workload/mod.rs`.
+//! and its gated `mod` line in `host/mod.rs`.
 //!
 //! ```toml
 //! [[workload.example_burst]]
