@@ -134,6 +134,10 @@ pub struct Clocks {
     drift: Vec<f64>,
     noise: f64,
     rng: Stream,
+    /// Node order ([`Clocks::per_receiver_noise`]): a noise stream per
+    /// receiving host, so that a reading's noise does not depend on how
+    /// the other hosts' readings interleave with it.
+    receiver_noise: Vec<Stream>,
 }
 
 impl Clocks {
@@ -152,15 +156,35 @@ impl Clocks {
             drift,
             noise: cfg.noise.ps() as f64,
             rng: Stream::new(seed, "clock-noise", 0),
+            receiver_noise: Vec::new(),
         }
+    }
+
+    /// Node order (a run on threads, [`crate::sim::threaded`]): each
+    /// reading's noise comes from its receiver's own stream, which only the
+    /// receiver's partition draws from, instead of one stream for the run.
+    pub fn per_receiver_noise(&mut self, seed: u64) {
+        self.receiver_noise = (0..self.offset.len() as u64)
+            .map(|h| Stream::new(seed, "clock-noise-receiver", h))
+            .collect();
     }
 
     /// Host `host`'s clock at true time `t`, in picoseconds (one reading: draws noise).
     pub fn read(&mut self, host: u32, t: Ps) -> f64 {
+        self.read_for(host, host, t)
+    }
+
+    /// [`Clocks::read`] for a reading that `receiver` takes: its noise from
+    /// the receiver's stream in node order, from the run's otherwise.
+    fn read_for(&mut self, receiver: u32, host: u32, t: Ps) -> f64 {
         let host = host as usize;
         let mut r = t as f64 + self.offset[host] + self.drift[host] * t as f64;
         if self.noise > 0.0 {
-            r += self.noise * self.rng.normal();
+            let rng = match self.receiver_noise.get_mut(receiver as usize) {
+                Some(stream) => stream,
+                None => &mut self.rng,
+            };
+            r += self.noise * rng.normal();
         }
         r
     }
@@ -172,8 +196,8 @@ impl Clocks {
         if self.perfect {
             return recv as i64 - sent as i64;
         }
-        let a = self.read(src, sent);
-        let b = self.read(dst, recv);
+        let a = self.read_for(dst, src, sent);
+        let b = self.read_for(dst, dst, recv);
         // Difference of two readings close to each other: subtract before
         // rounding so large absolute times lose no precision that matters.
         (b - a).round() as i64

@@ -167,6 +167,19 @@ impl DropCurve {
         self.delivered[tag as usize - 1] += 1;
     }
 
+    /// A threaded run's end: another partition's counts added to these.
+    pub fn merge(&mut self, from: &DropCurve) {
+        for (mine, theirs) in [
+            (&mut self.sent, &from.sent),
+            (&mut self.delivered, &from.delivered),
+            (&mut self.in_flight, &from.in_flight),
+        ] {
+            for (count, their) in mine.iter_mut().zip(theirs) {
+                *count += their;
+            }
+        }
+    }
+
     /// A tagged packet was still alive when the run ended.
     pub fn on_in_flight(&mut self, tag: u16) {
         self.in_flight[tag as usize - 1] += 1;

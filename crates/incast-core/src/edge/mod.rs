@@ -335,7 +335,8 @@ pub struct EdgeConfig {
     #[serde(default)]
     #[schemars(with = "serde_json::Value")]
     pub clock: ClockConfig,
-    /// Keep every n-th OWD reading (all senders together) in the `owd` table; 0 keeps none.
+    /// Keep every n-th OWD reading (all senders together; in node order,
+    /// `[timing] ties = "node"`, each sender's) in the `owd` table; 0 keeps none.
     #[serde(default = "default_sample_every")]
     pub owd_sample_every: u32,
     /// Measure the OWD-versus-drop-probability curve ([`drop_curve`]):
@@ -580,6 +581,15 @@ mod tests {
     }
 }
 
+/// Edge pausing's counts in node order ([`EdgeRuntime::node_order`]).
+#[derive(Clone, Debug, Default)]
+struct NodeOrderCounts {
+    /// The clock error's sum of |e|, in picoseconds.
+    error_abs_sum: u128,
+    /// Readings that reached each sending host.
+    readings: Vec<u64>,
+}
+
 /// The simulation's edge-pausing state: clocks, which senders gate, OWD samples.
 #[derive(Clone, Debug)]
 pub struct EdgeRuntime {
@@ -598,6 +608,10 @@ pub struct EdgeRuntime {
     /// Clock error of the readings (measured minus true OWD): sum of |e|, max |e|.
     pub error_abs_sum: f64,
     pub error_abs_max: u64,
+    /// Node order ([`EdgeRuntime::node_order`]): the same sum exact, so
+    /// that partitions' sums add up to one run's; and each sending host's
+    /// count of readings, which picks the ones sampled.
+    node_order: Option<Box<NodeOrderCounts>>,
     /// Readings taken at receivers (one per data packet).
     taken: u64,
     /// Smallest threshold of any gate.
@@ -624,6 +638,7 @@ impl EdgeRuntime {
             unlisted_hops: Default::default(),
             error_abs_sum: 0.0,
             error_abs_max: 0,
+            node_order: None,
             taken: 0,
             min_threshold: Ps::MAX,
             clock: cfg.clock,
@@ -637,6 +652,9 @@ impl EdgeRuntime {
         let err = (owd - (recv - sent) as i64).unsigned_abs();
         self.taken += 1;
         self.error_abs_sum += err as f64;
+        if let Some(counts) = self.node_order.as_deref_mut() {
+            counts.error_abs_sum += err as u128;
+        }
         self.error_abs_max = self.error_abs_max.max(err);
         let (w, sat) = owd_to_wire(owd);
         self.saturated += sat as u64;
@@ -650,7 +668,11 @@ impl EdgeRuntime {
         paused_ps: Ps,
         owd_us: serde_json::Value,
     ) -> serde_json::Value {
-        let mean_err = self.error_abs_sum / self.taken.max(1) as f64;
+        let error_abs_sum = match self.node_order.as_deref() {
+            Some(counts) => counts.error_abs_sum as f64,
+            None => self.error_abs_sum,
+        };
+        let mean_err = error_abs_sum / self.taken.max(1) as f64;
         let mut warnings = vec![];
         if self.min_threshold != Ps::MAX && mean_err > 0.1 * self.min_threshold as f64 {
             warnings.push(format!(
@@ -724,17 +746,95 @@ impl EdgeRuntime {
         }
     }
 
-    /// A reading reached the sender of flow `flow_id`: sample it.
-    pub fn record(&mut self, now: Ps, flow_id: u64, owd: i64) {
+    /// A reading reached host `sender`, the sender of flow `flow_id` in
+    /// flow-table slot `slot`: sampled if it is the run's
+    /// `owd_sample_every`th (in node order, the sending host's: a run on
+    /// threads cannot count the run's in order; and kept by slot, whose flow
+    /// id is known at the end, [`EdgeRuntime::samples_in_order`]).
+    pub fn record(&mut self, now: Ps, sender: u32, flow_id: u64, slot: u32, owd: i64) {
         self.readings += 1;
-        if self.sample_every > 0 && self.readings % self.sample_every == 0 {
+        let (count, flow) = match self.node_order.as_deref_mut() {
+            Some(counts) => {
+                let count = &mut counts.readings[sender as usize];
+                *count += 1;
+                (*count, slot as u64)
+            }
+            None => (self.readings, flow_id),
+        };
+        if self.sample_every > 0 && count % self.sample_every == 0 {
             self.samples.0.push(now);
-            self.samples.1.push(flow_id);
+            self.samples.1.push(flow);
             self.samples.2.push(owd);
         }
     }
 
     pub fn readings(&self) -> u64 {
         self.readings
+    }
+
+    /// Node order (`[timing] ties = "node"`, what a run on threads runs):
+    /// every count whose value could depend on how the network is split
+    /// is kept so that it does not (a reading's clock noise from its
+    /// receiver's stream, the sampled readings each sending host's every
+    /// `owd_sample_every`th, the clock error's sum exact); see
+    /// [`EdgeRuntime::merge`].
+    pub fn node_order(&mut self, seed: u64) {
+        self.clocks.per_receiver_noise(seed);
+        self.node_order = Some(Box::new(NodeOrderCounts {
+            error_abs_sum: 0,
+            readings: vec![0; self.gated.len()],
+        }));
+    }
+
+    /// A threaded run's end: partition `from`'s counts added to these, its
+    /// samples appended (put in order by [`EdgeRuntime::samples_in_order`]).
+    /// Its drop curve must have counted its packets still in flight.
+    pub fn merge(&mut self, from: &mut EdgeRuntime) {
+        self.readings += from.readings;
+        self.taken += from.taken;
+        self.saturated += from.saturated;
+        self.error_abs_sum += from.error_abs_sum;
+        self.error_abs_max = self.error_abs_max.max(from.error_abs_max);
+        self.min_threshold = self.min_threshold.min(from.min_threshold);
+        self.unlisted_hops.append(&mut from.unlisted_hops);
+        if let (Some(mine), Some(theirs)) =
+            (self.node_order.as_deref_mut(), from.node_order.as_deref())
+        {
+            mine.error_abs_sum += theirs.error_abs_sum;
+            for (count, their) in mine.readings.iter_mut().zip(&theirs.readings) {
+                *count += their;
+            }
+        }
+        let (samples, theirs) = (&mut self.samples, &mut from.samples);
+        samples.0.append(&mut theirs.0);
+        samples.1.append(&mut theirs.1);
+        samples.2.append(&mut theirs.2);
+        if let (Some(mine), Some(theirs)) = (self.curve.as_deref_mut(), from.curve.as_deref()) {
+            mine.merge(theirs);
+        }
+    }
+
+    /// Node order, at the end: each sample's flow id from its slot (`slots`
+    /// and `ids`: the flow records' columns, ids as renumbered at the end:
+    /// slots and the ids handed out during the run depend on the split),
+    /// then the samples by time, then flow id (a flow's readings all reach
+    /// its one sender, in the order that sender took them).
+    pub fn samples_in_order(&mut self, slots: &[u32], ids: &[u64]) {
+        if self.node_order.is_none() {
+            return;
+        }
+        let mut id_of = vec![u64::MAX; slots.iter().max().map_or(0, |&s| s as usize + 1)];
+        for (&slot, &id) in slots.iter().zip(ids) {
+            id_of[slot as usize] = id;
+        }
+        let (time, slot, owd) = std::mem::take(&mut self.samples);
+        let flow: Vec<u64> = slot.iter().map(|&s| id_of[s as usize]).collect();
+        let mut order: Vec<usize> = (0..time.len()).collect();
+        order.sort_by_key(|&i| (time[i], flow[i]));
+        self.samples = (
+            order.iter().map(|&i| time[i]).collect(),
+            order.iter().map(|&i| flow[i]).collect(),
+            order.iter().map(|&i| owd[i]).collect(),
+        );
     }
 }

@@ -393,15 +393,15 @@ pub(crate) enum End {
     Finished(Ps),
     /// Its sender stopped offering data at this time (its `stop`).
     Stopped(Ps),
-    /// Still running when the run ended.
-    Running,
+    /// Still running when the run ended, at this time (a threaded run's:
+    /// its partitions' clocks stop at their own last events).
+    Running(Ps),
 }
 
 /// Appends the record of the flow in `slot`. Its size is the transport's:
 /// the flow's, or once stopped the bytes its receiver got; a long-lived
 /// flow still running is recorded with the bytes its receiver got so far.
 pub(crate) fn record(w: &mut World, slot: u32, end: End) {
-    let now = w.q.now();
     let eqds = eqds::totals(w, slot);
     let flows = &mut w.flows;
     let f = &flows.slots[slot as usize];
@@ -420,9 +420,9 @@ pub(crate) fn record(w: &mut World, slot: u32, end: End) {
             eqds.unwrap_or((f.tcp.size, received, f.tcp.retransmits, f.tcp.timeouts))
         }
     };
-    let finish = match end {
-        End::Finished(t) | End::Stopped(t) => Some(t),
-        End::Running => None,
+    let (finish, now) = match end {
+        End::Finished(t) | End::Stopped(t) => (Some(t), t),
+        End::Running(t) => (None, t),
     };
     flows.records.push(FlowRecord {
         flow_id: f.id,
@@ -439,10 +439,7 @@ pub(crate) fn record(w: &mut World, slot: u32, end: End) {
         incast: f.incast,
         retransmits,
         edge_pauses: f.gate.as_ref().map_or(0, |g| g.pauses),
-        edge_paused_ps: f
-            .gate
-            .as_ref()
-            .map_or(0, |g| g.paused_until(finish.unwrap_or(now))),
+        edge_paused_ps: f.gate.as_ref().map_or(0, |g| g.paused_until(now)),
         timeouts,
         cnps: f.qp.as_ref().map_or(0, |q| q.cnps_sent as u32),
         ce_marks: f.tcp.ce_marks,

@@ -284,7 +284,7 @@ fn attach_sack(w: &mut World, slot: u32, i: usize, id: PktId) {
 
 /// An ACK brought back an OWD reading: sample it and feed the flow's gate.
 pub(crate) fn edge_reading(e: &mut EdgeRuntime, f: &mut FlowSlot, now: Ps, ack: &Packet) {
-    e.record(now, f.id, ack.owd());
+    e.record(now, f.src, f.id, ack.flow, ack.owd());
     if let Some(g) = f.gate.as_deref_mut() {
         g.on_owd(OwdSample {
             now,

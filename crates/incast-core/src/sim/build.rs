@@ -379,6 +379,9 @@ pub(super) fn simulation(sc: &Scenario) -> Result<Simulation, ScenarioError> {
     let mut gens = gens;
     if node_ties {
         gens.list_by_host(&mut w, &c.workload.incast);
+        if let Some(edge) = w.edge.as_deref_mut() {
+            edge.node_order(seed);
+        }
         w.flows.apart = Some(crate::host::SlotPlan {
             offset: 0,
             stride: 1,

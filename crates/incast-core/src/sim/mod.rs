@@ -497,8 +497,9 @@ impl Simulation {
         let active: Vec<u32> = (0..self.w.flows.slots.len() as u32)
             .filter(|&s| self.w.flows.slots[s as usize].active)
             .collect();
+        let now = self.w.q.now();
         for s in active {
-            host::record(&mut self.w, s, host::End::Running);
+            host::record(&mut self.w, s, host::End::Running(now));
         }
         if self.node_ties {
             if !self.threaded {
@@ -507,6 +508,10 @@ impl Simulation {
             let (records, mechs) = (&mut self.w.flows.records, &self.w.mechs);
             crate::mech::flow_records_at_end(mechs, &records.slot, &mut records.features.values);
             self.renumber_flows();
+            if let Some(edge) = self.w.edge.as_deref_mut() {
+                let records = &self.w.flows.records;
+                edge.samples_in_order(&records.slot, &records.flow_id);
+            }
             self.read_peaks();
             // Incasts were drawn at the build: those after the run's end never began.
             let stop = self.stop;

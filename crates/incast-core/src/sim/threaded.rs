@@ -44,9 +44,11 @@
 //! EQDS's pull pacers too) runs apart from its sender.
 //!
 //! What does not run threaded yet is refused with the reason
-//! ([`Simulation::threads_refusal`]): features whose state spans nodes (edge
-//! pausing's shared samples, hotspots, the adapter and transmit-queue NIC
-//! models, PCIe limits, CI's lost CIPs drawn from one stream).
+//! ([`Simulation::threads_refusal`]): features whose state spans nodes
+//! (hotspots, the adapter and transmit-queue NIC models, PCIe limits, CI's
+//! lost CIPs drawn from one stream). Edge pausing runs threaded: in node
+//! order its clock noise, sampled readings and error sum are per host or
+//! exact ([`crate::edge::EdgeRuntime::node_order`]), and its runtime merges.
 
 use super::parallelism::Partition;
 use super::Simulation;
@@ -245,9 +247,6 @@ impl Simulation {
         let w = &self.w;
         if let Some((key, why)) = crate::mech::threads_refusal(sc) {
             return Some(format!("[switch.{key}] {why}"));
-        }
-        if w.edge.is_some() {
-            return Some("[edge]: edge pausing samples OWDs over all hosts".into());
         }
         if w.nic_model != crate::nic::NicModelKind::RoundRobin {
             return Some(format!("[nic] model = \"{}\"", w.nic_model.name()));
@@ -535,6 +534,8 @@ pub(super) struct Merged {
 /// partition that owns it, records and logs appended, counters summed.
 fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
     let mut merged = Merged::default();
+    // The run's end: the last event any partition ran.
+    let end = sims.iter().map(|sim| sim.w.q.now()).max().unwrap_or(0);
     for sim in &mut sims {
         let (n, bytes) = sim.on_wires();
         merged.wires.0 += n;
@@ -544,7 +545,7 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
             .filter(|&s| sim.w.flows.slots[s as usize].active)
             .collect();
         for s in running {
-            host::record(&mut sim.w, s, host::End::Running);
+            host::record(&mut sim.w, s, host::End::Running(end));
             // Recorded: `finish` leaves it be.
             sim.w.flows.slots[s as usize].active = false;
         }
@@ -581,6 +582,16 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
         }
         let owned_port = |p: u32| port_owner[p as usize] == k;
         crate::mech::merge(&mut w.mechs, &mut from.mechs, &owned_port);
+        if let (Some(edge), Some(theirs)) = (w.edge.as_deref_mut(), from.edge.as_deref_mut()) {
+            // Its packets still alive count in its drop curve, as the
+            // first partition's do when the results are read.
+            if let Some(curve) = theirs.curve.as_deref_mut() {
+                for packet in from.arena.live_packets().filter(|p| p.tag != 0) {
+                    curve.on_in_flight(packet.tag);
+                }
+            }
+            edge.merge(theirs);
+        }
         for s in 0..w.switches.len() {
             if partition.of_node[hosts as usize + s] == k {
                 std::mem::swap(&mut w.switches[s], &mut from.switches[s]);

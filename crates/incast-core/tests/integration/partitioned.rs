@@ -185,6 +185,18 @@ pub(crate) fn mechanism_families() -> Vec<(&'static str, String)> {
                 + "[switch.trim]\nclasses = [0]\nheader_class = 7\nthreshold_packets = 8\n",
         ),
         (
+            "On-Ramp over DCTCP: noisy clocks, sampled OWDs, the drop curve",
+            k8(0.8).replace("buffer = \"2MB\"", "buffer = \"400KB\"")
+                + "[edge]\nrule = \"on_ramp\"\nclock = \"ntp\"\nowd_sample_every = 7\n"
+                + "drop_curve = { bin = \"2us\", max = \"40us\" }\n",
+        ),
+        (
+            "Smart-Pause over DCQCN, some senders gated, noisy clocks",
+            rdma("dcqcn", k8(0.7)).replace("[switch.pfc]\nclasses = [3]\n", "")
+                + "[edge]\nrule = \"smart_pause_fixed\"\nclock = \"huygens\"\nowd_sample_every = 3\n"
+                + "hosts = [0, 1, 2, 3, 40, 41, 42, 43, 80, 81, 100, 127]\n",
+        ),
+        (
             "EQDS sprayed, with trimming",
             no_ecn(k8(0.7)).replace(
                 "cc = \"dctcp\"",

@@ -40,6 +40,19 @@ fn threads_give_the_one_thread_tables() {
                 "{what}: nothing trimmed"
             );
         }
+        if what.contains("clocks") {
+            let s: serde_json::Value = serde_json::from_str(&reference.summary_json).unwrap();
+            assert!(s["edge"]["owd_readings"].as_u64().unwrap() > 1000, "{what}");
+            assert!(
+                reference.owd.rows() > 100,
+                "{what}: {} samples",
+                reference.owd.rows()
+            );
+            assert!(
+                s["edge"]["clock"]["mean_abs_error_us"].as_f64().unwrap() > 0.0,
+                "{what}"
+            );
+        }
         if what.contains("isolation") {
             let isolations = reference.flows.u32s("ci_isolations").iter().sum::<u32>();
             assert!(isolations > 10, "{what}: {isolations} isolations");
@@ -47,7 +60,7 @@ fn threads_give_the_one_thread_tables() {
         assert_threads_match(what, &toml, &reference, &[1, 2, 3]);
         ran += 1;
     }
-    assert_eq!(ran, 13);
+    assert_eq!(ran, 15);
 }
 
 /// A scenario in push order runs in node order on threads: its own
