@@ -45,8 +45,8 @@
 //!
 //! What does not run threaded yet is refused with the reason
 //! ([`Simulation::threads_refusal`]): features whose state spans nodes
-//! (hotspots, the adapter and transmit-queue NIC models, PCIe limits, CI's
-//! lost CIPs drawn from one stream). Edge pausing runs threaded: in node
+//! (hotspots, the adapter and transmit-queue NIC models, PCIe limits). CI's
+//! lost CIPs are drawn per receiving port in node order. Edge pausing runs threaded: in node
 //! order its clock noise, sampled readings and error sum are per host or
 //! exact ([`crate::edge::EdgeRuntime::node_order`]), and its runtime merges.
 

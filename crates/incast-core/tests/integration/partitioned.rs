@@ -176,6 +176,12 @@ pub(crate) fn mechanism_families() -> Vec<(&'static str, String)> {
                 + "[switch.ci]\nqueues = [{ class = 3, cfq = [2] }]\nthreshold = \"20KB\"\nage = \"20us\"\n",
         ),
         (
+            "congestion isolation with lost CIPs (CIP-ACKs, resends)",
+            rdma("dcqcn", k8(0.8)).replace("classes = [3]", "classes = [2, 3]")
+                + "[switch.ci]\nqueues = [{ class = 3, cfq = [2] }]\nthreshold = \"20KB\"\nage = \"20us\"\n"
+                + "cip = { reliability = \"ack\", loss = 0.2 }\n",
+        ),
+        (
             "DCTCP with trimming (a trimmed packet is a loss to TCP)",
             k8(0.8) + "[switch.trim]\nclasses = [0]\nheader_class = 7\nthreshold_packets = 8\n",
         ),

@@ -53,6 +53,14 @@ fn threads_give_the_one_thread_tables() {
                 "{what}"
             );
         }
+        if what.contains("lost CIPs") {
+            let s: serde_json::Value = serde_json::from_str(&reference.summary_json).unwrap();
+            assert!(
+                s["ci"]["cips_lost"].as_u64().unwrap() > 10,
+                "{what}: {}",
+                s["ci"]
+            );
+        }
         if what.contains("isolation") {
             let isolations = reference.flows.u32s("ci_isolations").iter().sum::<u32>();
             assert!(isolations > 10, "{what}: {isolations} isolations");
@@ -60,7 +68,7 @@ fn threads_give_the_one_thread_tables() {
         assert_threads_match(what, &toml, &reference, &[1, 2, 3]);
         ran += 1;
     }
-    assert_eq!(ran, 15);
+    assert_eq!(ran, 16);
 }
 
 /// A scenario in push order runs in node order on threads: its own

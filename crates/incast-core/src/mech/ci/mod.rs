@@ -41,6 +41,10 @@ use crate::units::{Bytes, Ps};
 pub(crate) struct Ci {
     pub cfg: CiConfig,
     loss: Stream,
+    /// Node order, with lost CIPs: a loss stream per receiving port, so
+    /// that which CIPs are lost does not depend on how the ports' losses
+    /// interleave (a run on threads: [`crate::sim::threaded`]).
+    port_loss: Vec<Stream>,
     /// Bits of the CI classes (non-congested queues); 0 without CI.
     pub base: u8,
     /// Bits of the congested-flow queues; 0 without CI.
@@ -83,6 +87,7 @@ impl Ci {
         Ci {
             cfg,
             loss: Stream::new(seed, "cip-loss", 0),
+            port_loss: Vec::new(),
             base,
             cfq,
             any: base | cfq,
@@ -149,7 +154,13 @@ impl SwitchMechanism for Ci {
                 }
             }
         }
-        let mut ci = Ci::new(cfg.clone(), net.sc.config.seed, true);
+        let seed = net.sc.config.seed;
+        let mut ci = Ci::new(cfg.clone(), seed, true);
+        if cfg.cip.loss > 0.0 && net.sc.config.timing.ties == crate::scenario::Ties::Node {
+            ci.port_loss = (0..net.ports.len() as u64)
+                .map(|port| Stream::new(seed, "cip-loss-port", port))
+                .collect();
+        }
         let first = net.switches.first().map_or(0, |s| s.ports.start);
         ci.ports = CiPorts {
             first,
@@ -210,13 +221,9 @@ impl SwitchMechanism for Ci {
         on_table_timer(w, now, port);
     }
 
+    /// Lost CIPs too: in node order each receiving port draws its own
+    /// losses (`Ci::port_loss`).
     const THREADS: bool = true;
-
-    /// Lost CIPs draw from one stream for every switch, in the order the
-    /// switches lose them, which partitions would change.
-    fn threads_refusal(cfg: &CiConfig) -> Option<&'static str> {
-        (cfg.cip.loss > 0.0).then_some("cip.loss draws from one stream for every switch")
-    }
 
     /// Each switch port's table from the partition that owns it; the run's
     /// counts summed; each flow's isolations summed (its switches and its
@@ -565,7 +572,11 @@ fn on_cip(w: &mut World, now: Ps, port: u32, id: PktId) {
     w.arena.free(id);
     let r = &mut w.mechs.ci;
     let loss = r.cfg.cip.loss;
-    if loss > 0.0 && r.loss.chance(loss) {
+    let stream = match r.port_loss.get_mut(port as usize) {
+        Some(stream) => stream,
+        None => &mut r.loss,
+    };
+    if loss > 0.0 && stream.chance(loss) {
         // Lost on the link (CI must survive it).
         r.cips_lost += 1;
         w.counters.cons.dropped_bytes += pkt.size as u64;
