@@ -34,6 +34,14 @@ impl PcieTx {
             bytes: vec![0; hosts],
         }
     }
+
+    /// A threaded run's end: host `host`'s link from partition `from`,
+    /// which owns it.
+    pub fn take_host(&mut self, from: &mut PcieTx, host: u32) {
+        let host = host as usize;
+        std::mem::swap(&mut self.free_at[host], &mut from.free_at[host]);
+        std::mem::swap(&mut self.bytes[host], &mut from.bytes[host]);
+    }
 }
 
 /// When host `host`'s link may take its next packet (0 without a cap).

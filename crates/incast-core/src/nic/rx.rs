@@ -70,6 +70,21 @@ impl RxPath {
         }
     }
 
+    /// A threaded run's end: host `host`'s queues, packet in service and
+    /// round-robin position from partition `from`, which owns it (a packet
+    /// id names a packet of `from`'s arena: only the queues' counts are
+    /// read after the merge, [`summary`]).
+    pub fn take_host(&mut self, from: &mut RxPath, host: u32) {
+        let first = host as usize * self.layout.per_nic;
+        let queues = first..first + self.layout.per_nic;
+        self.queues[queues.clone()].swap_with_slice(&mut from.queues[queues]);
+        std::mem::swap(
+            &mut self.in_service[host as usize],
+            &mut from.in_service[host as usize],
+        );
+        std::mem::swap(&mut self.next[host as usize], &mut from.next[host as usize]);
+    }
+
     /// Bytes held in receive queues and in service (conservation).
     pub fn held_bytes(&self, size: impl Fn(PktId) -> u64) -> u64 {
         let queued: u64 = self.queues.iter().map(|q| q.fifo.bytes).sum();

@@ -45,7 +45,8 @@
 //!
 //! What does not run threaded yet is refused with the reason
 //! ([`Simulation::threads_refusal`]): features whose state spans nodes
-//! (hotspots, the adapter and transmit-queue NIC models, PCIe limits). CI's
+//! (hotspots, the adapter and transmit-queue NIC models). PCIe limits merge
+//! per host. CI's
 //! lost CIPs are drawn per receiving port in node order. Edge pausing runs threaded: in node
 //! order its clock noise, sampled readings and error sum are per host or
 //! exact ([`crate::edge::EdgeRuntime::node_order`]), and its runtime merges.
@@ -250,9 +251,6 @@ impl Simulation {
         }
         if w.nic_model != crate::nic::NicModelKind::RoundRobin {
             return Some(format!("[nic] model = \"{}\"", w.nic_model.name()));
-        }
-        if w.pcie.is_some() || w.rx.is_some() {
-            return Some("[nic] PCIe limits".into());
         }
         self.gens.threads_refusal()
     }
@@ -570,6 +568,7 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
     let port_owner: Vec<u32> = (0..sim.w.ports.len() as u32)
         .map(|p| partition.of_port(&sim.w, p))
         .collect();
+    let host_owner: Vec<u32> = (0..hosts).map(|h| partition.of_host(&sim.w, h)).collect();
     let mut events = 0;
     let mut last = sim.w.q.now();
     for (k, other) in rest.iter_mut().enumerate() {
@@ -582,6 +581,16 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
         }
         let owned_port = |p: u32| port_owner[p as usize] == k;
         crate::mech::merge(&mut w.mechs, &mut from.mechs, &owned_port);
+        // Each host's PCIe links from the partition that owns it.
+        let owned_hosts = (0..hosts).filter(|&h| host_owner[h as usize] == k);
+        for host in owned_hosts {
+            if let (Some(mine), Some(theirs)) = (w.pcie.as_deref_mut(), from.pcie.as_deref_mut()) {
+                mine.take_host(theirs, host);
+            }
+            if let (Some(mine), Some(theirs)) = (w.rx.as_deref_mut(), from.rx.as_deref_mut()) {
+                mine.take_host(theirs, host);
+            }
+        }
         if let (Some(edge), Some(theirs)) = (w.edge.as_deref_mut(), from.edge.as_deref_mut()) {
             // Its packets still alive count in its drop curve, as the
             // first partition's do when the results are read.

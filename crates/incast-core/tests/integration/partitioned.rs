@@ -182,6 +182,12 @@ pub(crate) fn mechanism_families() -> Vec<(&'static str, String)> {
                 + "cip = { reliability = \"ack\", loss = 0.2 }\n",
         ),
         (
+            "DCTCP over PCIe limits both ways, two hosts per NIC",
+            k8(0.9)
+                + "[nic]\nhosts = 2\npcie_rate = \"60Gbps\"\n"
+                + "[nic.receive]\necn_k = \"64KB\"\nbuffer = \"200KB\"\n",
+        ),
+        (
             "DCTCP with trimming (a trimmed packet is a loss to TCP)",
             k8(0.8) + "[switch.trim]\nclasses = [0]\nheader_class = 7\nthreshold_packets = 8\n",
         ),

@@ -53,6 +53,19 @@ fn threads_give_the_one_thread_tables() {
                 "{what}"
             );
         }
+        if what.contains("PCIe") {
+            let s: serde_json::Value = serde_json::from_str(&reference.summary_json).unwrap();
+            let queues = s["nic_receive"]["queues"].as_object().unwrap();
+            let backlog = queues
+                .values()
+                .map(|q| q["max_bytes"].as_u64().unwrap())
+                .max();
+            assert!(backlog > Some(64_000), "{what}: {}", s["nic_receive"]);
+            assert!(
+                s["pcie"]["max_host_tx_bytes"].as_u64().unwrap() > 0,
+                "{what}"
+            );
+        }
         if what.contains("lost CIPs") {
             let s: serde_json::Value = serde_json::from_str(&reference.summary_json).unwrap();
             assert!(
@@ -68,7 +81,7 @@ fn threads_give_the_one_thread_tables() {
         assert_threads_match(what, &toml, &reference, &[1, 2, 3]);
         ran += 1;
     }
-    assert_eq!(ran, 16);
+    assert_eq!(ran, 17);
 }
 
 /// A scenario in push order runs in node order on threads: its own
