@@ -605,7 +605,8 @@ pub struct EdgeRuntime {
     pub saturated: u64,
     /// Switch counts of gated paths that a `by_switch_hops` table did not list.
     pub unlisted_hops: std::collections::BTreeSet<u32>,
-    /// Clock error of the readings (measured minus true OWD): sum of |e|, max |e|.
+    /// Clock error of the readings (measured minus true OWD): sum of |e|
+    /// (push order; node order keeps it exact in `node_order`), max |e|.
     pub error_abs_sum: f64,
     pub error_abs_max: u64,
     /// Node order ([`EdgeRuntime::node_order`]): the same sum exact, so
@@ -651,9 +652,9 @@ impl EdgeRuntime {
         let owd = self.clocks.owd(src, dst, sent, recv);
         let err = (owd - (recv - sent) as i64).unsigned_abs();
         self.taken += 1;
-        self.error_abs_sum += err as f64;
-        if let Some(counts) = self.node_order.as_deref_mut() {
-            counts.error_abs_sum += err as u128;
+        match self.node_order.as_deref_mut() {
+            Some(counts) => counts.error_abs_sum += err as u128,
+            None => self.error_abs_sum += err as f64,
         }
         self.error_abs_max = self.error_abs_max.max(err);
         let (w, sat) = owd_to_wire(owd);
@@ -750,7 +751,7 @@ impl EdgeRuntime {
     /// flow-table slot `slot`: sampled if it is the run's
     /// `owd_sample_every`th (in node order, the sending host's: a run on
     /// threads cannot count the run's in order; and kept by slot, whose flow
-    /// id is known at the end, [`EdgeRuntime::samples_in_order`]).
+    /// id is known at the end, [`EdgeRuntime::samples_by_flow_id`]).
     pub fn record(&mut self, now: Ps, sender: u32, flow_id: u64, slot: u32, owd: i64) {
         self.readings += 1;
         let (count, flow) = match self.node_order.as_deref_mut() {
@@ -787,7 +788,7 @@ impl EdgeRuntime {
     }
 
     /// A threaded run's end: partition `from`'s counts added to these, its
-    /// samples appended (put in order by [`EdgeRuntime::samples_in_order`]).
+    /// samples appended (given their flow ids by [`EdgeRuntime::samples_by_flow_id`]).
     /// Its drop curve must have counted its packets still in flight.
     pub fn merge(&mut self, from: &mut EdgeRuntime) {
         self.readings += from.readings;
@@ -816,10 +817,10 @@ impl EdgeRuntime {
 
     /// Node order, at the end: each sample's flow id from its slot (`slots`
     /// and `ids`: the flow records' columns, ids as renumbered at the end:
-    /// slots and the ids handed out during the run depend on the split),
-    /// then the samples by time, then flow id (a flow's readings all reach
-    /// its one sender, in the order that sender took them).
-    pub fn samples_in_order(&mut self, slots: &[u32], ids: &[u64]) {
+    /// slots and the ids handed out during the run depend on the split).
+    /// The `owd` table is then put in order of time and flow id
+    /// (`node_order::owd_in_node_order`).
+    pub fn samples_by_flow_id(&mut self, slots: &[u32], ids: &[u64]) {
         if self.node_order.is_none() {
             return;
         }
@@ -827,14 +828,8 @@ impl EdgeRuntime {
         for (&slot, &id) in slots.iter().zip(ids) {
             id_of[slot as usize] = id;
         }
-        let (time, slot, owd) = std::mem::take(&mut self.samples);
-        let flow: Vec<u64> = slot.iter().map(|&s| id_of[s as usize]).collect();
-        let mut order: Vec<usize> = (0..time.len()).collect();
-        order.sort_by_key(|&i| (time[i], flow[i]));
-        self.samples = (
-            order.iter().map(|&i| time[i]).collect(),
-            order.iter().map(|&i| flow[i]).collect(),
-            order.iter().map(|&i| owd[i]).collect(),
-        );
+        for flow in &mut self.samples.1 {
+            *flow = id_of[*flow as usize];
+        }
     }
 }

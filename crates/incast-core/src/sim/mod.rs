@@ -510,7 +510,7 @@ impl Simulation {
             self.renumber_flows();
             if let Some(edge) = self.w.edge.as_deref_mut() {
                 let records = &self.w.flows.records;
-                edge.samples_in_order(&records.slot, &records.flow_id);
+                edge.samples_by_flow_id(&records.slot, &records.flow_id);
             }
             self.read_peaks();
             // Incasts were drawn at the build: those after the run's end never began.
@@ -538,11 +538,14 @@ impl Simulation {
             .as_deref_mut()
             .map(|e| std::mem::take(&mut e.samples))
             .unwrap_or_default();
-        let mut us: Vec<f64> = owd_ps.iter().map(|&x| x as f64 / 1e6).collect();
         let mut owd = Table::default();
         owd.push("time_ps", Column::U64(owd_time));
         owd.push("flow_id", Column::U64(owd_flow));
         owd.push("owd_ps", Column::I64(owd_ps));
+        if self.node_ties {
+            owd = node_order::owd_in_node_order(owd);
+        }
+        let mut us: Vec<f64> = owd.i64s("owd_ps").iter().map(|&x| x as f64 / 1e6).collect();
         let edge_summary = match w.edge.as_deref_mut() {
             Some(e) => {
                 let pauses: u64 = flows.u32s("edge_pauses").iter().map(|&x| x as u64).sum();

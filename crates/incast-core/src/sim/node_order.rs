@@ -16,6 +16,20 @@ pub(crate) struct NodePeaks {
     pub flows: u64,
 }
 
+/// Node order: edge pausing's sampled OWD readings by time, then flow id (a
+/// flow's readings all reach its one sender, which took them in this order;
+/// the partitions' samples are appended one partition after another).
+pub(super) fn owd_in_node_order(owd: Table) -> Table {
+    let (Some(Column::U64(time)), Some(Column::U64(flow))) =
+        (owd.get("time_ps"), owd.get("flow_id"))
+    else {
+        return owd;
+    };
+    let mut order: Vec<usize> = (0..time.len()).collect();
+    order.sort_by_key(|&i| (time[i], flow[i]));
+    owd.rows_in(&order)
+}
+
 /// Node order: a log appended as events run (the PFC log) in the order of
 /// its `time_ps`, then its `node` column, each node's rows at one time in
 /// the order it logged them (the order within a node, which no partition

@@ -570,7 +570,6 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
         .collect();
     let host_owner: Vec<u32> = (0..hosts).map(|h| partition.of_host(&sim.w, h)).collect();
     let mut events = 0;
-    let mut last = sim.w.q.now();
     for (k, other) in rest.iter_mut().enumerate() {
         let k = k as u32 + 1;
         let (w, from) = (&mut sim.w, &mut other.w);
@@ -636,12 +635,11 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
         // Every partition ran the sampler's ticks: one run counts them once.
         events += from.q.events_processed() - other.sampler.ticks;
         counters.other_events -= other.sampler.ticks;
-        last = last.max(from.q.now());
         if other.beyond_stop.is_some() {
             sim.beyond_stop = other.beyond_stop;
         }
     }
-    sim.w.q.count_popped(events, last);
+    sim.w.q.count_popped(events, end);
     let samplers = rest
         .iter_mut()
         .map(|other| std::mem::take(&mut other.sampler));

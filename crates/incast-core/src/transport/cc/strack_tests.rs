@@ -251,15 +251,11 @@ fn base_rtt_must_be_given() {
 /// window with a 20 us smoothed RTT, its first paced segment sent at 0: the
 /// next may leave `srtt * mss / cwnd` = 2 ms later.
 fn paced_flow() -> (crate::transport::TcpFlow, crate::transport::TcpParams) {
-    use crate::transport::cc::CcConfig;
-    let p = crate::transport::fixtures::params(1);
-    let mut f = crate::transport::TcpFlow::new(100_000, CcConfig::Strack(params()).build(), &p);
+    let (mut f, p) = flow_with_window(10);
     let crate::transport::AnyCc::Strack(s) = &mut f.cc else {
         unreachable!()
     };
-    s.cwnd = 10.0;
     s.srtt = 20 * US;
-    f.win.cwnd = 10;
     assert!(f.next_segment_at(0, &p).is_some());
     assert_eq!(f.next_send_at, 2_000 * US);
     (f, p)
@@ -295,14 +291,20 @@ fn an_ack_that_leaves_the_window_below_a_packet_keeps_the_paced_send() {
 
 /// A 100 kB flow in window mode (STrack's window 100 kB).
 fn window_mode_flow() -> (crate::transport::TcpFlow, crate::transport::TcpParams) {
+    flow_with_window(100_000)
+}
+
+/// A 100 kB STrack flow of 1000 B segments whose window, STrack's and the
+/// flow's, is `bytes`.
+fn flow_with_window(bytes: u64) -> (crate::transport::TcpFlow, crate::transport::TcpParams) {
     use crate::transport::cc::CcConfig;
     let p = crate::transport::fixtures::params(1);
     let mut f = crate::transport::TcpFlow::new(100_000, CcConfig::Strack(params()).build(), &p);
     let crate::transport::AnyCc::Strack(s) = &mut f.cc else {
         unreachable!()
     };
-    s.cwnd = 100_000.0;
-    f.win.cwnd = 100_000;
+    s.cwnd = bytes as f64;
+    f.win.cwnd = bytes;
     (f, p)
 }
 
