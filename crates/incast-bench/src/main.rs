@@ -584,12 +584,12 @@ fn main() {
             eprintln!("{e}");
             std::process::exit(2)
         });
-        let mut sim = Simulation::new(&sc).unwrap_or_else(|e| {
+        // On its `[timing] threads`, as `incast run` does.
+        let results = run_to_end(&sc).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(2)
         });
-        sim.run();
-        println!("{}", sim.finish().summary_json);
+        println!("{}", results.summary_json);
         return;
     }
     if args.first().map(String::as_str) == Some("--one") {

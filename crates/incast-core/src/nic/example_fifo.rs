@@ -21,6 +21,9 @@ pub struct ExampleFifo;
 
 impl NicModel for ExampleFifo {
     type State = ();
+    /// Its flows wait on the NICs' own ready lists: a threaded run takes
+    /// each NIC's from its owner, so it runs threaded as it is.
+    const THREADS: bool = true;
 
     fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {
         let paused = w.ports[w.nics[nic as usize].port as usize].paused;

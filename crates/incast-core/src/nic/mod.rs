@@ -24,8 +24,11 @@
 //! (`w.nic_state.MODULE`), per-NIC state indexed by NIC inside it (or in
 //! [`Nic`]); the bytes it holds count in the conservation account through
 //! [`NicModel::held_bytes`], and a time series of its own is a result table
-//! through [`NicModel::SERIES`]. The example extension
-//! `nic/example_fifo.rs` (compiled in tests) is such a file.
+//! through [`NicModel::SERIES`]. A model whose state is per NIC runs in
+//! threaded runs when it says so ([`NicModel::THREADS`]) and takes each
+//! NIC's state from the partition that owns it ([`NicModel::merge`]). The
+//! example extension `nic/example_fifo.rs` (compiled in tests) is such a
+//! file.
 //!
 //! The edge gate (Smart-Pause, On-Ramp: [`crate::edge`]) sits on the NIC
 //! side: the model skips a flow whose gate is closed.
@@ -105,6 +108,14 @@ pub(crate) trait NicModel {
     }
     /// Its state in the world, and the events it starts with.
     fn build(_sc: &Scenario, _w: &mut World) {}
+    /// Whether a threaded run ([`crate::sim::threaded`]) may use it: its
+    /// state is per NIC (or in [`Nic`]), each NIC's events read and write
+    /// only that NIC's, and [`NicModel::merge`] takes each NIC's from the
+    /// partition that owns it. A model that says no is refused there.
+    const THREADS: bool = false;
+    /// A threaded run's end: `from` is a partition's state, whose NICs
+    /// `owned(nic)` tells; `into` takes what that partition owns.
+    fn merge(_into: &mut Self::State, _from: &mut Self::State, _owned: &dyn Fn(u32) -> bool) {}
     /// Its timer `code` for `target` fired ([`Ev::NicTimer`]`(code, target)`,
     /// which it pushes itself: codes and targets are its own).
     ///
@@ -244,6 +255,22 @@ macro_rules! nic_models {
         /// The NIC the run's NIC model's timer concerns ([`NicModel::timer_nic`]).
         pub(crate) fn timer_nic(w: &World, code: u16, target: u32) -> Option<u32> {
             match w.nic_model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::timer_nic(w, code, target), )* }
+        }
+        /// Whether the run's NIC model runs threaded ([`NicModel::THREADS`]).
+        pub(crate) fn runs_threaded(model: NicModelKind) -> bool {
+            match model { $( $(#[cfg($cfg)])? NicModelKind::$variant => <$ty>::THREADS, )* }
+        }
+        /// A threaded run's end: the run's NIC model takes partition state
+        /// `from`'s NICs (`owned`) into `into` ([`NicModel::merge`]).
+        pub(crate) fn merge(
+            model: NicModelKind,
+            into: &mut NicStates,
+            from: &mut NicStates,
+            owned: &dyn Fn(u32) -> bool,
+        ) {
+            match model { $( $(#[cfg($cfg)])? NicModelKind::$variant => {
+                <$ty>::merge(&mut into.$module, &mut from.$module, owned)
+            } )* }
         }
         /// The NIC model's state in the world ([`NicModel::build`]).
         pub(crate) fn build_model(sc: &Scenario, w: &mut World) {

@@ -230,6 +230,20 @@ pub struct Queues;
 
 impl NicModel for Queues {
     type State = Option<Box<NicQueues>>;
+    /// Every queue and round-robin position is one NIC's.
+    const THREADS: bool = true;
+
+    fn merge(into: &mut Self::State, from: &mut Self::State, owned: &dyn Fn(u32) -> bool) {
+        let (Some(into), Some(from)) = (into.as_deref_mut(), from.as_deref_mut()) else {
+            return;
+        };
+        let per_nic = into.layout.per_nic;
+        for nic in (0..into.next.len()).filter(|&nic| owned(nic as u32)) {
+            into.next[nic] = from.next[nic];
+            let queues = nic * per_nic..(nic + 1) * per_nic;
+            into.queues[queues.clone()].swap_with_slice(&mut from.queues[queues]);
+        }
+    }
 
     fn held_bytes(w: &World) -> u64 {
         w.nic_state

@@ -25,6 +25,9 @@ pub struct RoundRobin;
 
 impl NicModel for RoundRobin {
     type State = ();
+    /// Its state is the NICs' own ready lists, which a threaded run takes
+    /// from their owners.
+    const THREADS: bool = true;
 
     #[inline(always)]
     fn next_packet(w: &mut World, now: Ps, nic: u32) -> Option<PktId> {

@@ -45,11 +45,13 @@
 //!
 //! What does not run threaded yet is refused with the reason
 //! ([`Simulation::threads_refusal`]): features whose state spans nodes
-//! (hotspots, the adapter and transmit-queue NIC models). PCIe limits merge
-//! per host. CI's
-//! lost CIPs are drawn per receiving port in node order. Edge pausing runs threaded: in node
-//! order its clock noise, sampled readings and error sum are per host or
-//! exact ([`crate::edge::EdgeRuntime::node_order`]), and its runtime merges.
+//! (hotspots, the adapter NIC model). A NIC model that keeps its state per
+//! NIC says so ([`crate::nic::NicModel::THREADS`]) and merges it
+//! ([`crate::nic::NicModel::merge`]: the transmit queues). PCIe limits
+//! merge per host. CI's lost CIPs are drawn per receiving port in node
+//! order. Edge pausing runs threaded: in node order its clock noise,
+//! sampled readings and error sum are per host or exact
+//! ([`crate::edge::EdgeRuntime::node_order`]), and its runtime merges.
 
 use super::parallelism::Partition;
 use super::Simulation;
@@ -249,8 +251,11 @@ impl Simulation {
         if let Some((key, why)) = crate::mech::threads_refusal(sc) {
             return Some(format!("[switch.{key}] {why}"));
         }
-        if w.nic_model != crate::nic::NicModelKind::RoundRobin {
-            return Some(format!("[nic] model = \"{}\"", w.nic_model.name()));
+        if !crate::nic::runs_threaded(w.nic_model) {
+            return Some(format!(
+                "[nic] model = \"{}\" does not merge its partitions' state yet",
+                w.nic_model.name()
+            ));
         }
         self.gens.threads_refusal()
     }
@@ -605,11 +610,14 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
                 std::mem::swap(&mut w.switches[s], &mut from.switches[s]);
             }
         }
-        for n in 0..w.nics.len() {
-            if partition.of_node[w.nics[n].node as usize] == k {
-                std::mem::swap(&mut w.nics[n], &mut from.nics[n]);
-            }
+        let owns_nic: Vec<bool> = (w.nics.iter())
+            .map(|nic| partition.of_node[nic.node as usize] == k)
+            .collect();
+        for n in (0..w.nics.len()).filter(|&n| owns_nic[n]) {
+            std::mem::swap(&mut w.nics[n], &mut from.nics[n]);
         }
+        let (mine, theirs) = (&mut w.nic_state, &mut from.nic_state);
+        crate::nic::merge(w.nic_model, mine, theirs, &|nic| owns_nic[nic as usize]);
         let records = std::mem::take(&mut from.flows.records);
         w.flows.records.append(records);
         for (mine, theirs) in w.flows.incasts.iter_mut().zip(&from.flows.incasts) {

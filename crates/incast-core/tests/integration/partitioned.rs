@@ -188,6 +188,13 @@ pub(crate) fn mechanism_families() -> Vec<(&'static str, String)> {
                 + "[nic.receive]\necn_k = \"64KB\"\nbuffer = \"200KB\"\n",
         ),
         (
+            "DCTCP beside CUBIC through transmit queues split by congestion control",
+            k8(0.5)
+                + "[[workload.poisson]]\nload = 0.3\ncdf = \"websearch\"\ncc = \"cubic\"\n"
+                + "[nic]\nmodel = \"queues\"\n[nic.queues]\nsplit = \"cc\"\nlimit = \"64KB\"\n"
+                + "weights = [1, 3]\n",
+        ),
+        (
             "DCTCP with trimming (a trimmed packet is a loss to TCP)",
             k8(0.8) + "[switch.trim]\nclasses = [0]\nheader_class = 7\nthreshold_packets = 8\n",
         ),

@@ -66,6 +66,14 @@ fn threads_give_the_one_thread_tables() {
                 "{what}"
             );
         }
+        if what.contains("transmit queues") {
+            let s: serde_json::Value = serde_json::from_str(&reference.summary_json).unwrap();
+            let queues = &s["nic_queues"]["queues"];
+            for cc in ["dctcp", "cubic"] {
+                let max = queues[cc]["max_bytes"].as_u64().unwrap();
+                assert!(max > 16_000, "{what}: {cc} queue peaked at {max} B");
+            }
+        }
         if what.contains("lost CIPs") {
             let s: serde_json::Value = serde_json::from_str(&reference.summary_json).unwrap();
             assert!(
@@ -81,7 +89,7 @@ fn threads_give_the_one_thread_tables() {
         assert_threads_match(what, &toml, &reference, &[1, 2, 3]);
         ran += 1;
     }
-    assert_eq!(ran, 17);
+    assert_eq!(ran, 18);
 }
 
 /// A scenario in push order runs in node order on threads: its own
@@ -94,13 +102,28 @@ fn threads_run_in_node_order() {
     assert_eq!(digest(&on_threads), digest(&plain(toml)));
 }
 
-/// What the threads cannot merge yet is refused, naming it.
+/// Every NIC model of the registry (the example extension included) runs
+/// threaded with the one-thread bytes, but the adapter, whose state spans
+/// NICs: it is refused, naming it.
 #[test]
-fn threads_refuse_what_they_cannot_merge() {
+fn every_nic_model_runs_threaded_or_is_refused() {
     let (_, dctcp) = &mechanism_families()[3];
-    let queues = format!("{dctcp}[nic]\nmodel = \"queues\"\n");
-    let err = run_threaded(&scenario(&queues), 2).unwrap_err();
-    assert!(err.contains("model = \"queues\""), "{err}");
+    let mut threaded = Vec::new();
+    for model in incast_core::nic::NicModelKind::ALL {
+        let name = model.name();
+        let toml = format!("{dctcp}[nic]\nmodel = \"{name}\"\n");
+        match run_threaded(&scenario(&toml), 2) {
+            Ok(got) => {
+                assert_eq!(digest(&got), digest(&plain(&toml)), "{name}");
+                threaded.push(name);
+            }
+            Err(e) => {
+                assert_eq!(name, "adapter", "{name} refused: {e}");
+                assert!(e.contains("model = \"adapter\""), "{e}");
+            }
+        }
+    }
+    assert_eq!(threaded, ["round_robin", "queues", "example_fifo"]);
 }
 
 /// The queue sampler runs threaded: each partition samples its own ports
