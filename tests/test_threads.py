@@ -36,8 +36,8 @@ queue_ports = "none"
 """
 
 NODE_ORDER = FAT_TREE + '[timing]\nties = "node"\n'
-# Something threads cannot run yet: the transmit-queue NIC model.
-NIC_QUEUES = FAT_TREE + '[nic]\nmodel = "queues"\n'
+# Something threads cannot run yet: the adapter NIC model (ECM/QCN).
+NIC_ADAPTER = FAT_TREE + '[nic]\nmodel = "adapter"\n'
 
 
 def _same_tables(a: incast.Results, b: incast.Results) -> None:
@@ -63,7 +63,15 @@ def test_threads_sample_queues_as_one_thread_does():
 
 def test_threads_refuse_what_they_cannot_run_yet():
     with pytest.raises(ValueError, match="model"):
-        incast.run(NIC_QUEUES, threads=2)
+        incast.run(NIC_ADAPTER, threads=2)
+
+
+def test_the_transmit_queue_nic_runs_on_threads():
+    """A NIC model whose state is per NIC merges it from each NIC's partition."""
+    queues = '[nic]\nmodel = "queues"\n[nic.queues]\nlimit = "32KB"\n'
+    one = incast.run(NODE_ORDER + queues)
+    assert one.summary["nic_queues"]["queues"]["shared"]["max_bytes"] > 16_000
+    _same_tables(incast.run(FAT_TREE + queues, threads=2), one)
 
 
 def test_cli_runs_on_threads_in_node_order(tmp_path):
@@ -80,12 +88,12 @@ def test_cli_runs_on_threads_in_node_order(tmp_path):
     pd.testing.assert_frame_equal(flows, incast.run(NODE_ORDER).flows, check_like=True)
     # What threads cannot run yet is said plainly, without a traceback.
     refused = tmp_path / "refused.toml"
-    refused.write_text(NIC_QUEUES)
+    refused.write_text(NIC_ADAPTER)
     result = CliRunner().invoke(
         cli, ["run", str(refused), "--threads", "2", "--out", str(tmp_path / "o2"), "-q"]
     )
     assert result.exit_code != 0
-    assert 'model = "queues"' in result.output
+    assert 'model = "adapter"' in result.output
     assert "Traceback" not in result.output
 
 
@@ -94,9 +102,9 @@ def test_the_scenario_key_runs_on_threads_unless_overridden():
     cannot run is refused (on one thread it runs); the tables are node order's."""
     keyed = NODE_ORDER + "threads = 2\n"
     _same_tables(incast.run(keyed), incast.run(NODE_ORDER))
-    queues = keyed + '[nic]\nmodel = "queues"\n'
+    adapter = keyed + '[nic]\nmodel = "adapter"\n'
     with pytest.raises(ValueError, match="model"):
-        incast.run(queues)
-    assert len(incast.run(queues.replace("threads = 2\n", "")).flows) > 20
+        incast.run(adapter)
+    assert len(incast.run(adapter.replace("threads = 2\n", "")).flows) > 20
     with pytest.raises(ValueError, match="add ties"):
         incast.run(FAT_TREE + "[timing]\nthreads = 2\n")
