@@ -84,9 +84,64 @@ impl Stream {
     }
 }
 
+/// A run's draws of one kind: one stream for the run, or, in node order
+/// (a run on threads, [`crate::sim::threaded`]), one per element that draws
+/// (a host, a port), so that an element's draws do not depend on how the
+/// other elements' interleave with them.
+#[derive(Clone, Debug)]
+pub struct Streams {
+    run: Stream,
+    per_element: Vec<Stream>,
+}
+
+impl Streams {
+    /// The run's one stream (`label`, index 0).
+    pub fn new(seed: u64, label: &str) -> Streams {
+        Streams {
+            run: Stream::new(seed, label, 0),
+            per_element: Vec::new(),
+        }
+    }
+    /// Draws per element from now on: `elements` streams, element `i`'s
+    /// labelled `label` with index `i`.
+    pub fn per_element(&mut self, seed: u64, label: &str, elements: usize) {
+        self.per_element = (0..elements as u64)
+            .map(|i| Stream::new(seed, label, i))
+            .collect();
+    }
+    /// The stream element `element` draws from.
+    #[inline]
+    pub fn of(&mut self, element: u32) -> &mut Stream {
+        match self.per_element.get_mut(element as usize) {
+            Some(stream) => stream,
+            None => &mut self.run,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every element draws from the run's stream until the draws are split;
+    /// then element `i` draws from its own stream (`label`, index `i`), and
+    /// an element past the split's count from the run's.
+    #[test]
+    fn streams_split_per_element() {
+        let mut streams = Streams::new(3, "kind");
+        let mut run = Stream::new(3, "kind", 0);
+        assert_eq!(streams.of(0).next_u64(), run.next_u64());
+        assert_eq!(streams.of(5).next_u64(), run.next_u64());
+        streams.per_element(3, "kind-element", 4);
+        for i in [2u32, 0, 2] {
+            let _ = streams.of(i).next_u64();
+        }
+        let mut two = Stream::new(3, "kind-element", 2);
+        two.next_u64();
+        two.next_u64();
+        assert_eq!(streams.of(2).next_u64(), two.next_u64());
+        assert_eq!(streams.of(4).next_u64(), run.next_u64());
+    }
 
     #[test]
     fn normal_has_zero_mean_and_unit_variance() {

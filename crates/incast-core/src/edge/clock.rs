@@ -24,7 +24,7 @@
 
 use crate::config_types::TimeValue;
 use crate::rdma::cc::ParamError;
-use crate::rng::Stream;
+use crate::rng::{Stream, Streams};
 use crate::units::{Ps, NS, US};
 use schemars::JsonSchema;
 use serde::de::{self, Visitor};
@@ -133,11 +133,9 @@ pub struct Clocks {
     offset: Vec<f64>,
     drift: Vec<f64>,
     noise: f64,
-    rng: Stream,
-    /// Node order ([`Clocks::per_receiver_noise`]): a noise stream per
-    /// receiving host, so that a reading's noise does not depend on how
-    /// the other hosts' readings interleave with it.
-    receiver_noise: Vec<Stream>,
+    /// The readings' noise: the run's stream, or in node order each
+    /// receiving host's ([`Clocks::per_receiver_noise`]).
+    noise_rng: Streams,
 }
 
 impl Clocks {
@@ -155,8 +153,7 @@ impl Clocks {
             offset,
             drift,
             noise: cfg.noise.ps() as f64,
-            rng: Stream::new(seed, "clock-noise", 0),
-            receiver_noise: Vec::new(),
+            noise_rng: Streams::new(seed, "clock-noise"),
         }
     }
 
@@ -164,9 +161,9 @@ impl Clocks {
     /// reading's noise comes from its receiver's own stream, which only the
     /// receiver's partition draws from, instead of one stream for the run.
     pub fn per_receiver_noise(&mut self, seed: u64) {
-        self.receiver_noise = (0..self.offset.len() as u64)
-            .map(|h| Stream::new(seed, "clock-noise-receiver", h))
-            .collect();
+        let hosts = self.offset.len();
+        self.noise_rng
+            .per_element(seed, "clock-noise-receiver", hosts);
     }
 
     /// Host `host`'s clock at true time `t`, in picoseconds (one reading: draws noise).
@@ -180,11 +177,7 @@ impl Clocks {
         let host = host as usize;
         let mut r = t as f64 + self.offset[host] + self.drift[host] * t as f64;
         if self.noise > 0.0 {
-            let rng = match self.receiver_noise.get_mut(receiver as usize) {
-                Some(stream) => stream,
-                None => &mut self.rng,
-            };
-            r += self.noise * rng.normal();
+            r += self.noise * self.noise_rng.of(receiver).normal();
         }
         r
     }

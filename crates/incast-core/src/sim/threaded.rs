@@ -574,6 +574,9 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
         .map(|p| partition.of_port(&sim.w, p))
         .collect();
     let host_owner: Vec<u32> = (0..hosts).map(|h| partition.of_host(&sim.w, h)).collect();
+    let nic_owner: Vec<u32> = (sim.w.nics.iter())
+        .map(|nic| partition.of_node[nic.node as usize])
+        .collect();
     let mut events = 0;
     for (k, other) in rest.iter_mut().enumerate() {
         let k = k as u32 + 1;
@@ -610,14 +613,13 @@ fn merge(mut sims: Vec<Simulation>, partition: &Partition) -> Simulation {
                 std::mem::swap(&mut w.switches[s], &mut from.switches[s]);
             }
         }
-        let owns_nic: Vec<bool> = (w.nics.iter())
-            .map(|nic| partition.of_node[nic.node as usize] == k)
-            .collect();
-        for n in (0..w.nics.len()).filter(|&n| owns_nic[n]) {
+        for n in (0..w.nics.len()).filter(|&n| nic_owner[n] == k) {
             std::mem::swap(&mut w.nics[n], &mut from.nics[n]);
         }
         let (mine, theirs) = (&mut w.nic_state, &mut from.nic_state);
-        crate::nic::merge(w.nic_model, mine, theirs, &|nic| owns_nic[nic as usize]);
+        crate::nic::merge(w.nic_model, mine, theirs, &|nic| {
+            nic_owner[nic as usize] == k
+        });
         let records = std::mem::take(&mut from.flows.records);
         w.flows.records.append(records);
         for (mine, theirs) in w.flows.incasts.iter_mut().zip(&from.flows.incasts) {

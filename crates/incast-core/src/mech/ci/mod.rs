@@ -31,7 +31,7 @@ use crate::metrics_table::Table;
 use crate::net::port::Owner;
 use crate::net::switch;
 use crate::net::{link, Packet, PacketKind, PktId, NUM_CLASSES};
-use crate::rng::Stream;
+use crate::rng::Streams;
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
 use crate::units::{Bytes, Ps};
@@ -40,11 +40,9 @@ use crate::units::{Bytes, Ps};
 /// randomness and the counters of CIPs and NIC isolations.
 pub(crate) struct Ci {
     pub cfg: CiConfig,
-    loss: Stream,
-    /// Node order, with lost CIPs: a loss stream per receiving port, so
-    /// that which CIPs are lost does not depend on how the ports' losses
-    /// interleave (a run on threads: [`crate::sim::threaded`]).
-    port_loss: Vec<Stream>,
+    /// Lost CIPs: the run's stream, or in node order each receiving
+    /// port's (a run on threads: [`crate::sim::threaded`]).
+    loss: Streams,
     /// Bits of the CI classes (non-congested queues); 0 without CI.
     pub base: u8,
     /// Bits of the congested-flow queues; 0 without CI.
@@ -86,8 +84,7 @@ impl Ci {
         };
         Ci {
             cfg,
-            loss: Stream::new(seed, "cip-loss", 0),
-            port_loss: Vec::new(),
+            loss: Streams::new(seed, "cip-loss"),
             base,
             cfq,
             any: base | cfq,
@@ -157,9 +154,7 @@ impl SwitchMechanism for Ci {
         let seed = net.sc.config.seed;
         let mut ci = Ci::new(cfg.clone(), seed, true);
         if cfg.cip.loss > 0.0 && net.sc.config.timing.ties == crate::scenario::Ties::Node {
-            ci.port_loss = (0..net.ports.len() as u64)
-                .map(|port| Stream::new(seed, "cip-loss-port", port))
-                .collect();
+            ci.loss.per_element(seed, "cip-loss-port", net.ports.len());
         }
         let first = net.switches.first().map_or(0, |s| s.ports.start);
         ci.ports = CiPorts {
@@ -222,7 +217,7 @@ impl SwitchMechanism for Ci {
     }
 
     /// Lost CIPs too: in node order each receiving port draws its own
-    /// losses (`Ci::port_loss`).
+    /// losses (`Ci::loss`, [`Streams`]).
     const THREADS: bool = true;
 
     /// Each switch port's table from the partition that owns it; the run's
@@ -572,11 +567,7 @@ fn on_cip(w: &mut World, now: Ps, port: u32, id: PktId) {
     w.arena.free(id);
     let r = &mut w.mechs.ci;
     let loss = r.cfg.cip.loss;
-    let stream = match r.port_loss.get_mut(port as usize) {
-        Some(stream) => stream,
-        None => &mut r.loss,
-    };
-    if loss > 0.0 && stream.chance(loss) {
+    if loss > 0.0 && r.loss.of(port).chance(loss) {
         // Lost on the link (CI must survive it).
         r.cips_lost += 1;
         w.counters.cons.dropped_bytes += pkt.size as u64;
