@@ -6,11 +6,40 @@
 use crate::metrics_table::{Column, Table};
 use crate::units::Ps;
 
-/// One tick of the `cm` table: the adapters' and switches' state.
+/// A sum of non-negative rates in b/s, exact: each rate in fixed point,
+/// 2^-64 b/s per unit (a rate of 1 b/s or more, as every limiter's is, is
+/// an integer there; 2^24 rates of up to 2^40 b/s fit). The sum of a set
+/// of rates does not depend on the order they are added in, so partitions'
+/// sums merge into the one-thread run's ([`crate::sim::threaded`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct RateSum(i128);
+
+impl RateSum {
+    const ONE: f64 = 18_446_744_073_709_551_616.0; // 2^64
+
+    pub fn add(&mut self, rate: f64) {
+        self.0 += (rate * Self::ONE) as i128;
+    }
+
+    pub fn merge(&mut self, other: RateSum) {
+        self.0 += other.0;
+    }
+
+    /// The mean of `n` rates summed here, in Gb/s (NaN for none).
+    pub fn mean_gbps(self, n: u32) -> f64 {
+        match n {
+            0 => f64::NAN,
+            n => self.0 as f64 / Self::ONE / 1e9 / n as f64,
+        }
+    }
+}
+
+/// One tick of the `cm` table: the adapters' and switches' state. The
+/// points of a threaded run's partitions add up ([`Point::merge`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Point {
     limited: u32,
-    mean_rate: f64,
+    rate_sum: RateSum,
     min_rate: f64,
     feedback_sent: u64,
     feedback_received: u64,
@@ -25,21 +54,16 @@ impl Point {
     /// frames, input-partition drops]`, with `hot_rx_bytes` in the
     /// hotspots' receive buffers.
     pub fn new(rates: impl Iterator<Item = f64>, totals: [u64; 4], hot_rx_bytes: u64) -> Point {
-        let (mut limited, mut sum, mut min) = (0u32, 0.0, f64::NAN);
+        let (mut limited, mut rate_sum, mut min) = (0u32, RateSum::default(), f64::NAN);
         for rate in rates {
-            let rate = rate / 1e9;
             limited += 1;
-            sum += rate;
-            min = if min.is_nan() { rate } else { min.min(rate) };
+            rate_sum.add(rate);
+            min = min.min(rate / 1e9); // `f64::min` takes the number over NaN
         }
         let [feedback_sent, feedback_received, quenched, input_drops] = totals;
         Point {
             limited,
-            mean_rate: if limited > 0 {
-                sum / limited as f64
-            } else {
-                f64::NAN
-            },
+            rate_sum,
             min_rate: min,
             feedback_sent,
             feedback_received,
@@ -47,6 +71,20 @@ impl Point {
             input_drops,
             hot_rx_bytes,
         }
+    }
+
+    /// Adds another partition's point of the same tick: its limiters, its
+    /// counts and its bytes (each partition counts only its own NICs and
+    /// switches).
+    pub fn merge(&mut self, other: &Point) {
+        self.limited += other.limited;
+        self.rate_sum.merge(other.rate_sum);
+        self.min_rate = self.min_rate.min(other.min_rate);
+        self.feedback_sent += other.feedback_sent;
+        self.feedback_received += other.feedback_received;
+        self.quenched += other.quenched;
+        self.input_drops += other.input_drops;
+        self.hot_rx_bytes += other.hot_rx_bytes;
     }
 }
 
@@ -71,6 +109,15 @@ impl Series {
         self.points.truncate(kept);
     }
 
+    /// Adds another partition's series, tick by tick (every partition
+    /// samples at the same ticks).
+    pub fn merge(&mut self, other: &Series) {
+        debug_assert_eq!(self.points.len(), other.points.len(), "ticks");
+        for (mine, theirs) in self.points.iter_mut().zip(&other.points) {
+            mine.merge(theirs);
+        }
+    }
+
     /// The `cm` table (its columns without rows, without points): per tick (`times`, the
     /// sampler's), the limited flows and their mean and lowest rate (Gb/s),
     /// and running totals of feedback frames sent and received, quenched
@@ -86,7 +133,8 @@ impl Series {
             "limited_flows",
             Column::U32(points.iter().map(|p| p.limited).collect()),
         );
-        t.push("mean_rate_gbps", Column::F64(colf(&|p| p.mean_rate)));
+        let mean = |p: &Point| p.rate_sum.mean_gbps(p.limited);
+        t.push("mean_rate_gbps", Column::F64(colf(&mean)));
         t.push("min_rate_gbps", Column::F64(colf(&|p| p.min_rate)));
         t.push("feedback_sent", Column::U64(col(&|p| p.feedback_sent)));
         t.push(

@@ -28,6 +28,7 @@
 
 use super::{DropCause, Hop, SwitchMechanism, Verdict};
 use crate::cm::input_buffer::{Admission, InputBufferParams, InputBuffers};
+use crate::cm::report::RateSum;
 use crate::cm::scheme::{AnyCp, CpFrame};
 use crate::cm::CmConfig;
 use crate::cm::PauseChange;
@@ -158,6 +159,27 @@ impl SwitchMechanism for Cm {
         adapter::on_notify(w, now, nic, pkt);
     }
 
+    /// Congestion points are per output port, input partitions per switch:
+    /// each from the partition that owns it.
+    const THREADS: bool = true;
+
+    fn merge(into: &mut CmSwitch, from: &mut CmSwitch, owned: &dyn Fn(u32) -> bool) {
+        let first = into.first_port;
+        for (k, (mine, theirs)) in into.cps.iter_mut().zip(&mut from.cps).enumerate() {
+            if owned(first + k as u32) {
+                std::mem::swap(mine, theirs);
+            }
+        }
+        // A switch's ports follow the previous switch's.
+        let mut port = first;
+        for (mine, theirs) in into.inputs.iter_mut().zip(&mut from.inputs) {
+            if owned(port) {
+                std::mem::swap(mine, theirs);
+            }
+            port += mine.all_stats().count() as u32;
+        }
+    }
+
     fn report(w: &World, _flows: &Table, summary: &mut serde_json::Value) {
         if let Some(v) = section(w) {
             summary["cm"] = v;
@@ -266,11 +288,11 @@ fn section(w: &World) -> Option<Value> {
     if let Some(st) = w.nic_state.adapter.as_deref() {
         let t = &st.totals;
         let limited: Vec<f64> = st.limited_rates().map(|r| r / 1e9).collect();
-        let mean = if limited.is_empty() {
-            None
-        } else {
-            Some(limited.iter().sum::<f64>() / limited.len() as f64)
-        };
+        // Summed exactly: a threaded run's reaction points are in another
+        // order ([`RateSum`]).
+        let mut sum = RateSum::default();
+        st.limited_rates().for_each(|r| sum.add(r));
+        let mean = (!limited.is_empty()).then(|| sum.mean_gbps(limited.len() as u32));
         let rx: Vec<Value> = st
             .hotspots
             .iter()

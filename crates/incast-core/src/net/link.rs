@@ -15,6 +15,7 @@ use crate::host::FlowStart;
 use crate::mech;
 use crate::net::switch;
 use crate::nic;
+use crate::nic::adapter::{Msg, Msgs};
 use crate::rdma::cc::IntStack;
 use crate::sim::ev::Ev;
 use crate::sim::world::World;
@@ -55,7 +56,8 @@ pub(crate) fn transmit(w: &mut World, now: Ps, port_id: u32, pkt: PktId) {
 fn mail_across(w: &mut World, port: u32, arrival: Ps, pkt: PktId) -> bool {
     let key = w.q.key_of(arrival);
     let outbox = w.outbox.as_deref_mut().expect("tested");
-    outbox.mail(port, key, pkt, &mut w.arena, &w.sack)
+    let msgs = w.nic_state.adapter.as_deref_mut().map(|st| &mut st.msgs);
+    outbox.mail(port, key, pkt, &mut w.arena, &w.sack, msgs)
 }
 
 /// Port `port_id` has more to send: one `TxDone` at the end of its current
@@ -138,13 +140,14 @@ pub(crate) struct Parcels {
     pub flows: Vec<Vec<FlowStart>>,
 }
 
-/// A packet on its way into another world, with its INT records and an
-/// ACK's SACK blocks.
+/// A packet on its way into another world, with its INT records, an
+/// ACK's SACK blocks and a notification's message.
 pub(crate) struct Parcel {
     pub key: u64,
     pub packet: Packet,
     pub int: IntStack,
     pub sack: SackBlocks,
+    pub msg: Option<Msg>,
 }
 
 impl Outbox {
@@ -159,6 +162,7 @@ impl Outbox {
         pkt: PktId,
         arena: &mut PacketArena,
         sack: &SackTable,
+        msgs: Option<&mut Msgs>,
     ) -> bool {
         let into = self.into[port as usize];
         if into == u32::MAX {
@@ -176,12 +180,18 @@ impl Outbox {
                     PacketKind::Ack => sack.carried(pkt),
                     _ => SackBlocks::default(),
                 };
+                // A notification's message is in this world's side table.
+                let msg = match (packet.kind, msgs) {
+                    (PacketKind::Notify, Some(msgs)) => Some(msgs.take(packet.seq)),
+                    _ => None,
+                };
                 arena.free(pkt);
                 let parcel = Parcel {
                     key,
                     packet,
                     int,
                     sack,
+                    msg,
                 };
                 parcels.packets[into as usize].push(parcel);
             }

@@ -41,6 +41,15 @@
 //!
 //! Feedback, probes and echoes travel on [`CM_CLASS`] (7), which PAUSE does
 //! not stop (802.1Qau sends CNMs on a priority of their own).
+//!
+//! # On threads
+//!
+//! Everything here is per NIC: a NIC's VOQs and receive buffer, and each
+//! flow's reaction point, made at its source's NIC. What crosses NICs is a
+//! frame: a Notify frame into another partition's world takes its message
+//! with it ([`Msgs`]). Each partition samples its own NICs and switches at
+//! the sampler's ticks, and the `cm` series add up tick by tick, the
+//! limiters' mean rate from an exact sum ([`crate::cm::report::RateSum`]).
 
 use super::{NicModel, RoundRobin};
 pub use crate::cm::adapter::AdapterParams;
@@ -96,7 +105,39 @@ impl NicModel for Adapter {
         }
     }
     fn timer_nic(w: &World, code: u16, target: u32) -> Option<u32> {
-        (code == RP_TIMER).then(|| rp_nic(w, target))?
+        let st = w.nic_state.adapter.as_deref()?;
+        Some(match code {
+            RP_TIMER => st.rps[target as usize].nic,
+            _ => st.hotspots[target as usize].nic,
+        })
+    }
+
+    /// Every NIC's VOQs and receive buffer are its own, and so is each
+    /// flow's reaction point (at its source's NIC); what crosses NICs
+    /// travels in frames, its message by value ([`Msgs::carry`]). The
+    /// `cm` series and the counters add up over the partitions.
+    const THREADS: bool = true;
+
+    /// Each NIC's VOQs and receive buffer from its owner; the partition's
+    /// reaction points after those already taken (its VOQs' tags renumbered
+    /// to match), its counters added, its `cm` series added tick by tick.
+    fn merge(into: &mut Self::State, from: &mut Self::State, owned: &dyn Fn(u32) -> bool) {
+        let (Some(into), Some(from)) = (into.as_deref_mut(), from.as_deref_mut()) else {
+            return;
+        };
+        for nic in (0..into.voqs.len()).filter(|&nic| owned(nic as u32)) {
+            std::mem::swap(&mut into.voqs[nic], &mut from.voqs[nic]);
+            std::mem::swap(&mut into.rx[nic], &mut from.rx[nic]);
+        }
+        for (rp, limit) in from.rps.drain(..).zip(from.limits.drain(..)) {
+            let slot = into.rps.len() as u32;
+            into.voqs[rp.nic as usize].set_tag(rp.voq as usize, slot);
+            into.rps.push(rp);
+            into.limits.push(limit);
+        }
+        into.totals.add(&from.totals);
+        into.feedback_sent += from.feedback_sent;
+        into.series.merge(&from.series);
     }
     fn flow_done(w: &mut World, nic: u32, slot: u32) {
         RoundRobin::flow_done(w, nic, slot)
@@ -236,7 +277,10 @@ pub(crate) enum Msg {
     Echo { src: u32, dst: u32, echo: ProbeEcho },
 }
 
-/// The messages in flight, by slot (a Notify frame's `seq`).
+/// The messages in flight, by slot (a Notify frame's `seq`). In a threaded
+/// run a frame into another partition's world takes its message with it
+/// ([`crate::net::link::Outbox::mail`]), filed there in a slot of that
+/// world's table.
 #[derive(Default)]
 pub(crate) struct Msgs {
     slots: Vec<Option<Msg>>,
@@ -309,6 +353,18 @@ pub(crate) struct CmTotals {
     pub echoes_received: u64,
     /// Frames lost because a receive buffer overflowed (PAUSE came too late).
     pub rx_overflow_frames: u64,
+}
+
+impl CmTotals {
+    /// Adds another partition's counts.
+    fn add(&mut self, other: &CmTotals) {
+        self.quenched_frames += other.quenched_frames;
+        self.quenched_bytes += other.quenched_bytes;
+        self.feedback_received += other.feedback_received;
+        self.probes_sent += other.probes_sent;
+        self.echoes_received += other.echoes_received;
+        self.rx_overflow_frames += other.rx_overflow_frames;
+    }
 }
 
 /// The adapter's state: every NIC's VOQs, every flow's reaction point, the
@@ -534,21 +590,16 @@ fn sync(w: &mut World, now: Ps, slot: u32) {
     }
 }
 
-/// A raw frame of burst `burst`, `bytes` long, from `src` to `dst`, is
-/// offered to `src`'s adapter (step 1 of the module docs): queued in its VOQ,
-/// or refused (quenched).
-#[inline(never)]
 /// Whether the NICs are the IBM talk's adapter (`[nic] model = "adapter"`),
 /// whose state the run then holds.
 pub(crate) fn active(w: &World) -> bool {
     w.nic_state.adapter.is_some()
 }
 
-/// The NIC whose reaction point `rp`'s timer fired (`None` without the adapter).
-fn rp_nic(w: &World, rp: u32) -> Option<u32> {
-    Some(w.nic_state.adapter.as_deref()?.rps[rp as usize].nic)
-}
-
+/// A raw frame of burst `burst`, `bytes` long, from `src` to `dst`, is
+/// offered to `src`'s adapter (step 1 of the module docs): queued in its VOQ,
+/// or refused (quenched).
+#[inline(never)]
 pub(crate) fn offer(w: &mut World, now: Ps, src: u32, dst: u32, bytes: u32, burst: u64) {
     let nic = w.host_nic[src as usize];
     let size = bytes as u64;

@@ -13,7 +13,8 @@
 //! window's end (a barrier) each hands the others what crossed into them:
 //!
 //! - a packet put on a link into another partition travels by value, with
-//!   its INT records and the key of its arrival ([`Parcel`]);
+//!   its INT records, an ACK's SACK blocks, a congestion-management
+//!   notification's message and the key of its arrival ([`Parcel`]);
 //! - a flow that starts for a receiver in another partition sends that
 //!   partition the receiver's part of it ([`FlowStart`]), in the same slot
 //!   of the flow table (each partition hands out its own residue of slot
@@ -43,11 +44,12 @@
 //! PFC, INT, trimming, congestion isolation); a flow's receiver (NDP's and
 //! EQDS's pull pacers too) runs apart from its sender.
 //!
-//! What does not run threaded yet is refused with the reason
-//! ([`Simulation::threads_refusal`]): features whose state spans nodes
-//! (hotspots, the adapter NIC model). A NIC model that keeps its state per
-//! NIC says so ([`crate::nic::NicModel::THREADS`]) and merges it
-//! ([`crate::nic::NicModel::merge`]: the transmit queues). PCIe limits
+//! A NIC model keeps its state per NIC, says so
+//! ([`crate::nic::NicModel::THREADS`]) and merges it
+//! ([`crate::nic::NicModel::merge`]: the transmit queues; the adapter's
+//! VOQs, receive buffers and reaction points, its `cm` series added tick
+//! by tick). What does not say so (an extension without a merge) is
+//! refused with the reason ([`Simulation::threads_refusal`]). PCIe limits
 //! merge per host. CI's lost CIPs are drawn per receiving port in node
 //! order. Edge pausing runs threaded: in node order its clock noise,
 //! sampled readings and error sum are per host or exact
@@ -511,7 +513,12 @@ impl Simulation {
                 host::receive_flow(&mut self.w, &start);
             }
             for parcel in mailbox.0.drain(..) {
-                let id = self.w.arena.alloc(parcel.packet);
+                let mut packet = parcel.packet;
+                if let Some(msg) = parcel.msg {
+                    let st = self.w.nic_state.adapter.as_deref_mut();
+                    packet.seq = st.expect("the adapter model").msgs.put(msg);
+                }
+                let id = self.w.arena.alloc(packet);
                 if self.w.arena.int_enabled() {
                     *self.w.arena.int_mut(id) = parcel.int;
                 }

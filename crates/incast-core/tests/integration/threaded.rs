@@ -15,12 +15,15 @@ fn assert_threads_match(what: &str, toml: &str, reference: &incast_core::Results
     for &n in threads {
         let got =
             run_threaded(&scenario(toml), n).unwrap_or_else(|e| panic!("{what}, {n} threads: {e}"));
+        // The digest, and every table beyond it (the NIC models' series, the
+        // registered tables) column by column.
         let differs = differences(reference, &got);
         assert_eq!(
             digest(&got),
             digest(reference),
             "{what}: {n} threads differ from one: {differs:?}"
         );
+        assert!(differs.is_empty(), "{what}: {n} threads: {differs:?}");
     }
 }
 
@@ -103,27 +106,115 @@ fn threads_run_in_node_order() {
 }
 
 /// Every NIC model of the registry (the example extension included) runs
-/// threaded with the one-thread bytes, but the adapter, whose state spans
-/// NICs: it is refused, naming it.
+/// threaded with the one-thread bytes: TCP flows through each (the
+/// adapter's own traffic, raw frames under congestion management, is
+/// [`congestion_management_runs_on_threads`]'s).
 #[test]
-fn every_nic_model_runs_threaded_or_is_refused() {
+fn every_nic_model_runs_threaded() {
     let (_, dctcp) = &mechanism_families()[3];
     let mut threaded = Vec::new();
     for model in incast_core::nic::NicModelKind::ALL {
         let name = model.name();
         let toml = format!("{dctcp}[nic]\nmodel = \"{name}\"\n");
-        match run_threaded(&scenario(&toml), 2) {
-            Ok(got) => {
-                assert_eq!(digest(&got), digest(&plain(&toml)), "{name}");
-                threaded.push(name);
-            }
-            Err(e) => {
-                assert_eq!(name, "adapter", "{name} refused: {e}");
-                assert!(e.contains("model = \"adapter\""), "{e}");
-            }
-        }
+        let got = run_threaded(&scenario(&toml), 2).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(digest(&got), digest(&plain(&toml)), "{name}");
+        threaded.push(name);
     }
-    assert_eq!(threaded, ["round_robin", "queues", "example_fifo"]);
+    assert_eq!(
+        threaded,
+        ["round_robin", "adapter", "queues", "example_fifo"]
+    );
+}
+
+/// A switch mechanism that does not say it can merge its partitions'
+/// state (the example beacon's) is refused on threads, naming its section;
+/// on one thread it runs.
+#[test]
+fn a_mechanism_without_a_merge_is_refused() {
+    let (_, dctcp) = &mechanism_families()[3];
+    let toml = format!("{dctcp}[switch.example_beacon]\nperiod = \"10us\"\ncount = 2\n");
+    let Err(e) = run_threaded(&scenario(&toml), 2) else {
+        panic!("a mechanism without a merge ran on threads");
+    };
+    assert!(e.contains("cannot run on threads yet"), "{e}");
+    assert!(e.contains("[switch.example_beacon]"), "{e}");
+    assert!(plain(&toml).flows.rows() > 50);
+}
+
+/// The IBM talk's congestion management on a k = 4 fat-tree (two pods a
+/// partition at two threads): on/off sources at 80 % into two hotspots,
+/// input-partitioned switches that PAUSE, and each scheme's feedback,
+/// probes and echoes crossing partitions as frames with their messages.
+/// The `cm` table (its rates summed exactly) and every count add up to the
+/// one-thread run's.
+#[test]
+fn congestion_management_runs_on_threads() {
+    for cm in ["ecm", "e2cm", "qcn", "e2cm_cp"] {
+        let toml = format!(
+            r#"
+name = "cm_threads"
+seed = 2
+duration = "2ms"
+stop = "2ms"
+cm = "{cm}"
+[topology]
+kind = "fat_tree"
+k = 4
+host_rate = "10Gbps"
+fabric_rate = "10Gbps"
+[switch]
+ecn = {{ kind = "off" }}
+[switch.input_buffer]
+memory_per_port = "300KB"
+pause = true
+pause_high = "260KB"
+pause_low = "230KB"
+[nic]
+model = "adapter"
+[[workload.onoff]]
+load = 0.8
+mean_burst = "12us"
+frame = 1500
+[[workload.hotspot]]
+host = 0
+service_rate = 0.1
+start = "0.5ms"
+duration = "1ms"
+[[workload.hotspot]]
+host = 13
+service_rate = 0.2
+start = "1ms"
+[metrics]
+queue_ports = "switch"
+queue_sample_interval = "50us"
+[timing]
+ties = "node"
+"#
+        );
+        let reference = plain(&toml);
+        let s: serde_json::Value = serde_json::from_str(&reference.summary_json).unwrap();
+        let cm_summary = &s["cm"];
+        let count = |key: &str| cm_summary[key].as_u64().unwrap();
+        assert!(count("feedback_received") > 100, "{cm}: {cm_summary}");
+        assert!(count("reaction_points") > 10, "{cm}: {cm_summary}");
+        if cm.starts_with("e2cm") {
+            assert!(count("echoes_received") > 100, "{cm}: {cm_summary}");
+        }
+        let cm_table = reference
+            .tables()
+            .into_iter()
+            .find(|(name, _)| *name == "cm");
+        let cm_table = cm_table.expect("the cm table").1;
+        let limited = cm_table.u32s("limited_flows");
+        assert!(limited.iter().max() > Some(&5), "{cm}: {limited:?}");
+        let hot = cm_table.u64s("hot_rx_bytes");
+        assert!(hot.iter().max() > Some(&100_000), "{cm}");
+        assert!(
+            cm_summary["input_buffers"]["pauses"].as_u64().unwrap() > 0,
+            "{cm}"
+        );
+        assert_threads_match(cm, &toml, &reference, &[1, 2, 3]);
+    }
 }
 
 /// The queue sampler runs threaded: each partition samples its own ports
