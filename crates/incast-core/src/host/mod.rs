@@ -465,6 +465,9 @@ fn release(w: &mut World, now: Ps, slot: u32) {
     if !apart {
         // Node order leaves the receiver's timers to the receiver.
         f.tcp.delack_timer.disarm();
+    } else {
+        // Its slot is not reused: what only the sender held gives its memory back.
+        f.tcp.sender_finished();
     }
     if let Some(q) = f.qp.as_mut() {
         q.rto_timer.disarm();

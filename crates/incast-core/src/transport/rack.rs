@@ -78,6 +78,19 @@ pub struct Detection {
 }
 
 impl Rack {
+    /// Gives back the memory of segments no longer tracked (a finished
+    /// sender's, in a node-ordered flow table whose slots stay: nothing
+    /// changes but the capacity).
+    pub fn shrink(&mut self) {
+        self.segs.shrink_to_fit();
+    }
+
+    /// The segments' allocated bytes.
+    #[cfg(test)]
+    pub fn heap_bytes(&self) -> usize {
+        self.segs.capacity() * std::mem::size_of::<SegState>()
+    }
+
     pub fn new(mss: u64) -> Rack {
         Rack {
             mss,

@@ -93,6 +93,15 @@ pub struct SackState {
 }
 
 impl SackState {
+    /// A finished sender's scoreboard and RACK segments give their memory
+    /// back; the receiver's reports stay (a late segment is still answered).
+    pub fn shrink_sender(&mut self) {
+        self.board.shrink();
+        if let Some(rack) = &mut self.rack {
+            rack.rack.shrink();
+        }
+    }
+
     /// A flow's state for `recovery` (which uses SACK).
     pub fn new(recovery: Recovery, mss: u64) -> SackState {
         SackState {

@@ -37,6 +37,17 @@ pub enum Next {
 }
 
 impl Scoreboard {
+    /// Gives back the memory of ranges no longer held ([`crate::transport::rack::Rack::shrink`]).
+    pub fn shrink(&mut self) {
+        self.ranges.shrink_to_fit();
+    }
+
+    /// The ranges' allocated bytes.
+    #[cfg(test)]
+    pub fn heap_bytes(&self) -> usize {
+        self.ranges.capacity() * std::mem::size_of::<(u64, u64)>()
+    }
+
     /// Bytes SACKed above the cumulative ACK.
     #[inline]
     pub fn sacked(&self) -> u64 {
