@@ -8,7 +8,8 @@ use crate::units::Ps;
 
 /// A sum of non-negative rates in b/s, exact: each rate in fixed point,
 /// 2^-64 b/s per unit (a rate of 1 b/s or more, as every limiter's is, is
-/// an integer there; 2^24 rates of up to 2^40 b/s fit). The sum of a set
+/// an integer there). An `i128` holds sums up to 2^63 b/s: the adapter's
+/// most flows (16.7 M, one per pair of 4096 hosts) at up to 500 Gb/s each. The sum of a set
 /// of rates does not depend on the order they are added in, so partitions'
 /// sums merge into the one-thread run's ([`crate::sim::threaded`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

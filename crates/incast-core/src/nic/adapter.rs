@@ -114,7 +114,7 @@ impl NicModel for Adapter {
 
     /// Every NIC's VOQs and receive buffer are its own, and so is each
     /// flow's reaction point (at its source's NIC); what crosses NICs
-    /// travels in frames, its message by value ([`Msgs::carry`]). The
+    /// travels in frames, its message by value ([`Msgs`]). The
     /// `cm` series and the counters add up over the partitions.
     const THREADS: bool = true;
 
