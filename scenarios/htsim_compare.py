@@ -1,7 +1,13 @@
 """htsim's DCTCP permutation and incast's rendering of it (htsim_dctcp_permutation.toml), run on
 this machine one after the other, round by round: CPU seconds of each and their ratio.
 
-    python3 htsim_compare.py --htsim CSG_HTSIM/sim --out DIR [--bench INCAST_BENCH] [--rounds N]
+    python3 htsim_compare.py --htsim CSG_HTSIM/sim --out DIR [--bench INCAST_BENCH]
+                             [--cli INCAST] [--rounds N]
+
+Each round runs htsim, then `incast-bench --one` (the core alone: reading, building, running,
+results), then `incast run` as a user would (`--cli`, by default the `incast` on the PATH; `--cli
+""` leaves it out): the CLI with its default metrics, Parquet tables, PNG plots and HTML report,
+Python's start and imports included.
 
 `CSG_HTSIM` is a checkout of github.com/Broadcom/csg-htsim (measured at 841d9e7). The first run
 builds its library as its Makefiles do (`make libhtsim.a`, the fat-tree objects of
@@ -92,6 +98,7 @@ def main() -> None:
     parser.add_argument("--htsim", type=Path, required=True, help="csg-htsim's sim/ directory")
     parser.add_argument("--out", type=Path, required=True, help="where the build and logs go")
     parser.add_argument("--bench", default="target/release/incast-bench", help="incast-bench")
+    parser.add_argument("--cli", default="incast", help='the incast CLI ("" to leave it out)')
     parser.add_argument("--rounds", type=int, default=8)
     args = parser.parse_args()
     source = args.htsim / "datacenter/old_tests/main_dctcp_permutation.cpp"
@@ -105,27 +112,46 @@ def main() -> None:
             f"htsim_compare: --bench {args.bench}: no such program; build it first "
             "(cargo build --release -p incast-bench) or give its path"
         )
+    cli = shutil.which(args.cli) if args.cli else None
+    if args.cli and cli is None:
+        sys.exit(
+            f"htsim_compare: --cli {args.cli}: no such program; install incast "
+            "(pip install .) or give its path, or --cli '' to leave it out"
+        )
     args.out.mkdir(parents=True, exist_ok=True)
     htsim = build(args.htsim.resolve(), args.out.resolve())
     bench = str(Path(args.bench).resolve())
-    ratios, htsim_cpu, incast_cpu = [], [], []
+    cpu: dict[str, list[float]] = {"htsim": [], "incast-bench": [], "incast run": []}
     for round_ in range(1, args.rounds + 1):
         started = time.monotonic()
         h, _ = cpu_seconds([str(htsim), "-o", "htsim_log.dat"], args.out)
+        cpu["htsim"].append(h)
         # The whole process for both: reading, building, running, results.
         i, output = cpu_seconds([bench, "--one", str(SCENARIO)], args.out)
         if json.loads(output)["events"] == 0:
             sys.exit("htsim_compare: incast ran no events")
-        htsim_cpu.append(h)
-        incast_cpu.append(i)
-        ratios.append(h / i)
-        wall = time.monotonic() - started
-        print(f"round {round_}: htsim {h:.2f} s, incast {i:.2f} s, ratio {h / i:.2f}", end="")
-        print(f" ({wall:.0f} s)")
-    print(
-        f"median ratio {statistics.median(ratios):.2f} (from {min(ratios):.2f} to "
-        f"{max(ratios):.2f}); fastest runs: htsim {min(htsim_cpu):.2f} s, incast "
-        f"{min(incast_cpu):.2f} s, ratio {min(htsim_cpu) / min(incast_cpu):.2f}"
+        cpu["incast-bench"].append(i)
+        line = f"round {round_}: htsim {h:.2f} s, incast-bench {i:.2f} s (ratio {h / i:.2f})"
+        if cli is not None:
+            run_dir = args.out / "incast_run"
+            shutil.rmtree(run_dir, ignore_errors=True)
+            c, _ = cpu_seconds([cli, "run", str(SCENARIO), "--out", str(run_dir), "-q"], args.out)
+            cpu["incast run"].append(c)
+            line += f", incast run {c:.2f} s (ratio {h / c:.2f})"
+        print(f"{line} ({time.monotonic() - started:.0f} s)")
+    for name in ("incast-bench", "incast run"):
+        if cpu[name]:
+            print(summary(name, cpu["htsim"], cpu[name]))
+
+
+def summary(name: str, htsim: list[float], incast: list[float]) -> str:
+    """htsim's CPU over `name`'s: the median of the rounds' ratios, their range,
+    and the ratio of the fastest runs."""
+    ratios = [h / i for h, i in zip(htsim, incast)]
+    return (
+        f"{name}: median ratio {statistics.median(ratios):.2f} (from {min(ratios):.2f} to "
+        f"{max(ratios):.2f}); fastest runs: htsim {min(htsim):.2f} s, {name} "
+        f"{min(incast):.2f} s, ratio {min(htsim) / min(incast):.2f}"
     )
 
 

@@ -62,4 +62,4 @@ def test_every_reader_gets_the_same_rows():
     ]
     figure = slowdown_by_size(type("R", (), {"summary": summary})())
     plotted = [row.label for row in rows if row.has_slowdown and not row.overall]
-    assert list(figure.data[0].x) == plotted
+    assert list(figure["data"][0]["x"]) == plotted

@@ -31,3 +31,17 @@ def test_a_missing_bench_is_named(tmp_path):
     assert done.returncode == 1
     assert "--bench" in done.stderr and "cargo build --release -p incast-bench" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_missing_cli_is_named(tmp_path):
+    sim = tmp_path / "sim"
+    (sim / "datacenter" / "old_tests").mkdir(parents=True)
+    (sim / "datacenter" / "old_tests" / "main_dctcp_permutation.cpp").write_text("")
+    out = tmp_path / "out"
+    missing = str(tmp_path / "no-such-incast")
+    args = ("--htsim", str(sim), "--out", str(out), "--bench", sys.executable, "--cli", missing)
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "--cli" in done.stderr and "--cli ''" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not out.exists()

@@ -8,16 +8,24 @@ stays a few megabytes whatever the run's length: queues and delays keep each
 bin's lowest and highest point (peaks survive), throughput is averaged over
 coarser intervals (exact, from the cumulative byte counts), CDFs keep evenly
 spaced quantiles and their whole tail.
+
+A figure is plain data, plotly.js's own form (`{"data": [trace, ...], "layout":
+{...}}`), written here as plotly's figure objects would write it (the white
+template, numeric series as typed arrays): building it through
+`plotly.graph_objects`, which checks every property, took a third of a second
+of each `incast run`.
 """
 
 from __future__ import annotations
 
+import base64
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
 
 from .fmt import is_number
-from .plots import fullest_ports, host_count, measured_groups, port_label, time_unit
+from .plot_data import fullest_ports, host_count, measured_groups, port_label, time_unit
 
 #: At most this many points per series on the page.
 MAX_POINTS = 2000
@@ -42,6 +50,8 @@ _COLOURS = [
     "#17becf",
 ]
 _CONFIG = {"displaylogo": False, "responsive": True, "scrollZoom": False}
+#: The axes' look, on every axis of every figure.
+_AXIS = {"separatethousands": True, "showline": True, "mirror": True}
 
 
 def library_script() -> str:
@@ -51,37 +61,88 @@ def library_script() -> str:
     return f'<script type="text/javascript" id="plotly-library">{get_plotlyjs()}</script>'
 
 
-def figure_div(fig: Any, div_id: str) -> str:
+def figure_div(fig: dict, div_id: str) -> str:
     """One figure as a `<div>` and the call that draws it (the library is on
     the page already). A fixed id keeps the page the same bytes for the same run."""
-    return fig.to_html(
-        full_html=False, include_plotlyjs=False, div_id=div_id, config=_CONFIG, validate=False
+    import plotly.io as pio
+
+    return pio.to_html(
+        fig,
+        full_html=False,
+        include_plotlyjs=False,
+        div_id=div_id,
+        config=_CONFIG,
+        validate=False,
     )
 
 
-def _styled(fig: Any, title: str, height: int) -> Any:
-    """`fig` with the report's look: title, white template, matplotlib's colours."""
-    fig.update_layout(
+@lru_cache(maxsize=1)
+def _template() -> dict:
+    """plotly's white template, as plotly's figure objects embed it: read from
+    the JSON plotly itself loads it from (`plotly.io.templates`, which builds a
+    figure object from it, takes longer than the rest of the report)."""
+    import json
+    import pkgutil
+
+    try:
+        text = pkgutil.get_data("plotly", "package_data/templates/plotly_white.json")
+    except OSError:
+        text = None
+    if text is None:
+        import plotly.io as pio
+
+        return pio.templates["plotly_white"].to_plotly_json()
+    return json.loads(text)
+
+
+def _typed(values: Any) -> dict:
+    """A numeric series as a plotly.js typed array (little-endian float64 in
+    base64), the form plotly's figure objects give numpy arrays."""
+    array = np.ascontiguousarray(values, dtype="<f8")
+    return {"dtype": "f8", "bdata": base64.b64encode(array.tobytes()).decode("ascii")}
+
+
+def _trace(kind: str, **props: Any) -> dict:
+    """A trace of `kind` (scatter, bar); numpy series become typed arrays."""
+    return {
+        "type": kind,
+        **{k: _typed(v) if isinstance(v, np.ndarray) else v for k, v in props.items()},
+    }
+
+
+def _styled(layout: dict, title: str, height: int) -> dict:
+    """`layout` with the report's look: title, white template, matplotlib's colours."""
+    layout.update(
         title={"text": title, "x": 0.0, "xanchor": "left"},
-        template="plotly_white",
+        template=_template(),
         colorway=_COLOURS,
         height=height,
         margin={"l": 70, "r": 20, "t": 50, "b": 50},
         legend={"font": {"size": 11}},
         hoverlabel={"namelength": -1},
     )
-    fig.update_xaxes(separatethousands=True, showline=True, mirror=True)
-    fig.update_yaxes(separatethousands=True, showline=True, mirror=True)
-    return fig
+    return layout
 
 
-def _figure(title: str, x_title: str, y_title: str, *, height: int = 420) -> Any:
-    import plotly.graph_objects as go
+def _figure(title: str, x_title: str, y_title: str, *, height: int = 420) -> dict:
+    """An empty figure with one pair of axes, titled."""
+    layout = {
+        "xaxis": {**_AXIS, "title": {"text": x_title}},
+        "yaxis": {**_AXIS, "title": {"text": y_title}},
+    }
+    return {"data": [], "layout": _styled(layout, title, height)}
 
-    fig = _styled(go.Figure(), title, height)
-    fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=y_title)
-    return fig
+
+def _hline(fig: dict, y: float, line: dict, text: str | None = None) -> None:
+    """A horizontal line across the plot at `y` (and its label at the right end)."""
+    layout = fig["layout"]
+    shape = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y}
+    layout.setdefault("shapes", []).append({**shape, "line": line})
+    if text is not None:
+        label = {"text": text, "showarrow": False, "xref": "x domain", "x": 1, "xanchor": "right"}
+        layout.setdefault("annotations", []).append(
+            {**label, "yref": "y", "y": y, "yanchor": "bottom"}
+        )
 
 
 def decimate_extremes(x: np.ndarray, y: np.ndarray, limit: int = MAX_POINTS) -> tuple:
@@ -117,10 +178,8 @@ def cdf_points(values: np.ndarray, limit: int = MAX_POINTS) -> tuple[np.ndarray,
     return v[idx], y[idx]
 
 
-def slowdown_by_size(results: Any) -> Any | None:
+def slowdown_by_size(results: Any) -> dict | None:
     """p50 / p95 / p99 slowdown per flow-size bucket (log y)."""
-    import plotly.graph_objects as go
-
     from .buckets import bucket_rows
 
     rows = [
@@ -134,24 +193,25 @@ def slowdown_by_size(results: Any) -> Any | None:
     labels = [label for label, _ in rows]
     for key in ("p50", "p95", "p99"):
         values = [sd.get(key) for _, sd in rows]
-        fig.add_trace(
-            go.Bar(
+        fig["data"].append(
+            _trace(
+                "bar",
                 x=labels,
                 y=[float(v) if is_number(v) else None for v in values],
                 name=key,
                 hovertemplate="%{x}: %{y:,.2f}<extra>" + key + "</extra>",
             )
         )
-    fig.add_hline(y=1.0, line={"color": "grey", "dash": "dash", "width": 1})
-    fig.update_layout(barmode="group", legend_title_text="percentile")
-    fig.update_yaxes(type="log")
+    _hline(fig, 1.0, {"color": "grey", "dash": "dash", "width": 1})
+    layout = fig["layout"]
+    layout.update(barmode="group")
+    layout["legend"]["title"] = {"text": "percentile"}
+    layout["yaxis"]["type"] = "log"
     return fig
 
 
-def flow_cdf(results: Any, column: str, title: str, x_title: str, fmt: str) -> Any | None:
+def flow_cdf(results: Any, column: str, title: str, x_title: str, fmt: str) -> dict | None:
     """The CDF of `column` of the finished, measured flows per size bucket (log x)."""
-    import plotly.graph_objects as go
-
     groups = measured_groups(results, column)
     if not groups:
         return None
@@ -159,8 +219,9 @@ def flow_cdf(results: Any, column: str, title: str, x_title: str, fmt: str) -> A
     for label, values in groups:
         x, y = cdf_points(values)
         style = {"color": "black", "dash": "dash", "width": 1.5} if label == "all flows" else {}
-        fig.add_trace(
-            go.Scatter(
+        fig["data"].append(
+            _trace(
+                "scatter",
                 x=x,
                 y=y,
                 mode="lines+markers" if len(values) <= 20 else "lines",
@@ -169,9 +230,10 @@ def flow_cdf(results: Any, column: str, title: str, x_title: str, fmt: str) -> A
                 hovertemplate=f"%{{x:{fmt}}}: %{{y:.2%}} of flows<extra>{label}</extra>",
             )
         )
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(range=[0, 1.02])
-    fig.update_layout(legend_title_text="size bucket")
+    layout = fig["layout"]
+    layout["xaxis"]["type"] = "log"
+    layout["yaxis"]["range"] = [0, 1.02]
+    layout["legend"]["title"] = {"text": "size bucket"}
     return fig
 
 
@@ -194,10 +256,8 @@ def _port_series(results: Any) -> tuple[Any, list[tuple[str, Any]]]:
     return q, ports
 
 
-def queue_lengths(results: Any) -> Any | None:
+def queue_lengths(results: Any) -> dict | None:
     """Egress queue length over time of the fullest sampled switch ports."""
-    import plotly.graph_objects as go
-
     q, ports = _port_series(results)
     if not ports:
         return None
@@ -211,8 +271,9 @@ def queue_lengths(results: Any) -> Any | None:
         x, y = decimate_extremes(
             s["time_ps"].to_numpy(dtype=float) / scale, s["bytes"].to_numpy(dtype=float) / 1e3
         )
-        fig.add_trace(
-            go.Scatter(
+        fig["data"].append(
+            _trace(
+                "scatter",
                 x=x,
                 y=y,
                 mode="lines",
@@ -221,7 +282,7 @@ def queue_lengths(results: Any) -> Any | None:
                 hovertemplate=f"%{{x:,.1f}} {unit}: %{{y:,.1f}} KB<extra>{label}</extra>",
             )
         )
-    fig.update_layout(legend_title_text="switch port -> where it sends")
+    fig["layout"]["legend"]["title"] = {"text": "switch port -> where it sends"}
     return fig
 
 
@@ -237,11 +298,9 @@ def _rate_gbps(t_ps: np.ndarray, tx_bytes: np.ndarray) -> tuple[np.ndarray, np.n
     return ((t_ps[1:] + t_ps[:-1]) / 2)[ok], gbps
 
 
-def throughput(results: Any) -> Any | None:
+def throughput(results: Any) -> dict | None:
     """Throughput over time: all sampled switch ports together, and each of the
     fullest ports (from the queue series' cumulative `tx_bytes`)."""
-    import plotly.graph_objects as go
-
     q, ports = _port_series(results)
     if not ports or "tx_bytes" not in q.columns or q["time_ps"].nunique() < 2:
         return None
@@ -254,8 +313,9 @@ def throughput(results: Any) -> Any | None:
         series.append((label, s["time_ps"].to_numpy(float), s["tx_bytes"].to_numpy(float)))
     for i, (label, t, tx) in enumerate(series):
         mid, gbps = _rate_gbps(t, tx)
-        fig.add_trace(
-            go.Scatter(
+        fig["data"].append(
+            _trace(
+                "scatter",
                 x=mid / scale,
                 y=gbps,
                 mode="lines",
@@ -299,11 +359,9 @@ def _merge_close(intervals: list, gap: float, limit: int = MAX_POINTS // 3) -> l
     return intervals
 
 
-def pfc_pauses(results: Any) -> Any | None:
+def pfc_pauses(results: Any) -> dict | None:
     """PFC: when each port class was paused (it had received a PAUSE and held
     its traffic), one row per port class, the longest-paused at the top."""
-    import plotly.graph_objects as go
-
     pfc = getattr(results, "pfc", None)
     if pfc is None or len(pfc) == 0 or not {"time_ps", "node", "port", "event"} <= set(pfc.columns):
         return None
@@ -331,8 +389,9 @@ def pfc_pauses(results: Any) -> Any | None:
         x: list = []
         for start, end in intervals:
             x += [start / scale, end / scale, None]
-        fig.add_trace(
-            go.Scatter(
+        fig["data"].append(
+            _trace(
+                "scatter",
                 x=x,
                 y=[label if v is not None else None for v in x],
                 mode="lines",
@@ -345,18 +404,36 @@ def pfc_pauses(results: Any) -> Any | None:
                 ),
             )
         )
-    fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels[::-1])
-    fig.update_xaxes(range=[0, end_ps / scale])
+    layout = fig["layout"]
+    layout["yaxis"].update(type="category", categoryorder="array", categoryarray=labels[::-1])
+    layout["xaxis"]["range"] = [0, end_ps / scale]
     return fig
 
 
-def cm_rates(results: Any) -> Any | None:
+def _stacked_rows(rows: int, spacing: float) -> dict:
+    """A layout's axes for `rows` plots stacked over one shared time axis (the
+    bottom one's), `spacing` apart, as plotly's `make_subplots` lays them out
+    (the same sums): row r's axes are `xaxis{r}` / `yaxis{r}` (`xaxis` /
+    `yaxis` for the first, at the top)."""
+    height = (1.0 - spacing * (rows - 1)) / rows
+    layout = {}
+    for row in range(1, rows + 1):
+        suffix = "" if row == 1 else str(row)
+        below = rows - row  # rows under this one
+        bottom = sum([height] * below) + below * spacing
+        top = min(bottom + height, 1.0)
+        x_axis = {**_AXIS, "anchor": f"y{suffix}", "domain": [0.0, 1.0]}
+        if row < rows:
+            x_axis.update(matches=f"x{rows}", showticklabels=False)
+        layout[f"xaxis{suffix}"] = x_axis
+        layout[f"yaxis{suffix}"] = {**_AXIS, "anchor": f"x{suffix}", "domain": [bottom, top]}
+    return layout
+
+
+def cm_rates(results: Any) -> dict | None:
     """Congestion management over time (the adapter NIC): the rate-limited
     flows' mean and lowest rate, how many are limited, and the hotspots'
     receive-buffer bytes."""
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
     cm = getattr(results, "cm", None)
     if cm is None or len(cm) == 0 or "time_ps" not in cm.columns:
         return None
@@ -368,35 +445,35 @@ def cm_rates(results: Any) -> Any | None:
         ("limited_flows", "flows rate-limited", "flows", 2),
         ("hot_rx_bytes", "hotspots' receive buffers", "receive buffers (KB)", 3),
     ]
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06)
-    _styled(fig, "Congestion management over time", 640)
+    layout = _styled(_stacked_rows(3, 0.06), "Congestion management over time", 640)
+    fig = {"data": [], "layout": layout}
     for column, label, axis, row in panels:
         if column not in cm.columns:
             continue
+        suffix = "" if row == 1 else str(row)
         values = cm[column].to_numpy(dtype=float, na_value=np.nan)
         x, y = decimate_extremes(t, values / 1e3 if column == "hot_rx_bytes" else values)
-        fig.add_trace(
-            go.Scatter(
+        fig["data"].append(
+            _trace(
+                "scatter",
                 x=x,
                 y=y,
                 mode="lines",
                 line={"shape": "hv"},
                 name=label,
                 hovertemplate=f"%{{x:,.1f}} {unit}: %{{y:,.3~f}}<extra>{label}</extra>",
-            ),
-            row=row,
-            col=1,
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+            )
         )
-        fig.update_yaxes(title_text=axis, separatethousands=True, row=row, col=1)
-    fig.update_xaxes(title_text=f"simulated time ({unit})", row=3, col=1)
+        layout[f"yaxis{suffix}"]["title"] = {"text": axis}
+    layout["xaxis3"]["title"] = {"text": f"simulated time ({unit})"}
     return fig
 
 
-def one_way_delays(results: Any) -> Any | None:
+def one_way_delays(results: Any) -> dict | None:
     """Edge pausing: the senders' sampled one-way delays over time, and the
     smallest threshold T."""
-    import plotly.graph_objects as go
-
     o = getattr(results, "owd", None)
     if o is None or len(o) == 0 or not {"time_ps", "owd_ps"} <= set(o.columns):
         return None
@@ -406,8 +483,9 @@ def one_way_delays(results: Any) -> Any | None:
     x, y = decimate_extremes(
         o["time_ps"].to_numpy(dtype=float) / scale, o["owd_ps"].to_numpy(dtype=float) / 1e6
     )
-    fig.add_trace(
-        go.Scatter(
+    fig["data"].append(
+        _trace(
+            "scatter",
             x=x,
             y=y,
             mode="markers",
@@ -419,16 +497,13 @@ def one_way_delays(results: Any) -> Any | None:
     edge = results.summary.get("edge")
     t_min = edge.get("min_threshold_us") if isinstance(edge, dict) else None
     if is_number(t_min):
-        fig.add_hline(
-            y=t_min,
-            line={"color": _COLOURS[3], "dash": "dash"},
-            annotation_text=f"smallest T = {t_min:,.3g} us",
-        )
+        line = {"color": _COLOURS[3], "dash": "dash"}
+        _hline(fig, t_min, line, f"smallest T = {t_min:,.3g} us")
     return fig
 
 
 #: The report's interactive plots in page order: (id, section title, builder).
-FIGURES: tuple[tuple[str, str, Callable[[Any], Any]], ...] = (
+FIGURES: tuple[tuple[str, str, Callable[[Any], dict | None]], ...] = (
     ("slowdown-by-size", "Slowdown by flow size", slowdown_by_size),
     (
         "slowdown-cdf",
@@ -452,7 +527,7 @@ FIGURES: tuple[tuple[str, str, Callable[[Any], Any]], ...] = (
 )
 
 
-def run_figures(results: Any) -> list[tuple[str, str, Any]]:
+def run_figures(results: Any) -> list[tuple[str, str, dict]]:
     """The interactive plots this run has data for: [(id, section title, figure)]."""
     figures = []
     for div_id, title, build in FIGURES:
