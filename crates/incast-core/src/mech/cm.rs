@@ -287,11 +287,14 @@ fn section(w: &World) -> Option<Value> {
     let mut out = json!({});
     if let Some(st) = w.nic_state.adapter.as_deref() {
         let t = &st.totals;
-        let limited: Vec<f64> = st.limited_rates().map(|r| r / 1e9).collect();
         // Summed exactly: a threaded run's reaction points are in another
         // order ([`RateSum`]).
         let mut sum = RateSum::default();
-        st.limited_rates().for_each(|r| sum.add(r));
+        let limited: Vec<f64> = st
+            .limited_rates()
+            .inspect(|&r| sum.add(r))
+            .map(|r| r / 1e9)
+            .collect();
         let mean = (!limited.is_empty()).then(|| sum.mean_gbps(limited.len() as u32));
         let rx: Vec<Value> = st
             .hotspots
